@@ -1,0 +1,45 @@
+package io.snowstamp.cli;
+
+import io.snowstamp.SnowstampException;
+import io.snowstamp.embedded.LocalBroker;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+@Command(name = "broker", description = {"Runs only the embedded Kafka broker (a real single-node KRaft broker) in the",
+        "foreground, until SIGTERM or Ctrl-C. Prints bootstrap.servers=HOST:PORT once ready; data stays in --data-dir.",
+        "Any Kafka client can use it; snowstamp commands without --bootstrap-servers find it through --data-dir."})
+final class BrokerCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--port", paramLabel = "P", defaultValue = "9092", description = "client port on 127.0.0.1 (default: ${DEFAULT-VALUE}; 0 = any free port)")
+    int port;
+
+    @Option(names = "--data-dir", paramLabel = "D", defaultValue = "data/kafka", description = "data directory (default: ${DEFAULT-VALUE})")
+    Path dataDir;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        LocalBroker broker = LocalBroker.obtain(dataDir, port, Map.of());
+        if (!broker.owned()) {
+            throw new SnowstampException("a broker already runs on " + dataDir + " at " + broker.bootstrapServers()
+                    + " (started by another snowstamp process)");
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            broker.close();
+            stopped.countDown();
+        }, "snowstamp-broker-shutdown"));
+        spec.commandLine().getOut().println("bootstrap.servers=" + broker.bootstrapServers());
+        spec.commandLine().getOut().flush();
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,52 @@
+package io.snowstamp.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.id.DecodedId;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+@Command(name = "decode", description = {"Decodes IDs with the configured layout (id.* keys): one JSON object per ID,",
+        "{\"id\",\"time\",\"worker\",\"datacenter\",\"sequence\"}, time as an ISO-8601 instant."})
+final class DecodeCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ConfigOptions options;
+
+    @Parameters(paramLabel = "ID", arity = "1..*", description = "IDs in decimal")
+    List<String> ids;
+
+    @Override
+    public Integer call() throws Exception {
+        SnowstampConfig config = options.load(java.util.Map.of());
+        for (String text : ids) {
+            long id;
+            try {
+                id = Long.parseLong(text.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + text + "' is not an ID: accepted a decimal number 0.." + Long.MAX_VALUE);
+            }
+            DecodedId decoded = config.layout().decode(id);
+            ObjectNode node = JSON.createObjectNode();
+            node.put("id", decoded.id());
+            node.put("time", Instant.ofEpochMilli(decoded.wallMillis()).toString());
+            node.put("worker", decoded.worker());
+            node.put("datacenter", decoded.datacenter());
+            node.put("sequence", decoded.sequence());
+            spec.commandLine().getOut().println(JSON.writeValueAsString(node));
+        }
+        return 0;
+    }
+}

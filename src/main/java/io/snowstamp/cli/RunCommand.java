@@ -1,0 +1,76 @@
+package io.snowstamp.cli;
+
+import io.snowstamp.config.Keys;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.runtime.StreamsRunner;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "run", description = {"Runs the stamper until SIGTERM or Ctrl-C, then commits in-flight work and stops.",
+        "Without --bootstrap-servers it uses the embedded broker of --data-dir (starting one if no snowstamp process",
+        "runs it) and creates the topics from topics/. Start more instances with the same --application-id and",
+        "different --instance-id to spread the partitions; exits 1 with the reason if the stamper dies."})
+final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    KafkaOptions options;
+
+    @Option(names = "--application-id", paramLabel = "ID", description = "same as --set application.id=ID")
+    String applicationId;
+
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "same as --set state.dir=DIR")
+    Path stateDir;
+
+    @Option(names = "--instance-id", paramLabel = "NAME", description = "same as --set instance.id=NAME;"
+            + " instances on one machine need different names")
+    String instanceId;
+
+    @Option(names = "--shutdown-timeout", paramLabel = "D", defaultValue = "30s",
+            description = "how long a clean stop may take (default: ${DEFAULT-VALUE})")
+    String shutdownTimeout;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        Duration timeout = CliDurations.parse(spec, "--shutdown-timeout", shutdownTimeout);
+        Map<String, String> flags = new LinkedHashMap<>();
+        if (applicationId != null) {
+            flags.put(Keys.APPLICATION_ID, applicationId);
+        }
+        if (stateDir != null) {
+            flags.put(Keys.STATE_DIR, stateDir.toString());
+        }
+        if (instanceId != null) {
+            flags.put(Keys.INSTANCE_ID, instanceId);
+        }
+        SnowstampConfig loaded = options.load(flags);
+        KafkaOptions.Connection connection = options.connect(loaded, 0);
+        PrintWriter out = spec.commandLine().getOut();
+        StreamsRunner runner = new StreamsRunner(connection.config(), System::currentTimeMillis);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            runner.close(timeout);
+            connection.close();
+        }, "snowstamp-shutdown"));
+        if (connection.embedded()) {
+            TopicsCommand.apply(connection.config(), Path.of("topics"));
+            out.println("bootstrap.servers=" + connection.config().kafka().get("bootstrap.servers"));
+        }
+        runner.start();
+        out.println("stamping " + loaded.inputTopic() + " -> " + loaded.outputTopic() + " as " + loaded.applicationId()
+                + "/" + loaded.instanceId() + " (" + loaded.processingGuarantee() + "); stop with SIGTERM or Ctrl-C");
+        out.flush();
+        runner.awaitTermination();
+        return 0;
+    }
+}

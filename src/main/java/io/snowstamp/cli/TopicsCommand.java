@@ -1,0 +1,76 @@
+package io.snowstamp.cli;
+
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.runtime.TopicAdmin;
+import io.snowstamp.runtime.TopicSpec;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+@Command(name = "topics", description = "Manages the topics declared in topics/.",
+        subcommands = TopicsCommand.Apply.class)
+final class TopicsCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    @Command(name = "apply", description = {"Creates the topics of --dir (one NAME.properties per topic: partitions,",
+            "replication.factor (-1 = broker default), topic configs) that do not exist, and reports drift of those",
+            "that do: one line per topic, 'created', 'ok' or 'drift'. The configured input, output and dead-letter",
+            "topics are created too, from the events.raw / events.stamped / events.dlq files, when no file names them.",
+            "Without a topics/ directory the files bundled in the jar are used. Exit 1 on drift with --check."})
+    static final class Apply implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        KafkaOptions options;
+
+        @Option(names = "--dir", paramLabel = "DIR", defaultValue = "topics", description = "topic files (default: ${DEFAULT-VALUE})")
+        Path dir;
+
+        @Option(names = "--check", description = "exit 1 if any existing topic drifts from its file")
+        boolean check;
+
+        @Override
+        public Integer call() {
+            SnowstampConfig loaded = options.load();
+            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+                List<String> report = apply(connection.config(), dir);
+                report.forEach(spec.commandLine().getOut()::println);
+                return check && report.stream().anyMatch(line -> line.startsWith("drift")) ? 1 : 0;
+            }
+        }
+    }
+
+    /** Applies the topic files plus the configured input, output and dead-letter topics. */
+    static List<String> apply(SnowstampConfig config, Path dir) {
+        List<TopicSpec> specs = new ArrayList<>(TopicSpec.load(dir));
+        List<TopicSpec> wanted = new ArrayList<>(specs);
+        addIfMissing(wanted, TopicSpec.named(specs, config.inputTopic(), "events.raw"));
+        addIfMissing(wanted, TopicSpec.named(specs, config.outputTopic(), "events.stamped"));
+        addIfMissing(wanted, TopicSpec.named(specs, config.dlqTopic(), "events.dlq"));
+        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+            return TopicAdmin.apply(admin, wanted);
+        }
+    }
+
+    private static void addIfMissing(List<TopicSpec> specs, TopicSpec spec) {
+        if (specs.stream().noneMatch(s -> s.name().equals(spec.name()))) {
+            specs.add(spec);
+        }
+    }
+}

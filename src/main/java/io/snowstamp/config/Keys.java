@@ -1,0 +1,114 @@
+package io.snowstamp.config;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Every configuration key snowstamp accepts, with its default and one line of help. The table is
+ * the single source for defaults, for rejecting unknown keys (typos fail at startup instead of
+ * being ignored) and for mapping {@code SNOWSTAMP_*} environment variables back to keys.
+ * Keys starting with {@code kafka.} are not listed: they pass straight to the Kafka clients.
+ */
+public final class Keys {
+    public static final String APPLICATION_ID = "application.id";
+    public static final String INPUT_TOPIC = "input.topic";
+    public static final String OUTPUT_TOPIC = "output.topic";
+    public static final String DLQ_TOPIC = "dlq.topic";
+    public static final String PROCESSING_GUARANTEE = "processing.guarantee";
+    public static final String ID_PRESET = "id.preset";
+    public static final String ID_EPOCH = "id.epoch";
+    public static final String ID_TIME_UNIT = "id.time-unit";
+    public static final String ID_TIME_BITS = "id.time-bits";
+    public static final String ID_DATACENTER_BITS = "id.datacenter-bits";
+    public static final String ID_WORKER_BITS = "id.worker-bits";
+    public static final String ID_SEQUENCE_BITS = "id.sequence-bits";
+    public static final String ID_WORKER_IN_LOW_BITS = "id.worker-in-low-bits";
+    public static final String ID_DATACENTER_ID = "id.datacenter-id";
+    public static final String ID_WORKER_OFFSET = "id.worker-offset";
+    public static final String STAMP_JSON_FIELD = "stamp.json-field";
+    public static final String STAMP_JSON_TYPE = "stamp.json-type";
+    public static final String STAMP_ON_EXISTING_FIELD = "stamp.on-existing-field";
+    public static final String STAMP_PROVENANCE = "stamp.provenance";
+    public static final String STATE_DIR = "state.dir";
+    public static final String INSTANCE_ID = "instance.id";
+    public static final String KAFKA_PREFIX = "kafka.";
+    public static final String BOOTSTRAP_SERVERS = KAFKA_PREFIX + "bootstrap.servers";
+
+    /** key -> default ("" = empty/unset); insertion order is the order shown in the docs. */
+    static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
+    /** key -> one line of help. */
+    static final Map<String, String> HELP = new LinkedHashMap<>();
+
+    static {
+        define(APPLICATION_ID, "snowstamp", "Kafka Streams application id (consumer group, changelog prefix)");
+        define(INPUT_TOPIC, "events.raw", "topic to read raw events from");
+        define(OUTPUT_TOPIC, "events.stamped", "topic to write stamped events to (same partition count as the input)");
+        define(DLQ_TOPIC, "events.dlq", "dead-letter topic for records that cannot be stamped");
+        define(PROCESSING_GUARANTEE, "exactly_once_v2", "exactly_once_v2 or at_least_once");
+        define(ID_PRESET, "snowflake", "snowflake, sonyflake, butterfly or js-safe");
+        define(ID_EPOCH, "", "custom epoch (ISO-8601 instant or Unix millis); default from the preset");
+        define(ID_TIME_UNIT, "", "time unit of the ID's time field (1ms .. 1s); default from the preset");
+        define(ID_TIME_BITS, "", "width of the time field; default from the preset");
+        define(ID_DATACENTER_BITS, "", "width of the datacenter field; default from the preset");
+        define(ID_WORKER_BITS, "", "width of the worker field; default from the preset");
+        define(ID_SEQUENCE_BITS, "", "width of the sequence field; default from the preset");
+        define(ID_WORKER_IN_LOW_BITS, "", "true puts datacenter+worker below the sequence; default from the preset");
+        define(ID_DATACENTER_ID, "0", "datacenter field of every ID");
+        define(ID_WORKER_OFFSET, "0", "worker ID = worker offset + input partition");
+        define(STAMP_JSON_FIELD, "", "also inject the ID into JSON object values under this field (empty: header only)");
+        define(STAMP_JSON_TYPE, "number", "number or string (for JavaScript consumers)");
+        define(STAMP_ON_EXISTING_FIELD, "reject", "reject (to the DLQ), overwrite or keep when the field already exists");
+        define(STAMP_PROVENANCE, "true", "add header snowstamp-src = topic/partition/offset of the input record");
+        define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
+        define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
+    }
+
+    private Keys() {
+    }
+
+    private static void define(String key, String defaultValue, String help) {
+        DEFAULTS.put(key, defaultValue);
+        HELP.put(key, help);
+    }
+
+    /** Whether snowstamp accepts this key (a listed key or any {@code kafka.*} key). */
+    public static boolean isKnown(String key) {
+        return DEFAULTS.containsKey(key) || (key.startsWith(KAFKA_PREFIX) && key.length() > KAFKA_PREFIX.length());
+    }
+
+    /** Keys with their defaults, in documentation order. */
+    public static Map<String, String> defaults() {
+        return Map.copyOf(DEFAULTS);
+    }
+
+    /** Keys with one line of help, in documentation order. */
+    public static Map<String, String> help() {
+        return java.util.Collections.unmodifiableMap(HELP);
+    }
+
+    /**
+     * The key an environment variable names, or null when it names none. {@code SNOWSTAMP_ID_WORKER_OFFSET}
+     * is {@code id.worker-offset}; {@code SNOWSTAMP_KAFKA_SASL_MECHANISM} is {@code kafka.sasl.mechanism}
+     * (for Kafka keys every underscore is a dot, as Kafka keys never contain dashes).
+     */
+    public static String fromEnvironmentName(String variable) {
+        if (!variable.startsWith("SNOWSTAMP_")) {
+            return null;
+        }
+        String rest = variable.substring("SNOWSTAMP_".length());
+        for (String key : DEFAULTS.keySet()) {
+            if (envName(key).equals(rest)) {
+                return key;
+            }
+        }
+        if (rest.startsWith("KAFKA_") && rest.length() > "KAFKA_".length()) {
+            return rest.toLowerCase(java.util.Locale.ROOT).replace('_', '.');
+        }
+        return null;
+    }
+
+    /** The environment variable suffix for a key: {@code id.worker-offset} -> {@code ID_WORKER_OFFSET}. */
+    public static String envName(String key) {
+        return key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+}

@@ -1,0 +1,196 @@
+package io.snowstamp.config;
+
+import io.snowstamp.id.IdLayout;
+import io.snowstamp.id.InvalidLayoutException;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * snowstamp's whole configuration, validated and immutable. Kafka {@code Properties} are built from
+ * it only at the Kafka boundary ({@code runtime.KafkaSettings}).
+ *
+ * @param jsonField  field to inject the ID into, or null for header-only stamping
+ * @param kafka      {@code kafka.*} keys with the prefix removed, passed to every Kafka client
+ */
+public record SnowstampConfig(
+        String applicationId,
+        String inputTopic,
+        String outputTopic,
+        String dlqTopic,
+        Guarantee processingGuarantee,
+        IdLayout layout,
+        long datacenterId,
+        long workerOffset,
+        String jsonField,
+        JsonType jsonType,
+        OnExistingField onExistingField,
+        boolean provenance,
+        Path stateDir,
+        String instanceId,
+        Map<String, String> kafka) {
+
+    /** Kafka Streams processing guarantee. */
+    public enum Guarantee {
+        EXACTLY_ONCE_V2, AT_LEAST_ONCE;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** How the injected JSON field is written. */
+    public enum JsonType {
+        NUMBER, STRING;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** What to do with a JSON object that already has the field. */
+    public enum OnExistingField {
+        REJECT, OVERWRITE, KEEP;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public SnowstampConfig {
+        if (workerOffset > layout.maxWorker()) {
+            throw new ConfigException(Keys.ID_WORKER_OFFSET, workerOffset,
+                    "0.." + layout.maxWorker() + " (the layout has " + layout.workerBits() + " worker bits)");
+        }
+        if (datacenterId > layout.maxDatacenter()) {
+            throw new ConfigException(Keys.ID_DATACENTER_ID, datacenterId,
+                    "0.." + layout.maxDatacenter() + " (the layout has " + layout.datacenterBits() + " datacenter bits)");
+        }
+        if (inputTopic.equals(outputTopic)) {
+            throw new ConfigException(Keys.OUTPUT_TOPIC, outputTopic, "a topic other than input.topic");
+        }
+        kafka = Map.copyOf(kafka);
+    }
+
+    /** Validates a merged key/value map (see {@link ConfigLoader}). */
+    public static SnowstampConfig from(Map<String, String> raw) {
+        Values v = new Values(raw);
+        IdLayout layout = layout(v);
+        String jsonField = v.string(Keys.STAMP_JSON_FIELD);
+        Map<String, String> kafka = new TreeMap<>();
+        raw.forEach((key, value) -> {
+            if (key.startsWith(Keys.KAFKA_PREFIX)) {
+                kafka.put(key.substring(Keys.KAFKA_PREFIX.length()), value);
+            }
+        });
+        String instanceId = v.isSet(Keys.INSTANCE_ID) ? v.string(Keys.INSTANCE_ID) : hostName();
+        if (!instanceId.matches("[a-zA-Z0-9._-]{1,100}")) {
+            throw new ConfigException(Keys.INSTANCE_ID, instanceId, "1-100 of a-z A-Z 0-9 . _ -");
+        }
+        String applicationId = v.string(Keys.APPLICATION_ID);
+        if (!applicationId.matches("[a-zA-Z0-9._-]{1,200}")) {
+            throw new ConfigException(Keys.APPLICATION_ID, applicationId, "1-200 of a-z A-Z 0-9 . _ -");
+        }
+        return new SnowstampConfig(
+                applicationId,
+                v.topic(Keys.INPUT_TOPIC),
+                v.topic(Keys.OUTPUT_TOPIC),
+                v.topic(Keys.DLQ_TOPIC),
+                v.choice(Keys.PROCESSING_GUARANTEE, Guarantee.class),
+                layout,
+                v.longInRange(Keys.ID_DATACENTER_ID, 0, Long.MAX_VALUE),
+                v.longInRange(Keys.ID_WORKER_OFFSET, 0, Long.MAX_VALUE),
+                jsonField.isEmpty() ? null : jsonField,
+                v.choice(Keys.STAMP_JSON_TYPE, JsonType.class),
+                v.choice(Keys.STAMP_ON_EXISTING_FIELD, OnExistingField.class),
+                v.bool(Keys.STAMP_PROVENANCE),
+                Path.of(v.string(Keys.STATE_DIR)),
+                instanceId,
+                kafka);
+    }
+
+    private static IdLayout layout(Values v) {
+        IdLayout layout;
+        try {
+            layout = IdLayout.preset(v.string(Keys.ID_PRESET));
+        } catch (InvalidLayoutException e) {
+            throw new ConfigException(Keys.ID_PRESET, v.string(Keys.ID_PRESET), "one of " + String.join(", ", IdLayout.presetNames()));
+        }
+        try {
+            if (v.isSet(Keys.ID_EPOCH)) {
+                layout = layout.withEpochMillis(v.instantMillis(Keys.ID_EPOCH));
+            }
+            if (v.isSet(Keys.ID_TIME_UNIT)) {
+                layout = layout.withUnitMillis(v.duration(Keys.ID_TIME_UNIT,
+                        java.time.Duration.ofMillis(1), java.time.Duration.ofSeconds(1)).toMillis());
+            }
+            if (v.isSet(Keys.ID_TIME_BITS)) {
+                layout = layout.withTimeBits(v.intInRange(Keys.ID_TIME_BITS, 1, 63));
+            }
+            if (v.isSet(Keys.ID_DATACENTER_BITS)) {
+                layout = layout.withDatacenterBits(v.intInRange(Keys.ID_DATACENTER_BITS, 0, 62));
+            }
+            if (v.isSet(Keys.ID_WORKER_BITS)) {
+                layout = layout.withWorkerBits(v.intInRange(Keys.ID_WORKER_BITS, 0, 62));
+            }
+            if (v.isSet(Keys.ID_SEQUENCE_BITS)) {
+                layout = layout.withSequenceBits(v.intInRange(Keys.ID_SEQUENCE_BITS, 0, 62));
+            }
+            if (v.isSet(Keys.ID_WORKER_IN_LOW_BITS)) {
+                layout = layout.withWorkerInLowBits(v.bool(Keys.ID_WORKER_IN_LOW_BITS));
+            }
+        } catch (InvalidLayoutException e) {
+            throw new ConfigException(e.getMessage());
+        }
+        return layout;
+    }
+
+    private static String hostName() {
+        try {
+            String name = InetAddress.getLocalHost().getHostName().replaceAll("[^a-zA-Z0-9._-]", "-");
+            return name.isEmpty() ? "snowstamp" : name;
+        } catch (UnknownHostException e) {
+            return "snowstamp";
+        }
+    }
+
+    /** The worker ID of the generator for an input partition. */
+    public long workerFor(int partition) {
+        return workerOffset + partition;
+    }
+
+    /** Whether snowstamp must start its own in-process broker (no {@code kafka.bootstrap.servers}). */
+    public boolean embeddedBroker() {
+        String servers = kafka.get("bootstrap.servers");
+        return servers == null || servers.isBlank();
+    }
+
+    /** A copy with {@code kafka.bootstrap.servers} set (used once the embedded broker is up). */
+    public SnowstampConfig withBootstrapServers(String servers) {
+        Map<String, String> copy = new TreeMap<>(kafka);
+        copy.put("bootstrap.servers", servers);
+        return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
+                datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, stateDir, instanceId, copy);
+    }
+
+    /** The configuration as text for a log line, with secrets masked. */
+    public String describeMasked() {
+        StringBuilder out = new StringBuilder();
+        out.append("application.id=").append(applicationId)
+                .append(" input=").append(inputTopic).append(" output=").append(outputTopic).append(" dlq=").append(dlqTopic)
+                .append(" guarantee=").append(processingGuarantee)
+                .append(" layout=[").append(layout.describe()).append("]")
+                .append(" worker-offset=").append(workerOffset).append(" datacenter-id=").append(datacenterId)
+                .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
+                .append(" instance=").append(instanceId);
+        kafka.forEach((key, value) -> out.append(" kafka.").append(key).append('=').append(Secrets.mask(key, value)));
+        return out.toString();
+    }
+}

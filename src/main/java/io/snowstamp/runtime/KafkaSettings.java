@@ -1,0 +1,91 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.config.ConfigException;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.stream.DeadLetterHandler;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * The Kafka boundary: turns a {@link SnowstampConfig} into client {@link Properties}. Every
+ * {@code kafka.*} key passes through (SASL, SSL, tuning), except the few snowstamp manages itself,
+ * which are refused with the key to use instead.
+ */
+public final class KafkaSettings {
+    /** Streams keys owned by snowstamp keys; setting them through kafka.* would bypass validation. */
+    private static final Map<String, String> MANAGED = Map.of(
+            StreamsConfig.APPLICATION_ID_CONFIG, "application.id",
+            StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "processing.guarantee",
+            StreamsConfig.STATE_DIR_CONFIG, "state.dir",
+            StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, "dlq.topic",
+            StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, "(none: snowstamp's dead-letter handler is required)");
+
+    private static final Set<String> STREAMS_ONLY_PREFIXES = Set.of("consumer.", "producer.", "admin.",
+            "main.consumer.", "restore.consumer.", "global.consumer.");
+
+    private KafkaSettings() {
+    }
+
+    /** Properties for a plain client (admin, producer, consumer): connection and security keys only matter. */
+    public static Properties client(SnowstampConfig config) {
+        Properties props = new Properties();
+        config.kafka().forEach((key, value) -> {
+            if (STREAMS_ONLY_PREFIXES.stream().noneMatch(key::startsWith)) {
+                props.setProperty(key, value);
+            }
+        });
+        return props;
+    }
+
+    /** A plain producer of byte arrays, idempotent, acks=all. */
+    public static Properties producer(SnowstampConfig config) {
+        Properties props = client(config);
+        props.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
+        props.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "5");
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return props;
+    }
+
+    /** A group-less byte-array consumer reading committed data only. */
+    public static Properties consumer(SnowstampConfig config) {
+        Properties props = client(config);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return props;
+    }
+
+    /** Properties for the stamper's KafkaStreams instance. */
+    public static Properties streams(SnowstampConfig config) {
+        Properties props = new Properties();
+        config.kafka().forEach((key, value) -> {
+            String owner = MANAGED.get(key);
+            if (owner != null) {
+                throw new ConfigException("kafka." + key + "=" + value + " is invalid: accepted nothing here, set "
+                        + owner + " instead");
+            }
+            props.setProperty(key, value);
+        });
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.processingGuarantee().toString());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve(config.instanceId()).toAbsolutePath().toString());
+        props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, config.dlqTopic());
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class.getName());
+        props.putIfAbsent(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+        props.putIfAbsent(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+        props.putIfAbsent(StreamsConfig.CLIENT_ID_CONFIG, config.applicationId() + "-" + config.instanceId());
+        return props;
+    }
+}

@@ -1,0 +1,117 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.SnowstampException;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.stream.StampTopology;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+
+/**
+ * Runs the stamper as three named calls — {@link #start}, {@link #awaitTermination},
+ * {@link #close} — and surfaces its death: an error that kills Kafka Streams is kept and rethrown
+ * by {@link #awaitTermination}, so {@code run} exits 1 with the reason instead of idling.
+ */
+public final class StreamsRunner implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StreamsRunner.class);
+
+    private final SnowstampConfig config;
+    private final LongSupplier clock;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final CountDownLatch running = new CountDownLatch(1);
+    private KafkaStreams streams;
+
+    public StreamsRunner(SnowstampConfig config, LongSupplier clock) {
+        this.config = config;
+        this.clock = clock;
+    }
+
+    /** Checks the topics, then starts Kafka Streams; returns without waiting for it to run. */
+    public void start() {
+        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+            int partitions = TopicAdmin.checkAligned(admin, config.inputTopic(), config.outputTopic());
+            long highestWorker = config.workerFor(partitions - 1);
+            if (highestWorker > config.layout().maxWorker()) {
+                throw new io.snowstamp.config.ConfigException(io.snowstamp.config.Keys.ID_WORKER_OFFSET, config.workerOffset(),
+                        "at most " + (config.layout().maxWorker() - partitions + 1) + " for " + partitions
+                                + " partitions: worker = offset + partition must fit " + config.layout().workerBits() + " worker bits");
+            }
+            if (TopicAdmin.partitions(admin, config.dlqTopic()).isEmpty()) {
+                throw new SnowstampException("dead-letter topic " + config.dlqTopic()
+                        + " does not exist: create it with 'snowstamp topics apply' or your own tooling");
+            }
+        }
+        log.info("starting stamper: {}", config.describeMasked());
+        streams = new KafkaStreams(StampTopology.build(config, clock), KafkaSettings.streams(config));
+        streams.setUncaughtExceptionHandler(error -> {
+            failure.compareAndSet(null, error);
+            log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+        streams.setStateListener((now, before) -> {
+            log.debug("streams state {} -> {}", before, now);
+            if (now == KafkaStreams.State.RUNNING) {
+                running.countDown();
+            }
+            if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
+                terminated.countDown();
+                running.countDown();
+            }
+        });
+        streams.start();
+    }
+
+    /** Waits until Kafka Streams is RUNNING; rethrows its failure if it died first. */
+    public boolean awaitRunning(Duration timeout) throws InterruptedException {
+        boolean reached = running.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        rethrowFailure();
+        return reached && streams.state() == KafkaStreams.State.RUNNING;
+    }
+
+    /** Blocks until Kafka Streams stops (after {@link #close} or an error); rethrows the error. */
+    public void awaitTermination() throws InterruptedException {
+        terminated.await();
+        rethrowFailure();
+    }
+
+    public KafkaStreams.State state() {
+        return streams == null ? KafkaStreams.State.CREATED : streams.state();
+    }
+
+    /** The running KafkaStreams instance (for metrics and tests); null before {@link #start}. */
+    public KafkaStreams streams() {
+        return streams;
+    }
+
+    private void rethrowFailure() {
+        Throwable error = failure.get();
+        if (error != null) {
+            throw new SnowstampException(Errors.oneLine(error), error);
+        }
+    }
+
+    /** Commits in-flight work and stops, waiting up to {@code timeout}. */
+    public void close(Duration timeout) {
+        if (streams != null) {
+            boolean clean = streams.close(timeout);
+            if (!clean) {
+                log.warn("stamper did not stop within {}", timeout);
+            }
+            terminated.countDown();
+        }
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(30));
+    }
+}

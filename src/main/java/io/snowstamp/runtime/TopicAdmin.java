@@ -1,0 +1,136 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.SnowstampException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Creates topics from their specs, reports drift, and checks the input/output alignment. */
+public final class TopicAdmin {
+    private static final long TIMEOUT_SECONDS = 60;
+
+    private TopicAdmin() {
+    }
+
+    /**
+     * Creates missing topics and compares existing ones with their spec.
+     *
+     * @return one line per topic: {@code created NAME ...}, {@code ok NAME ...} or {@code drift NAME: ...}
+     */
+    public static List<String> apply(Admin admin, Collection<TopicSpec> specs) {
+        List<String> report = new ArrayList<>();
+        for (TopicSpec spec : specs) {
+            Optional<TopicDescription> existing = describe(admin, spec.name());
+            if (existing.isEmpty()) {
+                create(admin, spec);
+                report.add("created " + spec.name() + " partitions=" + spec.partitions()
+                        + " replication.factor=" + (spec.replicationFactor() < 0 ? "broker-default" : spec.replicationFactor()));
+            } else {
+                List<String> drift = drift(admin, spec, existing.get());
+                report.add(drift.isEmpty() ? "ok " + spec.name() + " partitions=" + existing.get().partitions().size()
+                        : "drift " + spec.name() + ": " + String.join("; ", drift));
+            }
+        }
+        return report;
+    }
+
+    /**
+     * Fails with a clear message unless both topics exist and have the same partition count.
+     *
+     * @return the partition count
+     */
+    public static int checkAligned(Admin admin, String input, String output) {
+        TopicDescription in = describe(admin, input).orElseThrow(() -> missing(input));
+        TopicDescription out = describe(admin, output).orElseThrow(() -> missing(output));
+        if (in.partitions().size() != out.partitions().size()) {
+            throw new SnowstampException("input topic " + input + " has " + in.partitions().size() + " partitions but output topic "
+                    + output + " has " + out.partitions().size() + ": they must be equal, because output partition p"
+                    + " receives exactly the records of input partition p (add partitions to " + output + ")");
+        }
+        return in.partitions().size();
+    }
+
+    /** Partition count of a topic, or empty when it does not exist. */
+    public static Optional<Integer> partitions(Admin admin, String topic) {
+        return describe(admin, topic).map(d -> d.partitions().size());
+    }
+
+    private static SnowstampException missing(String topic) {
+        return new SnowstampException("topic " + topic + " does not exist: create it with 'snowstamp topics apply'"
+                + " (files in topics/) or your own tooling");
+    }
+
+    private static void create(Admin admin, TopicSpec spec) {
+        NewTopic topic = new NewTopic(spec.name(), Optional.of(spec.partitions()),
+                spec.replicationFactor() < 0 ? Optional.empty() : Optional.of(spec.replicationFactor()))
+                .configs(spec.configs());
+        try {
+            get(admin.createTopics(Set.of(topic)).all(), "create topic " + spec.name());
+        } catch (SnowstampException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+        }
+    }
+
+    private static List<String> drift(Admin admin, TopicSpec spec, TopicDescription description) {
+        List<String> drift = new ArrayList<>();
+        int partitions = description.partitions().size();
+        if (partitions != spec.partitions()) {
+            drift.add("partitions=" + partitions + " but the spec says " + spec.partitions());
+        }
+        if (!spec.configs().isEmpty()) {
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, spec.name());
+            Map<ConfigResource, Config> configs = get(admin.describeConfigs(Set.of(resource)).all(), "describe topic " + spec.name());
+            Config actual = configs.get(resource);
+            spec.configs().forEach((key, wanted) -> {
+                ConfigEntry entry = actual.get(key);
+                String value = entry == null ? null : entry.value();
+                if (!wanted.equals(value)) {
+                    drift.add(key + "=" + value + " but the spec says " + wanted);
+                }
+            });
+        }
+        return drift;
+    }
+
+    private static Optional<TopicDescription> describe(Admin admin, String topic) {
+        try {
+            return Optional.of(get(admin.describeTopics(Set.of(topic)).allTopicNames(), "describe topic " + topic).get(topic));
+        } catch (SnowstampException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    static <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+        try {
+            return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw new SnowstampException("cannot " + what + ": " + cause.getMessage(), cause);
+        } catch (TimeoutException e) {
+            throw new SnowstampException("cannot " + what + ": no answer from Kafka in " + TIMEOUT_SECONDS + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SnowstampException("interrupted while trying to " + what, e);
+        }
+    }
+}

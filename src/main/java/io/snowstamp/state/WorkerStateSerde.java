@@ -1,0 +1,106 @@
+package io.snowstamp.state;
+
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Binary format of {@link WorkerState}, big-endian, version 1:
+ * <pre>
+ *   byte    version            (1)
+ *   short   n, byte[n]         layoutFingerprint (UTF-8)
+ *   long    workerId
+ *   long    epoch
+ *   short   n, byte[n]         holder (UTF-8)
+ *   long    acquiredAt         Unix millis
+ *   long    heartbeatAt        Unix millis
+ *   long    lastId             -1 = none
+ *   long    reservedUntil      -1 = none
+ * </pre>
+ * Unknown versions, truncated or trailing bytes and impossible values are refused with a
+ * {@link SerializationException}: a state that cannot be read must never be taken as "no state".
+ * A null value (tombstone) deserializes to null; snowstamp itself never writes one.
+ */
+public final class WorkerStateSerde implements Serde<WorkerState>, Serializer<WorkerState>, Deserializer<WorkerState> {
+    public static final byte VERSION = 1;
+
+    @Override
+    public byte[] serialize(String topic, WorkerState state) {
+        if (state == null) {
+            return null;
+        }
+        byte[] fingerprint = state.layoutFingerprint().getBytes(StandardCharsets.UTF_8);
+        byte[] holder = state.holder().getBytes(StandardCharsets.UTF_8);
+        ByteBuffer buffer = ByteBuffer.allocate(1 + 2 + fingerprint.length + 8 + 8 + 2 + holder.length + 8 * 4);
+        buffer.put(VERSION);
+        putString(buffer, fingerprint);
+        buffer.putLong(state.workerId());
+        buffer.putLong(state.epoch());
+        putString(buffer, holder);
+        buffer.putLong(state.acquiredAt());
+        buffer.putLong(state.heartbeatAt());
+        buffer.putLong(state.lastId());
+        buffer.putLong(state.reservedUntil());
+        return buffer.array();
+    }
+
+    @Override
+    public WorkerState deserialize(String topic, byte[] data) {
+        if (data == null) {
+            return null;
+        }
+        try {
+            ByteBuffer buffer = ByteBuffer.wrap(data);
+            byte version = buffer.get();
+            if (version != VERSION) {
+                throw new SerializationException("worker-state record has format version " + version
+                        + ", this snowstamp reads version " + VERSION + " (a newer snowstamp wrote it?)");
+            }
+            String fingerprint = getString(buffer);
+            long workerId = buffer.getLong();
+            long epoch = buffer.getLong();
+            String holder = getString(buffer);
+            WorkerState state = new WorkerState(fingerprint, workerId, epoch, holder,
+                    buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong());
+            if (buffer.hasRemaining()) {
+                throw new SerializationException("worker-state record has " + buffer.remaining() + " trailing bytes");
+            }
+            return state;
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            throw new SerializationException("worker-state record is truncated or corrupt (" + data.length + " bytes)", e);
+        }
+    }
+
+    private static void putString(ByteBuffer buffer, byte[] bytes) {
+        if (bytes.length > Short.MAX_VALUE) {
+            throw new SerializationException("worker-state string too long: " + bytes.length + " bytes");
+        }
+        buffer.putShort((short) bytes.length);
+        buffer.put(bytes);
+    }
+
+    private static String getString(ByteBuffer buffer) {
+        int length = buffer.getShort();
+        if (length < 0) {
+            throw new IllegalArgumentException("negative length");
+        }
+        byte[] bytes = new byte[length];
+        buffer.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public Serializer<WorkerState> serializer() {
+        return this;
+    }
+
+    @Override
+    public Deserializer<WorkerState> deserializer() {
+        return this;
+    }
+}

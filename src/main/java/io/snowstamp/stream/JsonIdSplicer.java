@@ -1,0 +1,171 @@
+package io.snowstamp.stream;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.snowstamp.config.SnowstampConfig.JsonType;
+import io.snowstamp.config.SnowstampConfig.OnExistingField;
+import io.snowstamp.stream.BadRecordException.Code;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Injects the ID into a JSON object value as its first member, keeping every other byte of the
+ * original (formatting, number spelling, member order). The value is validated by a streaming
+ * parse first — no tree is built and nothing is re-serialized — and refused with a
+ * {@link BadRecordException} when it is not one well-formed JSON object, or already has the field
+ * and the policy is {@code reject}.
+ *
+ * <p>Use: {@link #inspect} (may throw; issues no ID), then {@link #write} with the new ID.
+ * Thread-safe: it holds only immutable configuration.
+ */
+public final class JsonIdSplicer {
+    private static final JsonFactory FACTORY = JsonFactory.builder().build();
+
+    private final String field;
+    private final byte[] memberPrefix;   // "field":   or   "field":"
+    private final boolean quoted;
+    private final OnExistingField onExisting;
+
+    /**
+     * Where to write: insert after {@code openBrace}; if {@code removeFrom >= 0}, drop bytes
+     * {@code [removeFrom, removeTo)} (the existing member); {@code othersRemain} tells whether a
+     * comma must follow the new member. {@code skip} means keep the value as it is.
+     */
+    public record Plan(int openBrace, int removeFrom, int removeTo, boolean othersRemain, boolean skip) {
+    }
+
+    private static final Plan KEEP = new Plan(-1, -1, -1, false, true);
+
+    public JsonIdSplicer(String field, JsonType type, OnExistingField onExisting) {
+        this.field = field;
+        this.quoted = type == JsonType.STRING;
+        this.onExisting = onExisting;
+        String name = new String(JsonStringEncoder.getInstance().quoteAsString(field));
+        this.memberPrefix = ("\"" + name + "\":" + (quoted ? "\"" : "")).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Validates the value and finds where the ID goes. */
+    public Plan inspect(byte[] value) {
+        if (value == null) {
+            throw new BadRecordException(Code.NOT_OBJECT, "value is null (a tombstone), not a JSON object");
+        }
+        try (JsonParser parser = FACTORY.createParser(value)) {
+            JsonToken first = parser.nextToken();
+            if (first != JsonToken.START_OBJECT) {
+                throw new BadRecordException(Code.NOT_OBJECT, "value is " + describe(first) + ", not a JSON object");
+            }
+            int openBrace = (int) parser.currentTokenLocation().getByteOffset();
+            int members = 0;
+            int existingFrom = -1;
+            int existingTo = -1;
+            boolean existingIsLast = false;
+            JsonToken token;
+            while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+                int nameStart = (int) parser.currentTokenLocation().getByteOffset();
+                if (existingFrom >= 0 && existingTo < 0) {
+                    existingTo = nameStart;             // existing member runs up to the next name
+                }
+                members++;
+                if (field.equals(parser.currentName())) {
+                    if (existingFrom >= 0) {
+                        throw new BadRecordException(Code.DUPLICATE_FIELD, "field '" + field + "' appears more than once");
+                    }
+                    existingFrom = nameStart;
+                }
+                parser.nextToken();
+                parser.skipChildren();
+            }
+            if (token != JsonToken.END_OBJECT) {
+                throw new BadRecordException(Code.NOT_JSON, "value is not well-formed JSON");
+            }
+            int closeBrace = (int) parser.currentTokenLocation().getByteOffset();
+            if (parser.nextToken() != null) {
+                throw new BadRecordException(Code.TRAILING_CONTENT, "value has content after the JSON object");
+            }
+            if (existingFrom < 0) {
+                return new Plan(openBrace, -1, -1, members > 0, false);
+            }
+            return switch (onExisting) {
+                case REJECT -> throw new BadRecordException(Code.FIELD_EXISTS,
+                        "field '" + field + "' already exists (stamp.on-existing-field=reject)");
+                case KEEP -> KEEP;
+                case OVERWRITE -> {
+                    if (existingTo < 0) {                   // the last member: also drop the comma before it
+                        existingTo = closeBrace;
+                        existingIsLast = true;
+                    }
+                    int from = existingIsLast ? commaBefore(value, existingFrom, openBrace) : existingFrom;
+                    yield new Plan(openBrace, from, existingTo, members > 1, false);
+                }
+            };
+        } catch (JsonProcessingException e) {
+            throw new BadRecordException(Code.NOT_JSON, "value is not well-formed JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new BadRecordException(Code.NOT_JSON, "value cannot be read as JSON: " + e.getMessage());
+        }
+    }
+
+    /** The value with the ID spliced in as planned; the value itself when the plan says keep. */
+    public byte[] write(byte[] value, Plan plan, long id) {
+        if (plan.skip()) {
+            return value;
+        }
+        byte[] digits = Long.toString(id).getBytes(StandardCharsets.US_ASCII);
+        int removed = plan.removeFrom() < 0 ? 0 : plan.removeTo() - plan.removeFrom();
+        int extra = memberPrefix.length + digits.length + (quoted ? 1 : 0) + (plan.othersRemain() ? 1 : 0);
+        byte[] out = new byte[value.length - removed + extra];
+        int head = plan.openBrace() + 1;
+        System.arraycopy(value, 0, out, 0, head);
+        int pos = head;
+        System.arraycopy(memberPrefix, 0, out, pos, memberPrefix.length);
+        pos += memberPrefix.length;
+        System.arraycopy(digits, 0, out, pos, digits.length);
+        pos += digits.length;
+        if (quoted) {
+            out[pos++] = '"';
+        }
+        if (plan.othersRemain()) {
+            out[pos++] = ',';
+        }
+        if (plan.removeFrom() < 0) {
+            System.arraycopy(value, head, out, pos, value.length - head);
+        } else {
+            int before = plan.removeFrom() - head;
+            System.arraycopy(value, head, out, pos, before);
+            pos += before;
+            System.arraycopy(value, plan.removeTo(), out, pos, value.length - plan.removeTo());
+        }
+        return out;
+    }
+
+    /** Start of the comma (and blanks) preceding a last member, so no dangling comma remains. */
+    private static int commaBefore(byte[] value, int memberStart, int openBrace) {
+        int i = memberStart - 1;
+        while (i > openBrace && isBlank(value[i])) {
+            i--;
+        }
+        return value[i] == ',' ? i : memberStart;
+    }
+
+    private static boolean isBlank(byte b) {
+        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
+    }
+
+    private static String describe(JsonToken token) {
+        if (token == null) {
+            return "empty";
+        }
+        return switch (token) {
+            case START_ARRAY -> "a JSON array";
+            case VALUE_STRING -> "a JSON string";
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a JSON number";
+            case VALUE_TRUE, VALUE_FALSE -> "a JSON boolean";
+            case VALUE_NULL -> "JSON null";
+            default -> "not a JSON object";
+        };
+    }
+}

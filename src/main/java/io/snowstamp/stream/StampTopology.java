@@ -1,0 +1,38 @@
+package io.snowstamp.stream;
+
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.state.WorkerStateSerde;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.Stores;
+
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * The stamper: source (input topic) -> {@link StampProcessor} (with the {@code worker-state}
+ * store) -> sink (output topic, same partition). A pure factory: {@code run} and the tests build
+ * the same topology.
+ */
+public final class StampTopology {
+    private StampTopology() {
+    }
+
+    /** @param clock wall clock in Unix millis ({@code System::currentTimeMillis} in production) */
+    public static Topology build(SnowstampConfig config, LongSupplier clock) {
+        Topology topology = new Topology();
+        topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
+        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock), Names.SOURCE);
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
+                        .withCachingEnabled()
+                        // never a tombstone is written, so compaction keeps the newest state of every partition
+                        .withLoggingEnabled(Map.of("cleanup.policy", "compact")),
+                Names.PROCESSOR);
+        topology.addSink(Names.SINK, config.outputTopic(), new ByteArraySerializer(), new StampedValueSerializer(),
+                new AlignedPartitioner(), Names.PROCESSOR);
+        return topology;
+    }
+}
