@@ -176,7 +176,17 @@ public final class IdGenerator {
      * the longer the generator is idle. A policy such as {@code id.max-lead} compares it with a positive threshold.
      */
     public long leadMillis() {
-        return lastTime < 0 ? 0 : layout.toWallMillis(lastTime) - wallClockMillis.getAsLong();
+        if (lastTime < 0) {
+            return 0;
+        }
+        long logical = layout.toWallMillis(lastTime);
+        long now = wallClockMillis.getAsLong();
+        long lead = logical - now;
+        // saturate instead of wrapping, so an absurd clock reading cannot show up as a small lead of the wrong sign
+        if (((logical ^ now) & (logical ^ lead)) < 0) {
+            return logical < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return lead;
     }
 
     public IdLayout layout() {
