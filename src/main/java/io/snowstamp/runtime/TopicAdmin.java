@@ -86,6 +86,23 @@ public final class TopicAdmin {
                 throw e;
             }
         }
+        awaitVisible(admin, spec.name());
+    }
+
+    /** A created topic reaches every broker's metadata a moment later; callers expect to use it at once. */
+    private static void awaitVisible(Admin admin, String topic) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (describe(admin, topic).isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new SnowstampException("topic " + topic + " was created but is not visible after " + TIMEOUT_SECONDS + " s");
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SnowstampException("interrupted while waiting for topic " + topic, e);
+            }
+        }
     }
 
     private static List<String> drift(Admin admin, TopicSpec spec, TopicDescription description) {

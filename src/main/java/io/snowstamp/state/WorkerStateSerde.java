@@ -95,6 +95,16 @@ public final class WorkerStateSerde implements Serde<WorkerState>, Serializer<Wo
     }
 
     @Override
+    public void configure(java.util.Map<String, ?> configs, boolean isKey) {
+        // nothing to configure
+    }
+
+    @Override
+    public void close() {
+        // nothing to release
+    }
+
+    @Override
     public Serializer<WorkerState> serializer() {
         return this;
     }
