@@ -93,6 +93,7 @@ final class DemoCommand implements Callable<Integer> {
     private Map<TopicPartition, Long> outputEnd(SnowstampConfig config) {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(config))) {
             List<TopicPartition> partitions = io.snowstamp.recovery.TopicReader.partitions(consumer, config.outputTopic(), WAIT);
+            consumer.assign(partitions);
             return consumer.endOffsets(partitions, WAIT);
         }
     }

@@ -56,7 +56,7 @@ final class VerifyCommand implements Callable<Integer> {
 
     /** Reads {@code target} (and {@code source}, when given) to their ends and checks them. */
     static VerifyReport verify(SnowstampConfig config, String target, String source, Duration limit, PrintWriter err) {
-        Verifier verifier = new Verifier(source);
+        Verifier verifier = new Verifier(target, source);
         Progress progress = new Progress(err, "verified", 0);
         long[] seen = {0};
         TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {

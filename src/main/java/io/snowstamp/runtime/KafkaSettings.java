@@ -83,6 +83,8 @@ public final class KafkaSettings {
         props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve(config.instanceId()).toAbsolutePath().toString());
         props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, config.dlqTopic());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class.getName());
+        // there is no global store; enabling the handler there too is what Kafka 5.0 will default to
+        props.putIfAbsent("processing.exception.handler.global.enabled", "true");
         props.putIfAbsent(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
         props.putIfAbsent(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
         props.putIfAbsent(StreamsConfig.CLIENT_ID_CONFIG, config.applicationId() + "-" + config.instanceId());
