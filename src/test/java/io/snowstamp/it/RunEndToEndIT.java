@@ -1,0 +1,89 @@
+package io.snowstamp.it;
+
+import io.snowstamp.id.DecodedId;
+import io.snowstamp.id.IdLayout;
+import io.snowstamp.stream.Names;
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole job through the real {@code run} command (a child JVM from the shaded jar) against a
+ * real broker started separately: 100,000 records produced by a plain Kafka producer, stamped
+ * under exactly-once, consumed read_committed, verified record by record.
+ */
+@Tag("integration")
+@Timeout(300)
+class RunEndToEndIT {
+    private static final int RECORDS = 100_000;
+    private static TestBroker broker;
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestBroker.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    @Test
+    void shouldStampEveryRecordOnceUnderExactlyOnce() throws Exception {
+        String in = TestBroker.unique("raw");
+        String out = TestBroker.unique("stamped");
+        String dlq = TestBroker.unique("dlq");
+        broker.createTopic(in, 4);
+        broker.createTopic(out, 4);
+        broker.createTopic(dlq, 1);
+        long before = System.currentTimeMillis();
+        try (ChildJvm run = ChildJvm.start(work.resolve("logs"), "run", "run",
+                "--bootstrap-servers", broker.bootstrapServers(),
+                "--application-id", TestBroker.unique("app"),
+                "--state-dir", work.resolve("state").toString(),
+                "--instance-id", "it-1",
+                "--set", "input.topic=" + in, "--set", "output.topic=" + out, "--set", "dlq.topic=" + dlq)) {
+            run.awaitOutput("stamping " + in, 60);
+            broker.produce(in, 0, RECORDS);
+
+            List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(out, RECORDS, Duration.ofSeconds(120));
+            assertThat(stamped).as(run.logs()).hasSize(RECORDS);
+            long after = System.currentTimeMillis();
+            IdLayout layout = IdLayout.preset("snowflake");
+            for (ConsumerRecord<byte[], byte[]> record : stamped) {
+                long id = Long.parseLong(new String(record.headers().lastHeader(Names.ID_HEADER).value(), StandardCharsets.US_ASCII));
+                DecodedId decoded = layout.decode(id);
+                assertThat(decoded.worker()).isEqualTo(record.partition());
+                assertThat(decoded.wallMillis()).isBetween(before, after + 1_000);
+            }
+
+            Cli.Result verify = Cli.run("verify", "--bootstrap-servers", broker.bootstrapServers(),
+                    "--topic", out, "--source", in);
+            assertThat(verify.lastLine()).as(verify.toString())
+                    .isEqualTo("records=" + RECORDS + " duplicates=0 missing=0 extra=0");
+            assertThat(verify.exitCode()).isZero();
+
+            int exit = run.terminate(60);
+            // the JVM reports SIGTERM as 143 even after a clean stop; the log says whether it was clean
+            assertThat(exit).as(run.logs()).isIn(0, 143);
+            assertThat(run.logs()).doesNotContain("ERROR");
+        }
+    }
+}

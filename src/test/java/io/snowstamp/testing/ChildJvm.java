@@ -1,0 +1,119 @@
+package io.snowstamp.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A snowstamp process started from the shaded jar ({@code target/snowstamp.jar}, built in the
+ * package phase before failsafe runs), with stdout and stderr captured to files for diagnosis.
+ */
+public final class ChildJvm implements AutoCloseable {
+    private final Process process;
+    private final Path out;
+    private final Path err;
+
+    private ChildJvm(Process process, Path out, Path err) {
+        this.process = process;
+        this.out = out;
+        this.err = err;
+    }
+
+    public static Path jar() {
+        Path jar = Path.of(System.getProperty("snowstamp.jar", "target/snowstamp.jar"));
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar + " does not exist: run the tests with 'mvn verify' (it packages first)");
+        }
+        return jar;
+    }
+
+    /** Starts {@code java [jvmArgs] -jar snowstamp.jar args...}; {@code prefix} (e.g. faketime) goes before java. */
+    public static ChildJvm start(Path logDir, String name, List<String> prefix, List<String> jvmArgs, String... args) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.addAll(jvmArgs);
+        command.add("-jar");
+        command.add(jar().toAbsolutePath().toString());
+        command.addAll(List.of(args));
+        Files.createDirectories(logDir);
+        Path out = logDir.resolve(name + ".out");
+        Path err = logDir.resolve(name + ".err");
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
+        builder.environment().keySet().removeIf(key -> key.startsWith("SNOWSTAMP_"));
+        return new ChildJvm(builder.start(), out, err);
+    }
+
+    public static ChildJvm start(Path logDir, String name, String... args) throws IOException {
+        return start(logDir, name, List.of(), List.of(), args);
+    }
+
+    /** Waits until stdout contains {@code text}; fails with both logs if the process dies or time runs out. */
+    public void awaitOutput(String text, long timeoutSeconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(out) && Files.readString(out).contains(text)) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("process exited " + process.exitValue() + " before printing '" + text + "'\n" + logs());
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no '" + text + "' within " + timeoutSeconds + " s\n" + logs());
+    }
+
+    public String logs() throws IOException {
+        return "--- stdout ---\n" + (Files.exists(out) ? Files.readString(out) : "") + "--- stderr ---\n"
+                + (Files.exists(err) ? Files.readString(err) : "");
+    }
+
+    public String stdout() throws IOException {
+        return Files.exists(out) ? Files.readString(out) : "";
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGTERM, then waits for the exit code. */
+    public int terminate(long timeoutSeconds) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("process did not stop within " + timeoutSeconds + " s of SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    /** SIGKILL: no shutdown hook, no commit, no goodbye. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    public int waitFor(long timeoutSeconds) throws InterruptedException {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("process did not exit within " + timeoutSeconds + " s");
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.snowstamp.testing;
+
+import io.snowstamp.embedded.EmbeddedKafka;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A real in-process Kafka broker for integration tests, with small helpers around it. */
+public final class TestBroker implements AutoCloseable {
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    private final EmbeddedKafka kafka;
+    private final Path dir;
+
+    private TestBroker(EmbeddedKafka kafka, Path dir) {
+        this.kafka = kafka;
+        this.dir = dir;
+    }
+
+    public static TestBroker start() throws Exception {
+        Path dir = Files.createTempDirectory("snowstamp-it-broker");
+        return new TestBroker(EmbeddedKafka.start(dir, 0, Map.of()), dir);
+    }
+
+    public String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    /** A name no other test of this JVM uses. */
+    public static String unique(String prefix) {
+        return prefix + "-" + NAMES.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() & 0xffffff);
+    }
+
+    public void createTopic(String name, int partitions) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+            admin.createTopics(Set.of(new NewTopic(name, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(name) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    public KafkaProducer<byte[], byte[]> producer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return new KafkaProducer<>(p);
+    }
+
+    /** Produces {@code count} small JSON values numbered from {@code first}, keys spread over 100 users. */
+    public void produce(String topic, long first, long count) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (long n = first; n < first + count; n++) {
+                byte[] key = ("user-" + (n % 100)).getBytes(StandardCharsets.UTF_8);
+                byte[] value = ("{\"n\":" + n + ",\"kind\":\"test\"}").getBytes(StandardCharsets.UTF_8);
+                producer.send(new ProducerRecord<>(topic, key, value));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Reads {@code topic} read_committed from the beginning until {@code expected} records or the timeout. */
+    public List<ConsumerRecord<byte[], byte[]>> consume(String topic, int expected, Duration timeout) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            var partitions = consumer.partitionsFor(topic).stream()
+                    .map(info -> new org.apache.kafka.common.TopicPartition(topic, info.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (records.size() < expected && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+        }
+        return records;
+    }
+
+    @Override
+    public void close() throws Exception {
+        kafka.close();
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+    }
+}
