@@ -169,7 +169,7 @@ public final class IdGenerator {
 
     /**
      * How far the logical clock is ahead of the wall clock, in milliseconds:
-     * {@code layout.toWallMillis(lastTime()) - now}, reading the clock once; 0 before the first ID.
+     * {@code layout.toWallMillis(lastTime()) - now}, reading the clock once; 0 before the first ID or resume point.
      *
      * <p>Signed. Greater than 0 when the generator runs ahead because it borrowed units or the clock
      * went backwards; between {@code -(unitMillis - 1)} and 0 while it follows the clock; more negative
