@@ -132,16 +132,16 @@ public record SnowstampConfig(
                         java.time.Duration.ofMillis(1), java.time.Duration.ofSeconds(1)).toMillis());
             }
             if (v.isSet(Keys.ID_TIME_BITS)) {
-                layout = layout.withTimeBits(v.intInRange(Keys.ID_TIME_BITS, 1, 63));
+                layout = layout.withTimeBits(v.intInRange(Keys.ID_TIME_BITS, 0, 63));
             }
             if (v.isSet(Keys.ID_DATACENTER_BITS)) {
-                layout = layout.withDatacenterBits(v.intInRange(Keys.ID_DATACENTER_BITS, 0, 62));
+                layout = layout.withDatacenterBits(v.intInRange(Keys.ID_DATACENTER_BITS, 0, 63));
             }
             if (v.isSet(Keys.ID_WORKER_BITS)) {
-                layout = layout.withWorkerBits(v.intInRange(Keys.ID_WORKER_BITS, 0, 62));
+                layout = layout.withWorkerBits(v.intInRange(Keys.ID_WORKER_BITS, 0, 63));
             }
             if (v.isSet(Keys.ID_SEQUENCE_BITS)) {
-                layout = layout.withSequenceBits(v.intInRange(Keys.ID_SEQUENCE_BITS, 0, 62));
+                layout = layout.withSequenceBits(v.intInRange(Keys.ID_SEQUENCE_BITS, 0, 63));
             }
             if (v.isSet(Keys.ID_WORKER_IN_LOW_BITS)) {
                 layout = layout.withWorkerInLowBits(v.bool(Keys.ID_WORKER_IN_LOW_BITS));

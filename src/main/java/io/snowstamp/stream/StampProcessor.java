@@ -116,10 +116,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     private void logResumeDecision(WorkerState restored) {
         long now = clock.getAsLong();
-        log.info("partition {} worker {}: lease epoch {} taken by {}; restored lastId={} reservedUntil={}; clock={}; "
-                        + "next ID above {} (time {})",
+        String resume = generator.lastTime() < 0 ? "the clock (no ID issued before)"
+                : "ID " + generator.lastId() + " (" + Instant.ofEpochMilli(config.layout().toWallMillis(generator.lastTime())) + ")";
+        log.info("partition {} worker {}: lease epoch {} taken by {}; restored lastId={} reservedUntil={}; clock={}; resuming above {}",
                 partition, state.workerId(), state.epoch(), state.holder(), restored.lastId(), restored.reservedUntil(),
-                Instant.ofEpochMilli(now), generator.lastId(),
-                generator.lastId() < 0 ? "clock" : Instant.ofEpochMilli(config.layout().decode(generator.lastId()).wallMillis()));
+                Instant.ofEpochMilli(now), resume);
     }
 }
