@@ -12,9 +12,11 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-@Command(name = "broker", description = {"Runs only the embedded Kafka broker (a real single-node KRaft broker) in the",
-        "foreground, until SIGTERM or Ctrl-C. Prints bootstrap.servers=HOST:PORT once ready; data stays in --data-dir.",
-        "Any Kafka client can use it; snowstamp commands without --bootstrap-servers find it through --data-dir."})
+@Command(name = "broker", header = "Runs only the embedded Kafka broker, in the foreground.",
+        description = "Runs only the embedded Kafka broker (a real single-node KRaft broker) in the foreground, until "
+                + "SIGTERM or Ctrl-C. Prints bootstrap.servers=HOST:PORT once ready; data stays in --data-dir. Any "
+                + "Kafka client can use it; snowstamp commands without --bootstrap-servers find it through "
+                + "--data-dir.")
 final class BrokerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

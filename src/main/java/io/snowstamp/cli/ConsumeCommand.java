@@ -17,10 +17,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-@Command(name = "consume", description = {"Prints the records of a topic from the beginning, one JSON object per line:",
-        "{\"partition\",\"offset\",\"key\",\"id\",\"value\"} (id from header snowstamp-id; value as JSON when it parses,",
-        "else as a string). Reads read_committed with no consumer group; stops at --max records, or when no",
-        "record arrived for --timeout."})
+@Command(name = "consume", header = "Prints the records of a topic as JSON lines (read_committed).",
+        description = "Prints the records of a topic from the beginning, one JSON object per line: "
+                + "{\"partition\",\"offset\",\"key\",\"id\",\"value\"} (id from header snowstamp-id; value as JSON "
+                + "when it parses, else as a string). Reads read_committed with no consumer group; stops at --max "
+                + "records, or when no record arrived for --timeout.")
 final class ConsumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -14,8 +14,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-@Command(name = "decode", description = {"Decodes IDs with the configured layout (id.* keys): one JSON object per ID,",
-        "{\"id\",\"time\",\"worker\",\"datacenter\",\"sequence\"}, time as an ISO-8601 instant."})
+@Command(name = "decode", header = "Decodes IDs into time, worker, datacenter and sequence.",
+        description = "Decodes IDs with the configured layout (id.* keys): one JSON object per ID, "
+                + "{\"id\",\"time\",\"worker\",\"datacenter\",\"sequence\"}, time as an ISO-8601 instant.")
 final class DecodeCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -35,10 +35,11 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 
-@Command(name = "demo", description = {"The whole job on the embedded broker: starts the broker (data in --data-dir) and",
-        "the stamper, creates the topics, produces --events sample events, prints the stamped records as they",
-        "arrive, stops the stamper, verifies the whole output topic against the input, prints a one-line summary",
-        "and exits (0 when verify is clean). Run it again: the IDs continue above the previous run's."})
+@Command(name = "demo", header = "Runs the whole job once on the embedded broker and verifies it.",
+        description = "The whole job on the embedded broker: starts the broker (data in --data-dir) and the stamper, "
+                + "creates the topics, produces --events sample events, prints the stamped records as they arrive, "
+                + "stops the stamper, verifies the whole output topic against the input, prints a one-line summary "
+                + "and exits (0 when verify is clean). Run it again: the IDs continue above the previous run's.")
 final class DemoCommand implements Callable<Integer> {
     private static final Duration WAIT = Duration.ofSeconds(120);
 

@@ -11,7 +11,7 @@ import java.io.PrintWriter;
  * snowstamp's command line. Only {@link #main} calls {@code System.exit}; tests run
  * {@link #commandLine()} with {@code execute()} and captured writers.
  */
-@Command(name = "snowstamp", mixinStandardHelpOptions = true, versionProvider = Version.class,
+@Command(name = "snowstamp", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT, versionProvider = Version.class,
         description = "Gives every record of a Kafka topic a unique, time-ordered 64-bit ID that is never issued twice.",
         subcommands = {DemoCommand.class, RunCommand.class, BrokerCommand.class, TopicsCommand.class,
                 ProduceCommand.class, ConsumeCommand.class, DecodeCommand.class, VerifyCommand.class,

@@ -20,8 +20,9 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
-@Command(name = "produce", description = {"Produces sample JSON events, or JSON lines from a file or stdin, to a topic.",
-        "Sample events are ~80-byte JSON orders keyed by user; each line of --file is one record value."})
+@Command(name = "produce", header = "Produces sample events, or JSON lines from a file or stdin.",
+        description = "Produces sample JSON events, or JSON lines from a file or stdin, to a topic. Sample events are "
+                + "~80-byte JSON orders keyed by user; each line of --file is one record value.")
 final class ProduceCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

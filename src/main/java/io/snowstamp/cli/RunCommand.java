@@ -16,10 +16,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-@Command(name = "run", description = {"Runs the stamper until SIGTERM or Ctrl-C, then commits in-flight work and stops.",
-        "Without --bootstrap-servers it uses the embedded broker of --data-dir (starting one if no snowstamp process",
-        "runs it) and creates the topics from topics/. Start more instances with the same --application-id and",
-        "different --instance-id to spread the partitions; exits 1 with the reason if the stamper dies."})
+@Command(name = "run", header = "Runs the stamper until SIGTERM or Ctrl-C.",
+        description = "Runs the stamper until SIGTERM or Ctrl-C, then commits in-flight work and stops. Without "
+                + "--bootstrap-servers it uses the embedded broker of --data-dir (starting one if no snowstamp "
+                + "process runs it) and creates the topics from topics/. Start more instances with the same "
+                + "--application-id and different --instance-id to spread the partitions; exits 1 with the reason "
+                + "if the stamper dies.")
 final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

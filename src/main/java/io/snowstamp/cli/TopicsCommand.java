@@ -16,7 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-@Command(name = "topics", description = "Manages the topics declared in topics/.",
+@Command(name = "topics", header = "Creates the topics declared in topics/ and reports drift.",
+        description = "Topic files live in topics/, one NAME.properties per topic.",
         subcommands = TopicsCommand.Apply.class)
 final class TopicsCommand implements Runnable {
     @Spec
@@ -27,11 +28,13 @@ final class TopicsCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    @Command(name = "apply", description = {"Creates the topics of --dir (one NAME.properties per topic: partitions,",
-            "replication.factor (-1 = broker default), topic configs) that do not exist, and reports drift of those",
-            "that do: one line per topic, 'created', 'ok' or 'drift'. The configured input, output and dead-letter",
-            "topics are created too, from the events.raw / events.stamped / events.dlq files, when no file names them.",
-            "Without a topics/ directory the files bundled in the jar are used. Exit 1 on drift with --check."})
+    @Command(name = "apply", header = "Creates missing topics from their files; reports drift.",
+            description = "Creates the topics of --dir (one NAME.properties per topic: partitions, replication.factor (-1 "
+                + "= broker default), topic configs) that do not exist, and reports drift of those that do: one "
+                + "line per topic, 'created', 'ok' or 'drift'. The configured input, output and dead-letter topics "
+                + "are created too, from the events.raw / events.stamped / events.dlq files, when no file names "
+                + "them. Without a topics/ directory the files bundled in the jar are used. Exit 1 on drift with "
+                + "--check.")
     static final class Apply implements Callable<Integer> {
         @Spec
         CommandSpec spec;

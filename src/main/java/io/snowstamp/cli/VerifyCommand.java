@@ -18,11 +18,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
-@Command(name = "verify", description = {"Scans a stamped topic (read_committed, up to its end when the scan starts) for",
-        "duplicate IDs, IDs that do not increase within a partition, and records without an ID; with --source,",
-        "also for input records that were never stamped (missing) or stamped more than once (extra), using the",
-        "snowstamp-src header. Prints the problems found, then a last line",
-        "records=N duplicates=D missing=M extra=E. Exit 1 on any problem."})
+@Command(name = "verify", header = "Checks a stamped topic for duplicate, missing and extra records.",
+        description = "Scans a stamped topic (read_committed, up to its end when the scan starts) for duplicate IDs, "
+                + "IDs that do not increase within a partition, and records without an ID; with --source, also for "
+                + "input records that were never stamped (missing) or stamped more than once (extra), using the "
+                + "snowstamp-src header. Prints the problems found, then a last line records=N duplicates=D "
+                + "missing=M extra=E. Exit 1 on any problem.")
 final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
