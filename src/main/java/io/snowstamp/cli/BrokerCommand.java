@@ -27,9 +27,13 @@ final class BrokerCommand implements Callable<Integer> {
     @Option(names = "--data-dir", paramLabel = "D", defaultValue = "data/kafka", description = "data directory (default: ${DEFAULT-VALUE})")
     Path dataDir;
 
+    @Option(names = "--broker-config", paramLabel = "KEY=VALUE",
+            description = "a Kafka broker property for this broker (repeatable), e.g. group.streams.session.timeout.ms=6000")
+    Map<String, String> brokerConfig = new java.util.LinkedHashMap<>();
+
     @Override
     public Integer call() throws InterruptedException {
-        LocalBroker broker = LocalBroker.obtain(dataDir, port, Map.of());
+        LocalBroker broker = LocalBroker.obtain(dataDir, port, brokerConfig);
         if (!broker.owned()) {
             throw new SnowstampException("a broker already runs on " + dataDir + " at " + broker.bootstrapServers()
                     + " (started by another snowstamp process)");
