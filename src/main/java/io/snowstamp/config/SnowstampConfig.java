@@ -6,6 +6,7 @@ import io.snowstamp.id.InvalidLayoutException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,6 +31,13 @@ public record SnowstampConfig(
         JsonType jsonType,
         OnExistingField onExistingField,
         boolean provenance,
+        Duration maxLead,
+        OnExcessLead onExcessLead,
+        Duration reservation,
+        Duration heartbeat,
+        boolean tailGuard,
+        Duration tailGuardTimeout,
+        Duration takeoverGap,
         Path stateDir,
         String instanceId,
         Map<String, String> kafka) {
@@ -47,6 +55,16 @@ public record SnowstampConfig(
     /** How the injected JSON field is written. */
     public enum JsonType {
         NUMBER, STRING;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** What to do when IDs run further ahead of the wall clock than {@code id.max-lead}. */
+    public enum OnExcessLead {
+        CONTINUE, PAUSE;
 
         @Override
         public String toString() {
@@ -98,12 +116,13 @@ public record SnowstampConfig(
         if (!applicationId.matches("[a-zA-Z0-9._-]{1,200}")) {
             throw new ConfigException(Keys.APPLICATION_ID, applicationId, "1-200 of a-z A-Z 0-9 . _ -");
         }
+        Guarantee guarantee = v.choice(Keys.PROCESSING_GUARANTEE, Guarantee.class);
         return new SnowstampConfig(
                 applicationId,
                 v.topic(Keys.INPUT_TOPIC),
                 v.topic(Keys.OUTPUT_TOPIC),
                 v.topic(Keys.DLQ_TOPIC),
-                v.choice(Keys.PROCESSING_GUARANTEE, Guarantee.class),
+                guarantee,
                 layout,
                 v.longInRange(Keys.ID_DATACENTER_ID, 0, Long.MAX_VALUE),
                 v.longInRange(Keys.ID_WORKER_OFFSET, 0, Long.MAX_VALUE),
@@ -111,6 +130,14 @@ public record SnowstampConfig(
                 v.choice(Keys.STAMP_JSON_TYPE, JsonType.class),
                 v.choice(Keys.STAMP_ON_EXISTING_FIELD, OnExistingField.class),
                 v.bool(Keys.STAMP_PROVENANCE),
+                v.duration(Keys.ID_MAX_LEAD, Duration.ofMillis(1), Duration.ofDays(1)),
+                v.choice(Keys.ID_ON_EXCESS_LEAD, OnExcessLead.class),
+                v.duration(Keys.ID_RESERVATION, Duration.ZERO, Duration.ofHours(1)),
+                v.duration(Keys.LEASE_HEARTBEAT, Duration.ofMillis(100), Duration.ofHours(1)),
+                v.bool(Keys.RECOVERY_TAIL_GUARD),
+                v.duration(Keys.RECOVERY_TAIL_GUARD_TIMEOUT, Duration.ofSeconds(1), Duration.ofHours(1)),
+                v.isSet(Keys.RECOVERY_TAKEOVER_GAP) ? v.duration(Keys.RECOVERY_TAKEOVER_GAP, Duration.ZERO, Duration.ofHours(1))
+                        : guarantee == Guarantee.AT_LEAST_ONCE ? Duration.ofSeconds(1) : Duration.ZERO,
                 Path.of(v.string(Keys.STATE_DIR)),
                 instanceId,
                 kafka);
@@ -177,7 +204,8 @@ public record SnowstampConfig(
         Map<String, String> copy = new TreeMap<>(kafka);
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
-                datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, stateDir, instanceId, copy);
+                datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, maxLead, onExcessLead, reservation,
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, copy);
     }
 
     /** The configuration as text for a log line, with secrets masked. */
@@ -188,6 +216,9 @@ public record SnowstampConfig(
                 .append(" guarantee=").append(processingGuarantee)
                 .append(" layout=[").append(layout.describe()).append("]")
                 .append(" worker-offset=").append(workerOffset).append(" datacenter-id=").append(datacenterId)
+                .append(" max-lead=").append(Durations.format(maxLead)).append('/').append(onExcessLead)
+                .append(" reservation=").append(Durations.format(reservation))
+                .append(" tail-guard=").append(tailGuard).append(" takeover-gap=").append(Durations.format(takeoverGap))
                 .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
                 .append(" instance=").append(instanceId);
         kafka.forEach((key, value) -> out.append(" kafka.").append(key).append('=').append(Secrets.mask(key, value)));

@@ -2,7 +2,9 @@ package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.recovery.TailGuard;
 import io.snowstamp.stream.StampTopology;
+import io.snowstamp.stream.TailProbe;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
@@ -29,6 +31,7 @@ public final class StreamsRunner implements AutoCloseable {
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final CountDownLatch running = new CountDownLatch(1);
     private KafkaStreams streams;
+    private TailGuard tailGuard;
 
     public StreamsRunner(SnowstampConfig config, LongSupplier clock) {
         this.config = config;
@@ -51,7 +54,12 @@ public final class StreamsRunner implements AutoCloseable {
             }
         }
         log.info("starting stamper: {}", config.describeMasked());
-        streams = new KafkaStreams(StampTopology.build(config, clock), KafkaSettings.streams(config));
+        TailProbe probe = TailProbe.disabled();
+        if (config.tailGuard()) {
+            tailGuard = new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout());
+            probe = tailGuard;
+        }
+        streams = new KafkaStreams(StampTopology.build(config, clock, probe), KafkaSettings.streams(config));
         streams.setUncaughtExceptionHandler(error -> {
             failure.compareAndSet(null, error);
             log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
@@ -107,6 +115,10 @@ public final class StreamsRunner implements AutoCloseable {
                 log.warn("stamper did not stop within {}", timeout);
             }
             terminated.countDown();
+        }
+        if (tailGuard != null) {
+            tailGuard.close();
+            tailGuard = null;
         }
     }
 
