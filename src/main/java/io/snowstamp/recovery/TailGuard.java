@@ -44,6 +44,8 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "snowstamp-tail-guard-" + topic);
+        // the reads stop at a known end offset: never let the broker hold a fetch open waiting for more
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
         this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.topic = topic;
         this.layout = layout;
@@ -71,7 +73,7 @@ public final class TailGuard implements TailProbe, AutoCloseable {
                     if (System.nanoTime() > deadline) {
                         throw timedOut(partition, null);
                     }
-                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
                         if (record.offset() >= to) {
                             break;
                         }

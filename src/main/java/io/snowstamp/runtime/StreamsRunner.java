@@ -6,6 +6,7 @@ import io.snowstamp.recovery.TailGuard;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.TailProbe;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -108,9 +109,11 @@ public final class StreamsRunner implements AutoCloseable {
     }
 
     /** Commits in-flight work and stops, waiting up to {@code timeout}. */
-    public void close(Duration timeout) {
+    public synchronized void close(Duration timeout) {
         if (streams != null) {
-            boolean clean = streams.close(timeout);
+            // leave the group: the partitions move to the other instances now, not after the session timeout
+            boolean clean = streams.close(CloseOptions.timeout(timeout)
+                    .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             if (!clean) {
                 log.warn("stamper did not stop within {}", timeout);
             }
