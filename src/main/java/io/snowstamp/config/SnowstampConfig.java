@@ -158,18 +158,16 @@ public record SnowstampConfig(
                 layout = layout.withUnitMillis(v.duration(Keys.ID_TIME_UNIT,
                         java.time.Duration.ofMillis(1), java.time.Duration.ofSeconds(1)).toMillis());
             }
-            if (v.isSet(Keys.ID_TIME_BITS)) {
-                layout = layout.withTimeBits(v.intInRange(Keys.ID_TIME_BITS, 0, 63));
-            }
-            if (v.isSet(Keys.ID_DATACENTER_BITS)) {
-                layout = layout.withDatacenterBits(v.intInRange(Keys.ID_DATACENTER_BITS, 0, 63));
-            }
-            if (v.isSet(Keys.ID_WORKER_BITS)) {
-                layout = layout.withWorkerBits(v.intInRange(Keys.ID_WORKER_BITS, 0, 63));
-            }
-            if (v.isSet(Keys.ID_SEQUENCE_BITS)) {
-                layout = layout.withSequenceBits(v.intInRange(Keys.ID_SEQUENCE_BITS, 0, 63));
-            }
+            // all widths at once: one at a time, the preset's other widths would make valid
+            // combinations fail in between (41/5/5/12 from snowflake's 41/0/10/12)
+            int timeBits = v.isSet(Keys.ID_TIME_BITS) ? v.intInRange(Keys.ID_TIME_BITS, 0, 63) : layout.timeBits();
+            int datacenterBits = v.isSet(Keys.ID_DATACENTER_BITS)
+                    ? v.intInRange(Keys.ID_DATACENTER_BITS, 0, 63) : layout.datacenterBits();
+            int workerBits = v.isSet(Keys.ID_WORKER_BITS) ? v.intInRange(Keys.ID_WORKER_BITS, 0, 63) : layout.workerBits();
+            int sequenceBits = v.isSet(Keys.ID_SEQUENCE_BITS)
+                    ? v.intInRange(Keys.ID_SEQUENCE_BITS, 0, 63) : layout.sequenceBits();
+            layout = new IdLayout(timeBits, datacenterBits, workerBits, sequenceBits,
+                    layout.epochMillis(), layout.unitMillis(), layout.workerInLowBits());
             if (v.isSet(Keys.ID_WORKER_IN_LOW_BITS)) {
                 layout = layout.withWorkerInLowBits(v.bool(Keys.ID_WORKER_IN_LOW_BITS));
             }
