@@ -59,6 +59,10 @@ public final class JsonIdSplicer {
                 throw new BadRecordException(Code.NOT_OBJECT, "value is " + describe(first) + ", not a JSON object");
             }
             int openBrace = (int) parser.currentTokenLocation().getByteOffset();
+            if (openBrace < 0 || value[openBrace] != '{') {
+                // Jackson also reads UTF-16/32, but then has no byte offsets: the splice would mangle the value
+                throw new BadRecordException(Code.NOT_JSON, "value is not UTF-8 encoded JSON");
+            }
             int members = 0;
             int existingFrom = -1;
             int existingTo = -1;
