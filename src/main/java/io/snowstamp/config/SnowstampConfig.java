@@ -94,6 +94,10 @@ public record SnowstampConfig(
         if (inputTopic.equals(outputTopic)) {
             throw new ConfigException(Keys.OUTPUT_TOPIC, outputTopic, "a topic other than input.topic");
         }
+        // as the input, bad records would loop forever; as the output, they would break "partition p written by task p only"
+        if (dlqTopic.equals(inputTopic) || dlqTopic.equals(outputTopic)) {
+            throw new ConfigException(Keys.DLQ_TOPIC, dlqTopic, "a topic other than input.topic and output.topic");
+        }
         kafka = Map.copyOf(kafka);
     }
 

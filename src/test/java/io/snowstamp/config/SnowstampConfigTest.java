@@ -74,7 +74,9 @@ class SnowstampConfigTest {
                 Arguments.of("instance.id", "h".repeat(101), "1-100 of a-z A-Z 0-9 . _ -"),
                 Arguments.of("instance.id", "host/1", "1-100 of a-z A-Z 0-9 . _ -"),
                 Arguments.of("application.id", "my app", "1-200 of a-z A-Z 0-9 . _ -"),
-                Arguments.of("output.topic", "events.raw", "a topic other than input.topic"));
+                Arguments.of("output.topic", "events.raw", "a topic other than input.topic"),
+                Arguments.of("dlq.topic", "events.raw", "a topic other than input.topic and output.topic"),
+                Arguments.of("dlq.topic", "events.stamped", "a topic other than input.topic and output.topic"));
     }
 
     @ParameterizedTest(name = "{0}={1}")
