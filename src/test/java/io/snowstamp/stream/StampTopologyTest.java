@@ -225,6 +225,19 @@ class StampTopologyTest {
     }
 
     @Test
+    void shouldAppendItsOwnIdAfterAnIdHeaderAlreadyOnTheInput() {
+        start(config());
+
+        input.pipeInput(new TestRecord<>(bytes("k"), bytes("v"), new RecordHeaders().add(Names.ID_HEADER, bytes("123"))));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        List<String> ids = new ArrayList<>();
+        out.headers().headers(Names.ID_HEADER).forEach(h -> ids.add(new String(h.value(), UTF_8)));
+        assertThat(ids).hasSize(2).first().isEqualTo("123");
+        assertThat(id(out)).as("readers take the last one").isEqualTo(Long.parseLong(ids.get(1))).isNotEqualTo(123L);
+    }
+
+    @Test
     void shouldPassANullKeyThrough() {
         start(config());
 
