@@ -92,7 +92,7 @@ public final class Keys {
 
     /** Keys with their defaults, in documentation order. */
     public static Map<String, String> defaults() {
-        return Map.copyOf(DEFAULTS);
+        return java.util.Collections.unmodifiableMap(DEFAULTS);
     }
 
     /** Keys with one line of help, in documentation order. */

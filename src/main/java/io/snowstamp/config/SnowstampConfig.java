@@ -98,7 +98,7 @@ public record SnowstampConfig(
         if (dlqTopic.equals(inputTopic) || dlqTopic.equals(outputTopic)) {
             throw new ConfigException(Keys.DLQ_TOPIC, dlqTopic, "a topic other than input.topic and output.topic");
         }
-        kafka = Map.copyOf(kafka);
+        kafka = java.util.Collections.unmodifiableMap(new TreeMap<>(kafka));
     }
 
     /** Validates a merged key/value map (see {@link ConfigLoader}). */
@@ -208,6 +208,12 @@ public record SnowstampConfig(
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
                 datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, maxLead, onExcessLead, reservation,
                 heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, copy);
+    }
+
+    /** Never the raw record text: it would show secrets. */
+    @Override
+    public String toString() {
+        return describeMasked();
     }
 
     /** The configuration as text for a log line, with secrets masked. */

@@ -114,10 +114,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     /** Issues the next ID, records it in the state when it passes the reservation, and forwards. */
     private void stamp(Record<byte[], byte[]> record, JsonIdSplicer.Plan plan) {
         long id = generator.next();
+        lastIssued = id;
         if (id > state.reservedUntil()) {
             reserveAbove(id);
         }
-        lastIssued = id;
         record.headers().add(Names.ID_HEADER, Long.toString(id).getBytes(StandardCharsets.US_ASCII));
         byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, id);
         context.forward(record.withValue(new StampedValue(partition, value)));

@@ -40,7 +40,8 @@ class DurationsTest {
         assertThat(Durations.format(Duration.ofSeconds(10))).isEqualTo("10s");
         assertThat(Durations.format(Duration.ofSeconds(90))).isEqualTo("90s");
         assertThat(Durations.format(Duration.ofMinutes(5))).isEqualTo("5m");
-        assertThat(Durations.format(Duration.ofHours(1))).isEqualTo("60m");
+        assertThat(Durations.format(Duration.ofHours(1))).isEqualTo("1h");
+        assertThat(Durations.format(Duration.ofDays(2))).isEqualTo("2d");
     }
 
     @Test
