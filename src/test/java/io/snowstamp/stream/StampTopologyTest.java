@@ -557,6 +557,97 @@ class StampTopologyTest {
                 + " was written with (worker 5, now 6)");
     }
 
+    // ---- excess lead and takeover gap
+
+    @Test
+    void shouldWarnOnceAMinuteWhileIdsRunAheadOfTheClockUnderTheContinuePolicy() {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(StampProcessor.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            start(config(Keys.ID_MAX_LEAD, "10s"));
+            long before = pipe(3).get(2);
+            clock.addAndGet(-HOUR);
+
+            List<Long> ahead = pipe(5);
+            clock.addAndGet(30_000);
+            ahead = new ArrayList<>(ahead);
+            ahead.addAll(pipe(5));
+            clock.addAndGet(31_000);
+            ahead.addAll(pipe(1));
+
+            assertThat(ahead.get(0)).isGreaterThan(before);
+            assertThat(ahead).isSorted().doesNotHaveDuplicates();
+            List<String> lines = warnings.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            assertThat(lines).as("one warning, then the next after a minute of the task's clock").hasSize(2);
+            assertThat(lines.get(0)).contains("partition 0 worker 5: IDs run", "ahead of the wall clock (id.max-lead=10000 ms; 1 IDs");
+            assertThat(lines.get(1)).contains("11 IDs past it so far");
+        } finally {
+            logger.detachAppender(warnings);
+        }
+    }
+
+    @Test
+    void shouldHoldRecordsBackUntilTheClockCatchesUpUnderThePausePolicy() {
+        SnowstampConfig config = config(Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s");
+        start(config);
+        long before = pipe(2).get(1);
+        clock.addAndGet(-HOUR);
+
+        List<Long> held = pipe(4);
+        assertThat(held).as("nothing is stamped while the IDs would run an hour ahead").isEmpty();
+        KeyValueStore<Long, ?> pending = driver.getKeyValueStore(Names.PENDING_STORE);
+        assertThat(pending.approximateNumEntries()).isEqualTo(4);
+
+        clock.addAndGet(HOUR - 5_000);          // within id.max-lead of the last ID again
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+
+        List<TestRecord<byte[], byte[]>> released = output.readRecordsToList();
+        assertThat(released).hasSize(4);
+        assertThat(released).extracting(r -> header(r, Names.SOURCE_HEADER))
+                .as("arrival order and provenance kept").containsExactly("events.raw/0/2", "events.raw/0/3", "events.raw/0/4", "events.raw/0/5");
+        assertThat(released).extracting(StampTopologyTest::id).isSorted().allSatisfy(id -> assertThat(id).isGreaterThan(before));
+        assertThat(pending.approximateNumEntries()).isZero();
+        assertThat(pipe(1)).as("stamping continues directly once the clock caught up").hasSize(1);
+    }
+
+    @Test
+    void shouldKeepHeldRecordsAcrossARestart() {
+        SnowstampConfig config = config(Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s");
+        start(config);
+        long before = pipe(1).get(0);
+        clock.addAndGet(-HOUR);
+        assertThat(pipe(3)).isEmpty();
+
+        restart(config);
+        assertThat(pipe(1)).as("new records queue behind the held ones").isEmpty();
+        clock.addAndGet(HOUR);
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+
+        List<TestRecord<byte[], byte[]>> released = output.readRecordsToList();
+        // a new driver numbers its input from offset 0 again: the last record is the one piped after the restart
+        assertThat(released).extracting(r -> header(r, Names.SOURCE_HEADER))
+                .containsExactly("events.raw/0/1", "events.raw/0/2", "events.raw/0/3", "events.raw/0/0");
+        assertThat(released).extracting(StampTopologyTest::id).isSorted().allSatisfy(id -> assertThat(id).isGreaterThan(before));
+    }
+
+    @Test
+    void shouldAddTheTakeoverGapAtEveryStart() {
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        assertThat(config.takeoverGap()).isEqualTo(Duration.ofSeconds(1));
+        start(config);
+
+        long first = pipe(1).get(0);
+        assertThat(config.layout().decode(first).wallMillis()).as("gap above the clock at the first start").isEqualTo(T0 + 1_001);
+
+        restart(config);
+        long afterRestart = pipe(1).get(0);
+        assertThat(config.layout().decode(afterRestart).wallMillis())
+                .as("gap above the restored reservation (1 s past the last ID)").isEqualTo(T0 + 1_001 + 1_000 + 1_000 + 1);
+    }
+
     private static <T extends Throwable> T findCause(Throwable thrown, Class<T> type) {
         for (Throwable t = thrown; t != null; t = t.getCause()) {
             if (type.isInstance(t)) {
