@@ -3,7 +3,9 @@ package io.snowstamp.runtime;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.TailGuard;
+import io.snowstamp.stream.DeadLetterHandler;
 import io.snowstamp.stream.StampTopology;
+import io.snowstamp.stream.StamperStats;
 import io.snowstamp.stream.TailProbe;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.CloseOptions;
@@ -13,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,6 +36,7 @@ public final class StreamsRunner implements AutoCloseable {
     private final CountDownLatch running = new CountDownLatch(1);
     private KafkaStreams streams;
     private TailGuard tailGuard;
+    private final StamperStats stats = new StamperStats();
 
     public StreamsRunner(SnowstampConfig config, LongSupplier clock) {
         this.config = config;
@@ -60,7 +64,9 @@ public final class StreamsRunner implements AutoCloseable {
             tailGuard = new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout());
             probe = tailGuard;
         }
-        streams = new KafkaStreams(StampTopology.build(config, clock, probe), KafkaSettings.streams(config));
+        Properties props = KafkaSettings.streams(config);
+        props.put(DeadLetterHandler.STATS_CONFIG, stats);
+        streams = new KafkaStreams(StampTopology.build(config, clock, probe, stats), props);
         streams.setUncaughtExceptionHandler(error -> {
             failure.compareAndSet(null, error);
             log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
@@ -94,6 +100,11 @@ public final class StreamsRunner implements AutoCloseable {
 
     public KafkaStreams.State state() {
         return streams == null ? KafkaStreams.State.CREATED : streams.state();
+    }
+
+    /** What the tasks of this instance do (metrics, health, state endpoint). */
+    public StamperStats stats() {
+        return stats;
     }
 
     /** The running KafkaStreams instance (for metrics and tests); null before {@link #start}. */

@@ -41,6 +41,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final SnowstampConfig config;
     private final LongSupplier clock;
     private final TailProbe tailProbe;
+    private final StamperStats stats;
     private final JsonIdSplicer splicer;
     private final long reservationUnits;
     private final long maxLeadMillis;
@@ -56,9 +57,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private long lastLeadWarning = Long.MIN_VALUE;
     private Cancellable heartbeat;
     private Cancellable drain;
+    private TaskStats taskStats;
 
-    StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe) {
+    StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
         this.config = config;
+        this.stats = stats;
         this.clock = clock;
         this.tailProbe = tailProbe;
         this.splicer = config.jsonField() == null ? null
@@ -87,6 +90,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // the new lease only: the restored reservation stays, and the first ID above it reserves anew
         this.state = restored.withNewLease(holder(), now);
         store.put(partition, state);
+        taskStats = stats.open(partition, worker, now);
+        taskStats.started(decision, state.epoch());
         log.info("partition {} worker {}: lease epoch {} taken by {} (previous holder {}, last heartbeat {}); {}",
                 partition, worker, state.epoch(), state.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
@@ -118,6 +123,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         if (id > state.reservedUntil()) {
             reserveAbove(id);
         }
+        taskStats.issued(id, config.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
+                generator.borrowedUnits());
         record.headers().add(Names.ID_HEADER, Long.toString(id).getBytes(StandardCharsets.US_ASCII));
         byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, id);
         context.forward(record.withValue(new StampedValue(partition, value)));
@@ -160,6 +167,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             return;
         }
         excessLeadEvents++;
+        taskStats.excessLead();
         long now = clock.getAsLong();
         if (lastLeadWarning == Long.MIN_VALUE || now - lastLeadWarning >= WARN_EVERY_MILLIS || now < lastLeadWarning) {
             lastLeadWarning = now;
@@ -173,12 +181,14 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private void holdBack(Record<byte[], byte[]> record) {
         if (paused.isEmpty()) {
             excessLeadEvents++;
+            taskStats.excessLead();
             log.warn("partition {} worker {}: IDs run {} ms ahead of the wall clock (id.max-lead={} ms); holding records back"
                     + " until the clock catches up (id.on-excess-lead=pause)", partition, generator.workerId(),
                     generator.leadMillis(), maxLeadMillis);
         }
         addSourceHeader(record.headers());
         paused.append(record);
+        taskStats.heldBack(paused.size());
     }
 
     /** Stamps held-back records in order while the lead allows, a bounded batch per call. */
@@ -190,6 +200,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             paused.removeHead();
             drained++;
         }
+        taskStats.heldBack(paused.size());
         if (drained > 0 && paused.isEmpty()) {
             log.info("partition {}: the clock caught up; stamping resumed", partition);
         }
@@ -242,6 +253,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         if (drain != null) {
             drain.cancel();
+        }
+        if (taskStats != null) {
+            stats.close(taskStats);
         }
         if (generator != null) {
             log.info("partition {} worker {}: task closed after lease epoch {}; last ID issued {}", partition,

@@ -25,9 +25,14 @@ public final class StampTopology {
      * @param tailProbe reads the output partition tail at task start ({@link TailProbe#disabled()} to skip)
      */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe) {
+        return build(config, clock, tailProbe, new StamperStats());
+    }
+
+    /** @param stats where the tasks publish what they do (metrics, health, state endpoint) */
+    public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
         Topology topology = new Topology();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe), Names.SOURCE);
+        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe, stats), Names.SOURCE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()
