@@ -37,10 +37,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
     private static final long WARN_EVERY_MILLIS = 60_000;
     private static final int DRAIN_BATCH = 10_000;
-    /** A batch of one record: batch header (61) plus record framing, rounded up generously. */
-    private static final int RECORD_OVERHEAD_BYTES = 128;
-    /** Header snowstamp-id: name, 19 digits, framing. */
-    private static final int ADDED_HEADER_BYTES = 48;
+    /**
+     * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
+     * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
+     */
+    private static final int SIZE_MARGIN_BYTES = 1024;
 
     private final SnowstampConfig config;
     private final LongSupplier clock;
@@ -72,9 +73,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.tailProbe = tailProbe;
         this.splicer = config.jsonField() == null ? null
                 : new JsonIdSplicer(config.jsonField(), config.jsonType(), config.onExistingField(), config.maxDepth());
-        this.maxRecordBytes = config.maxRequestSize() - RECORD_OVERHEAD_BYTES
-                - (splicer == null ? 0 : config.jsonField().length() + 32)
-                - ADDED_HEADER_BYTES - (config.provenance() ? 300 : 0);
+        this.maxRecordBytes = config.maxRequestSize() - SIZE_MARGIN_BYTES - (splicer == null ? 0 : config.jsonField().length());
         long unit = config.layout().unitMillis();
         this.reservationUnits = (config.reservation().toMillis() + unit - 1) / unit;
         this.maxLeadMillis = config.maxLead().toMillis();
@@ -129,7 +128,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     /** Refuses, before anything is issued or added, a record that would not fit max.request.size once stamped. */
     private void checkSize(Record<byte[], byte[]> record) {
         long size = (record.key() == null ? 0 : record.key().length) + (record.value() == null ? 0 : record.value().length);
-        if (size <= maxRecordBytes - 4096) {
+        if (size <= maxRecordBytes - 8192) {
             return;     // the common case: far below the limit whatever the headers
         }
         for (org.apache.kafka.common.header.Header header : record.headers()) {
