@@ -39,6 +39,13 @@ public final class Keys {
     public static final String RECOVERY_TAKEOVER_GAP = "recovery.takeover-gap";
     public static final String STATE_DIR = "state.dir";
     public static final String INSTANCE_ID = "instance.id";
+    public static final String ID_MODE = "id.mode";
+    public static final String SEQUENCE_TAG_SOURCE = "sequence.tag-source";
+    public static final String SEQUENCE_AUTO_CREATE = "sequence.auto-create";
+    public static final String SEQUENCE_DEFAULT_START = "sequence.default-start";
+    public static final String SEQUENCE_DEFAULT_STEP = "sequence.default-step";
+    public static final String SEQUENCE_TAGS_TOPIC = "sequence.tags-topic";
+    public static final String SEQUENCE_CHECKPOINT_INTERVAL = "sequence.checkpoint-interval";
     public static final String KAFKA_PREFIX = "kafka.";
     public static final String BOOTSTRAP_SERVERS = KAFKA_PREFIX + "bootstrap.servers";
 
@@ -77,6 +84,13 @@ public final class Keys {
         define(STAMP_PROVENANCE, "true", "add header snowstamp-src = topic/partition/offset of the input record");
         define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
+        define(ID_MODE, "snowflake", "snowflake (time-ordered 64-bit IDs) or sequence (dense numbers per tag)");
+        define(SEQUENCE_TAG_SOURCE, "key", "sequence mode: where a record's tag is, key or field:NAME (a top-level JSON field)");
+        define(SEQUENCE_AUTO_CREATE, "false", "sequence mode: true creates unknown tags with the defaults; false sends their records to the DLQ");
+        define(SEQUENCE_DEFAULT_START, "1", "sequence mode: first number of an auto-created tag, and of tags create without --start");
+        define(SEQUENCE_DEFAULT_STEP, "1000", "sequence mode: numbers reserved per state write for an auto-created tag, and tags create without --step");
+        define(SEQUENCE_TAGS_TOPIC, "snowstamp-tags", "sequence mode: compacted topic of tag definitions (tags create, tags set-step)");
+        define(SEQUENCE_CHECKPOINT_INTERVAL, "30s", "sequence mode: how often a task records how far its output partition is covered by its state");
     }
 
     private Keys() {

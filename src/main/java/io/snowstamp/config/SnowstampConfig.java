@@ -17,6 +17,8 @@ import java.util.TreeMap;
  *
  * @param jsonField  field to inject the ID into, or null for header-only stamping
  * @param kafka      {@code kafka.*} keys with the prefix removed, passed to every Kafka client
+ * @param idMode     snowflake IDs or per-tag sequences
+ * @param sequence   the {@code sequence.*} keys (used in sequence mode only)
  */
 public record SnowstampConfig(
         String applicationId,
@@ -41,7 +43,22 @@ public record SnowstampConfig(
         Duration takeoverGap,
         Path stateDir,
         String instanceId,
-        Map<String, String> kafka) {
+        Map<String, String> kafka,
+        IdMode idMode,
+        SequenceSettings sequence) {
+
+    /** What the stamper issues. */
+    public enum IdMode {
+        /** time-ordered 64-bit IDs, unique across partitions (the default) */
+        SNOWFLAKE,
+        /** dense, strictly increasing numbers per tag (Leaf-segment) */
+        SEQUENCE;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** Kafka Streams processing guarantee. */
     public enum Guarantee {
@@ -99,6 +116,16 @@ public record SnowstampConfig(
         if (dlqTopic.equals(inputTopic) || dlqTopic.equals(outputTopic)) {
             throw new ConfigException(Keys.DLQ_TOPIC, dlqTopic, "a topic other than input.topic and output.topic");
         }
+        if (idMode == IdMode.SEQUENCE) {
+            String tags = sequence.tagsTopic();
+            if (tags.equals(inputTopic) || tags.equals(outputTopic) || tags.equals(dlqTopic)) {
+                throw new ConfigException(Keys.SEQUENCE_TAGS_TOPIC, tags, "a topic other than input.topic, output.topic and dlq.topic");
+            }
+            if (jsonField != null && jsonField.equals(sequence.tagField())) {
+                throw new ConfigException(Keys.SEQUENCE_TAG_SOURCE, sequence.tagSource(),
+                        "a field other than stamp.json-field (" + jsonField + "): the number would replace the tag");
+            }
+        }
         kafka = java.util.Collections.unmodifiableMap(new TreeMap<>(kafka));
     }
 
@@ -146,7 +173,9 @@ public record SnowstampConfig(
                         : guarantee == Guarantee.AT_LEAST_ONCE ? Duration.ofSeconds(1) : Duration.ZERO,
                 Path.of(v.string(Keys.STATE_DIR)),
                 instanceId,
-                kafka);
+                kafka,
+                v.choice(Keys.ID_MODE, IdMode.class),
+                SequenceSettings.from(v));
     }
 
     private static IdLayout layout(Values v) {
@@ -226,7 +255,7 @@ public record SnowstampConfig(
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
                 datacenterId, workerOffset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
-                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, copy);
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, copy, idMode, sequence);
     }
 
     /** Never the raw record text: it would show secrets. */
@@ -247,7 +276,13 @@ public record SnowstampConfig(
                 .append(" reservation=").append(Durations.format(reservation))
                 .append(" tail-guard=").append(tailGuard).append(" takeover-gap=").append(Durations.format(takeoverGap))
                 .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
-                .append(" instance=").append(instanceId);
+                .append(" instance=").append(instanceId)
+                .append(" id.mode=").append(idMode);
+        if (idMode == IdMode.SEQUENCE) {
+            out.append(" tag-source=").append(sequence.tagSource()).append(" auto-create=").append(sequence.autoCreate())
+                    .append(" default-start=").append(sequence.defaultStart()).append(" default-step=").append(sequence.defaultStep())
+                    .append(" tags-topic=").append(sequence.tagsTopic());
+        }
         kafka.forEach((key, value) -> out.append(" kafka.").append(key).append('=').append(Secrets.mask(key, value)));
         return out.toString();
     }

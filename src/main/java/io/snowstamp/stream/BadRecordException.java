@@ -30,7 +30,13 @@ public final class BadRecordException extends RuntimeException {
         /** content after the object */
         TRAILING_CONTENT,
         /** the stamped record would exceed the producer's max.request.size */
-        TOO_LARGE;
+        TOO_LARGE,
+        /** sequence mode: the record has no tag (null or empty key, or no tag field) */
+        NO_TAG,
+        /** sequence mode: the tag is not valid text (not UTF-8, control characters, too long, not a string) */
+        INVALID_TAG,
+        /** sequence mode: the tag is not registered and {@code sequence.auto-create=false} */
+        UNKNOWN_TAG;
 
         /** The header value, e.g. {@code not-json}. */
         public String header() {

@@ -156,7 +156,8 @@ public final class JsonIdSplicer {
     }
 
     /** A finer reason than "not JSON" where Jackson's message tells it. */
-    private static Code codeOf(JsonProcessingException e) {
+    /** The dead-letter code of a JSON parse error (also used by the sequence tag field reader). */
+    public static Code codeOf(JsonProcessingException e) {
         String message = e.getOriginalMessage();
         if (message == null) {
             return Code.NOT_JSON;

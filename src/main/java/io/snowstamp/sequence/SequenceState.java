@@ -1,0 +1,75 @@
+package io.snowstamp.sequence;
+
+import java.util.Objects;
+
+/**
+ * What a sequence task keeps in its {@code sequence-segments} store: one {@link TagSegment} per tag
+ * (key = the tag) and one {@link PartitionCheckpoint} (key {@link #CHECKPOINT_KEY}). Both live in one
+ * store on purpose: its changelog partition is written in order by one producer, so when a checkpoint
+ * is durable, every segment written before it is durable too. {@link SequenceStateSerde} documents
+ * the binary format.
+ */
+public sealed interface SequenceState permits SequenceState.TagSegment, SequenceState.PartitionCheckpoint {
+
+    /** Store key of the partition checkpoint; tags never contain control characters, so it cannot clash. */
+    String CHECKPOINT_KEY = "\u0000checkpoint";
+
+    /**
+     * The segment of numbers reserved for one tag: numbers up to {@code maxId} may have been issued.
+     * After any restart the tag resumes above {@code maxId}.
+     *
+     * @param maxId        highest number reserved (Leaf's {@code max_id}); every issued number is at most this
+     * @param segmentStart first number of the reserved segment, or -1 when {@code maxId} was raised by the
+     *                     tail scan (numbers found in the output partition) rather than reserved
+     * @param step         size of the reserved segment; 0 when raised by the tail scan
+     * @param revision     revision of the tag definition the step came from (0: defaults or tail scan)
+     * @param updatedAt    wall-clock Unix millis of the write
+     */
+    record TagSegment(long maxId, long segmentStart, long step, long revision, long updatedAt) implements SequenceState {
+        public TagSegment {
+            if (maxId < 0 || segmentStart < -1 || step < 0 || revision < 0 || (segmentStart >= 0 && segmentStart > maxId)) {
+                throw new IllegalArgumentException("impossible tag segment: maxId=" + maxId + " segmentStart=" + segmentStart
+                        + " step=" + step + " revision=" + revision);
+            }
+        }
+
+        /** A state that only records the highest number found in the output partition. */
+        public static TagSegment fromTail(long highest, long now) {
+            return new TagSegment(highest, -1, 0, 0, now);
+        }
+    }
+
+    /**
+     * Per task: who holds the partition, and how far its output partition is covered by this store.
+     *
+     * @param partitions    partition count of the output (and repartition) topic the tags were spread over;
+     *                      0 before the first start
+     * @param coveredOffset every record of the output partition below this offset has its tag in this store,
+     *                      with {@code maxId} at or above its number; -1 = nothing is known (scan from the start)
+     * @param epoch         bumped at each task start
+     * @param holder        {@code instance-id/stream-thread} of the current holder
+     * @param acquiredAt    wall-clock Unix millis of the task start
+     * @param checkpointAt  wall-clock Unix millis when {@code coveredOffset} was recorded
+     */
+    record PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt,
+                               long checkpointAt) implements SequenceState {
+        public static final PartitionCheckpoint NONE = new PartitionCheckpoint(0, -1, 0, "", 0, 0);
+
+        public PartitionCheckpoint {
+            Objects.requireNonNull(holder, "holder");
+            if (partitions < 0 || coveredOffset < -1 || epoch < 0) {
+                throw new IllegalArgumentException("impossible partition checkpoint: partitions=" + partitions
+                        + " coveredOffset=" + coveredOffset + " epoch=" + epoch);
+            }
+        }
+
+        /** The next lease, taken at {@code now}, over {@code count} partitions. */
+        public PartitionCheckpoint withNewLease(String newHolder, long now, int count) {
+            return new PartitionCheckpoint(count, coveredOffset, epoch + 1, newHolder, now, checkpointAt);
+        }
+
+        public PartitionCheckpoint withCoveredOffset(long offset, long now) {
+            return new PartitionCheckpoint(partitions, offset, epoch, holder, acquiredAt, now);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.snowstamp.sequence;
+
+import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
+import io.snowstamp.sequence.SequenceState.TagSegment;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Value format of the {@code sequence-segments} store and its changelog, big-endian, version 1:
+ * <pre>
+ *   byte    version            (1)
+ *   byte    kind               1 = tag segment, 2 = partition checkpoint
+ * kind 1 (key: the tag, UTF-8):
+ *   long    maxId
+ *   long    segmentStart       -1 = raised by the tail scan
+ *   long    step               0 = raised by the tail scan
+ *   long    revision
+ *   long    updatedAt          Unix millis
+ * kind 2 (key: U+0000 "checkpoint"):
+ *   int     partitions
+ *   long    coveredOffset      -1 = none
+ *   long    epoch
+ *   short   n, byte[n]         holder (UTF-8)
+ *   long    acquiredAt         Unix millis
+ *   long    checkpointAt       Unix millis
+ * </pre>
+ * Unknown versions or kinds, truncated or trailing bytes and impossible values are refused with a
+ * {@link SerializationException}: a state that cannot be read must never be taken as "no state".
+ * A null value (tombstone) is null; snowstamp never writes one.
+ */
+public final class SequenceStateSerde implements Serde<SequenceState>, Serializer<SequenceState>, Deserializer<SequenceState> {
+    public static final byte VERSION = 1;
+    static final byte KIND_SEGMENT = 1;
+    static final byte KIND_CHECKPOINT = 2;
+
+    @Override
+    public byte[] serialize(String topic, SequenceState state) {
+        if (state == null) {
+            return null;
+        }
+        if (state instanceof TagSegment segment) {
+            return ByteBuffer.allocate(2 + 5 * 8).put(VERSION).put(KIND_SEGMENT)
+                    .putLong(segment.maxId()).putLong(segment.segmentStart()).putLong(segment.step())
+                    .putLong(segment.revision()).putLong(segment.updatedAt()).array();
+        }
+        PartitionCheckpoint checkpoint = (PartitionCheckpoint) state;
+        byte[] holder = checkpoint.holder().getBytes(StandardCharsets.UTF_8);
+        if (holder.length > Short.MAX_VALUE) {
+            throw new SerializationException("sequence checkpoint holder too long: " + holder.length + " bytes");
+        }
+        return ByteBuffer.allocate(2 + 4 + 8 + 8 + 2 + holder.length + 8 + 8).put(VERSION).put(KIND_CHECKPOINT)
+                .putInt(checkpoint.partitions()).putLong(checkpoint.coveredOffset()).putLong(checkpoint.epoch())
+                .putShort((short) holder.length).put(holder)
+                .putLong(checkpoint.acquiredAt()).putLong(checkpoint.checkpointAt()).array();
+    }
+
+    @Override
+    public SequenceState deserialize(String topic, byte[] data) {
+        if (data == null) {
+            return null;
+        }
+        try {
+            ByteBuffer buffer = ByteBuffer.wrap(data);
+            byte version = buffer.get();
+            if (version != VERSION) {
+                throw new SerializationException("sequence state record has format version " + version
+                        + ", this snowstamp reads version " + VERSION + " (a newer snowstamp wrote it?)");
+            }
+            byte kind = buffer.get();
+            SequenceState state = switch (kind) {
+                case KIND_SEGMENT -> new TagSegment(buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong(),
+                        buffer.getLong());
+                case KIND_CHECKPOINT -> {
+                    int partitions = buffer.getInt();
+                    long covered = buffer.getLong();
+                    long epoch = buffer.getLong();
+                    int length = buffer.getShort();
+                    if (length < 0) {
+                        throw new IllegalArgumentException("negative length");
+                    }
+                    byte[] holder = new byte[length];
+                    buffer.get(holder);
+                    yield new PartitionCheckpoint(partitions, covered, epoch, new String(holder, StandardCharsets.UTF_8),
+                            buffer.getLong(), buffer.getLong());
+                }
+                default -> throw new SerializationException("sequence state record has unknown kind " + kind);
+            };
+            if (buffer.hasRemaining()) {
+                throw new SerializationException("sequence state record has " + buffer.remaining() + " trailing bytes");
+            }
+            return state;
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            throw new SerializationException("sequence state record is truncated or corrupt (" + data.length + " bytes)", e);
+        }
+    }
+
+    @Override
+    public void configure(java.util.Map<String, ?> configs, boolean isKey) {
+        // nothing to configure
+    }
+
+    @Override
+    public void close() {
+        // nothing to release
+    }
+
+    @Override
+    public Serializer<SequenceState> serializer() {
+        return this;
+    }
+
+    @Override
+    public Deserializer<SequenceState> deserializer() {
+        return this;
+    }
+}
