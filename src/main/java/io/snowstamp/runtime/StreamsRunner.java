@@ -3,6 +3,9 @@ package io.snowstamp.runtime;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.TailGuard;
+import io.snowstamp.sequence.SequenceTail;
+import io.snowstamp.sequence.SequenceTailReader;
+import io.snowstamp.sequence.SequenceTopology;
 import io.snowstamp.stream.DeadLetterHandler;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
@@ -10,6 +13,7 @@ import io.snowstamp.stream.TailProbe;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +40,7 @@ public final class StreamsRunner implements AutoCloseable {
     private final CountDownLatch running = new CountDownLatch(1);
     private KafkaStreams streams;
     private TailGuard tailGuard;
+    private SequenceTailReader sequenceTail;
     private final StamperStats stats = new StamperStats();
 
     public StreamsRunner(SnowstampConfig config, LongSupplier clock) {
@@ -45,28 +50,19 @@ public final class StreamsRunner implements AutoCloseable {
 
     /** Checks the topics, then starts Kafka Streams; returns without waiting for it to run. */
     public void start() {
+        boolean sequence = config.idMode() == SnowstampConfig.IdMode.SEQUENCE;
+        int outputPartitions;
         try (Admin admin = Admin.create(KafkaSettings.client(config))) {
-            int partitions = TopicAdmin.checkAligned(admin, config.inputTopic(), config.outputTopic());
-            long highestWorker = config.workerFor(partitions - 1);
-            if (highestWorker > config.layout().maxWorker()) {
-                throw new io.snowstamp.config.ConfigException(io.snowstamp.config.Keys.ID_WORKER_OFFSET, config.workerOffset(),
-                        "at most " + (config.layout().maxWorker() - partitions + 1) + " for " + partitions
-                                + " partitions: worker = offset + partition must fit " + config.layout().workerBits() + " worker bits");
-            }
+            outputPartitions = sequence ? checkSequenceTopics(admin) : checkSnowflakeTopics(admin);
             if (TopicAdmin.partitions(admin, config.dlqTopic()).isEmpty()) {
                 throw new SnowstampException("dead-letter topic " + config.dlqTopic()
                         + " does not exist: create it with 'snowstamp topics apply' or your own tooling");
             }
         }
         log.info("starting stamper: {}", config.describeMasked());
-        TailProbe probe = TailProbe.disabled();
-        if (config.tailGuard()) {
-            tailGuard = new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout());
-            probe = tailGuard;
-        }
         Properties props = KafkaSettings.streams(config);
         props.put(DeadLetterHandler.STATS_CONFIG, stats);
-        streams = new KafkaStreams(StampTopology.build(config, clock, probe, stats), props);
+        streams = new KafkaStreams(sequence ? sequenceTopology(outputPartitions) : snowflakeTopology(), props);
         streams.setUncaughtExceptionHandler(error -> {
             failure.compareAndSet(null, error);
             log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
@@ -83,6 +79,47 @@ public final class StreamsRunner implements AutoCloseable {
             }
         });
         streams.start();
+    }
+
+    private int checkSnowflakeTopics(Admin admin) {
+        int partitions = TopicAdmin.checkAligned(admin, config.inputTopic(), config.outputTopic());
+        long highestWorker = config.workerFor(partitions - 1);
+        if (highestWorker > config.layout().maxWorker()) {
+            throw new io.snowstamp.config.ConfigException(io.snowstamp.config.Keys.ID_WORKER_OFFSET, config.workerOffset(),
+                    "at most " + (config.layout().maxWorker() - partitions + 1) + " for " + partitions
+                            + " partitions: worker = offset + partition must fit " + config.layout().workerBits() + " worker bits");
+        }
+        return partitions;
+    }
+
+    /** Sequence mode: input and output may differ in partitions (records are repartitioned by tag); the tags topic must exist. */
+    private int checkSequenceTopics(Admin admin) {
+        for (String topic : java.util.List.of(config.inputTopic(), config.sequence().tagsTopic())) {
+            if (TopicAdmin.partitions(admin, topic).isEmpty()) {
+                throw new SnowstampException("topic " + topic + " does not exist: create it with 'snowstamp topics apply'"
+                        + " (files in topics/) or your own tooling");
+            }
+        }
+        return TopicAdmin.partitions(admin, config.outputTopic()).orElseThrow(() -> new SnowstampException("topic "
+                + config.outputTopic() + " does not exist: create it with 'snowstamp topics apply' (files in topics/) or your own tooling"));
+    }
+
+    private Topology snowflakeTopology() {
+        TailProbe probe = TailProbe.disabled();
+        if (config.tailGuard()) {
+            tailGuard = new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout());
+            probe = tailGuard;
+        }
+        return StampTopology.build(config, clock, probe, stats);
+    }
+
+    private Topology sequenceTopology(int outputPartitions) {
+        SequenceTail tail = SequenceTail.disabled();
+        if (config.tailGuard()) {
+            sequenceTail = new SequenceTailReader(KafkaSettings.client(config), config.outputTopic(), config.tailGuardTimeout());
+            tail = sequenceTail;
+        }
+        return SequenceTopology.build(config, outputPartitions, clock, tail);
     }
 
     /** Waits until Kafka Streams is RUNNING; rethrows its failure if it died first. */
@@ -144,6 +181,10 @@ public final class StreamsRunner implements AutoCloseable {
         if (tailGuard != null) {
             tailGuard.close();
             tailGuard = null;
+        }
+        if (sequenceTail != null) {
+            sequenceTail.close();
+            sequenceTail = null;
         }
     }
 

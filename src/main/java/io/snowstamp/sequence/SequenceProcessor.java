@@ -64,9 +64,11 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private long issued;
     private long segments;
 
-    /** The numbers one tag may issue without another write: {@code next..end}. */
+    /** The numbers one tag may issue without another write: {@code last + 1 .. end}. */
     private static final class Counter {
-        long next;
+        /** the last number issued, or the one before the first of the segment */
+        long last;
+        /** the end of the reserved segment (inclusive); {@code last == end}: reserve before issuing */
         long end;
     }
 
@@ -121,10 +123,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             counter = open(tag);
             counters.put(tag, counter);
         }
-        if (counter.next > counter.end) {
+        if (counter.last >= counter.end) {
             reserve(tag, counter, envelope.definition());
         }
-        long number = counter.next++;
+        long number = ++counter.last;
         issued++;
         record.headers().add(SequenceNames.TAG_HEADER, record.key());
         record.headers().add(Names.ID_HEADER, Long.toString(number).getBytes(StandardCharsets.US_ASCII));
@@ -137,7 +139,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         Counter counter = new Counter();
         TagSegment stored = segment(tag);
         counter.end = stored == null ? -1 : stored.maxId();
-        counter.next = counter.end + 1;         // > end: the first record reserves a new segment
+        counter.last = counter.end;             // nothing left: the first record reserves a new segment
         return counter;
     }
 
@@ -156,7 +158,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         long first = Math.max(counter.end + 1, definition.start());
         long last = first > Long.MAX_VALUE - definition.step() + 1 ? Long.MAX_VALUE : first + definition.step() - 1;
         store.put(tag, new TagSegment(last, first, definition.step(), definition.revision(), clock.getAsLong()));
-        counter.next = first;
+        counter.last = first - 1;
         counter.end = last;
         segments++;
     }

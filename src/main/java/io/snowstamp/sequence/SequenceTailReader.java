@@ -55,7 +55,12 @@ public final class SequenceTailReader implements SequenceTail, AutoCloseable {
             long from = Math.max(begin, fromOffset);
             Map<String, Long> highest = new HashMap<>();
             long scanned = 0;
-            if (from < end) {
+            if (from >= end) {
+                // nothing to read, but prove we may: a missing READ ACL must stop the task now, not
+                // at the first restart after records exist
+                consumer.seek(tp, end);
+                consumer.poll(Duration.ofMillis(50));
+            } else {
                 consumer.seek(tp, from);
                 while (consumer.position(tp) < end) {
                     if (System.nanoTime() > deadline) {
