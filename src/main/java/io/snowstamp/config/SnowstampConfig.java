@@ -276,10 +276,9 @@ public record SnowstampConfig(
                 .append(" reservation=").append(Durations.format(reservation))
                 .append(" tail-guard=").append(tailGuard).append(" takeover-gap=").append(Durations.format(takeoverGap))
                 .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
-                .append(" instance=").append(instanceId)
-                .append(" id.mode=").append(idMode);
-        if (idMode == IdMode.SEQUENCE) {
-            out.append(" tag-source=").append(sequence.tagSource()).append(" auto-create=").append(sequence.autoCreate())
+                .append(" instance=").append(instanceId);
+        if (idMode == IdMode.SEQUENCE) {       // snowflake mode, the default, is described as before
+            out.append(" id.mode=sequence tag-source=").append(sequence.tagSource()).append(" auto-create=").append(sequence.autoCreate())
                     .append(" default-start=").append(sequence.defaultStart()).append(" default-step=").append(sequence.defaultStep())
                     .append(" tags-topic=").append(sequence.tagsTopic());
         }
