@@ -3,7 +3,9 @@ package io.snowstamp.cli;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.TopicReader;
 import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.stream.Names;
+import io.snowstamp.verify.SequenceChecker;
 import io.snowstamp.verify.Verifier;
 import io.snowstamp.verify.VerifyReport;
 import org.apache.kafka.common.header.Header;
@@ -24,7 +26,9 @@ import java.util.concurrent.Callable;
                 + "IDs that do not increase within a partition, and records without an ID; with --source, also for "
                 + "input records that were never stamped (missing) or stamped more than once (extra), using the "
                 + "snowstamp-src header. Prints the problems found, then a last line records=N duplicates=D "
-                + "missing=M extra=E. Exit 1 on any problem.")
+                + "missing=M extra=E. Exit 1 on any problem. With --mode sequence (id.mode=sequence output) the "
+                + "checks are per tag (snowstamp-tag header): no number twice, numbers increasing in output order; "
+                + "one line per tag with its gaps (skipped numbers, not a problem) comes first.")
 final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -42,6 +46,9 @@ final class VerifyCommand implements Callable<Integer> {
             + " too (with --source): every input record must then be in exactly one of --topic and --dlq")
     String dlq;
 
+    @Option(names = "--mode", paramLabel = "M", description = "snowflake or sequence: what the topic holds (default: id.mode)")
+    String mode;
+
     @Option(names = "--timeout", paramLabel = "D", defaultValue = "10m",
             description = "give up if a topic cannot be read to its end in this time (default: ${DEFAULT-VALUE})")
     String timeout;
@@ -53,8 +60,12 @@ final class VerifyCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--dlq needs --source");
         }
         SnowstampConfig loaded = options.load();
+        boolean sequence = mode == null ? loaded.idMode() == SnowstampConfig.IdMode.SEQUENCE : sequenceMode(mode);
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             String target = topic == null ? connection.config().outputTopic() : topic;
+            if (sequence) {
+                return verifySequence(connection.config(), target, limit);
+            }
             Verifier verifier = new Verifier(target, source);
             read(connection.config(), verifier, target, dlq, source, limit, spec.commandLine().getErr());
             VerifyReport report = verifier.finish();
@@ -66,6 +77,55 @@ final class VerifyCommand implements Callable<Integer> {
             out.println(report.summaryLine());
             return report.clean() ? 0 : 1;
         }
+    }
+
+    private boolean sequenceMode(String text) {
+        return switch (text.toLowerCase(java.util.Locale.ROOT)) {
+            case "sequence" -> true;
+            case "snowflake" -> false;
+            default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--mode=" + text + " is invalid: accepted snowflake or sequence");
+        };
+    }
+
+    /**
+     * Sequence mode: {@link SequenceChecker} checks the numbers per tag; a {@link Verifier} fed with
+     * a stand-in ID per record (partition and offset, unique and increasing) accounts for the source
+     * records through the provenance headers.
+     */
+    private int verifySequence(SnowstampConfig config, String target, Duration limit) {
+        SequenceChecker checker = new SequenceChecker(target);
+        Verifier verifier = source == null ? null : new Verifier(target, source);
+        Progress progress = new Progress(spec.commandLine().getErr(), "verified", 0);
+        long[] seen = {0};
+        TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
+            checker.output(record.partition(), record.offset(), header(record.headers().lastHeader(SequenceNames.TAG_HEADER)),
+                    header(record.headers().lastHeader(Names.ID_HEADER)));
+            if (verifier != null) {
+                verifier.output(record.partition(), record.offset(), Long.toString(((long) record.partition() << 40) + record.offset()),
+                        header(record.headers().lastHeader(Names.SOURCE_HEADER)));
+            }
+            progress.update(++seen[0]);
+        });
+        if (verifier != null) {
+            readDeadLettersAndSource(config, verifier, dlq, source, limit);
+        }
+        progress.done();
+        SequenceChecker.Report report = checker.finish();
+        VerifyReport accounted = verifier == null ? null : verifier.finish();
+        PrintWriter out = spec.commandLine().getOut();
+        report.tags().forEach(tag -> out.println(tag.line()));
+        report.problems().forEach(out::println);
+        if (accounted != null) {
+            accounted.problems().forEach(out::println);
+        }
+        if (dlq != null) {
+            out.println("dead letters: " + verifier.deadLetters() + " in " + dlq);
+        }
+        long missing = accounted == null ? 0 : accounted.missing();
+        long extra = accounted == null ? 0 : accounted.extra();
+        out.println("records=" + report.records() + " duplicates=" + report.duplicates() + " missing=" + missing + " extra=" + extra);
+        return report.clean() && missing == 0 && extra == 0 ? 0 : 1;
     }
 
     /** Reads {@code target} (and {@code source}, when given) to their ends and checks them. */
@@ -85,6 +145,12 @@ final class VerifyCommand implements Callable<Integer> {
                     header(record.headers().lastHeader(Names.SOURCE_HEADER)));
             progress.update(++seen[0]);
         });
+        readDeadLettersAndSource(config, verifier, dlq, source, limit);
+        progress.done();
+    }
+
+    private static void readDeadLettersAndSource(SnowstampConfig config, Verifier verifier, String dlq, String source,
+                                                 Duration limit) {
         if (dlq != null) {
             TopicReader.readToEnd(KafkaSettings.consumer(config), dlq, limit, record -> verifier.deadLetter(
                     header(record.headers().lastHeader(ExceptionHandlerUtils.HEADER_ERRORS_TOPIC_NAME)),
@@ -95,7 +161,6 @@ final class VerifyCommand implements Callable<Integer> {
             TopicReader.readToEnd(KafkaSettings.consumer(config), source, limit,
                     record -> verifier.source(record.partition(), record.offset()));
         }
-        progress.done();
     }
 
     private static long number(Header header) {
