@@ -64,6 +64,10 @@ final class DemoCommand implements Callable<Integer> {
         Map<String, String> flags = new LinkedHashMap<>();
         flags.put(Keys.INSTANCE_ID, "demo");
         SnowstampConfig loaded = options.load(flags);
+        if (loaded.idMode() == SnowstampConfig.IdMode.SEQUENCE) {
+            throw new io.snowstamp.config.ConfigException(Keys.ID_MODE, loaded.idMode(), "snowflake here: demo shows snowflake"
+                    + " IDs; for sequences see the README (tags create, run, verify --mode sequence)");
+        }
         PrintWriter out = spec.commandLine().getOut();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             SnowstampConfig config = connection.config();

@@ -1,0 +1,242 @@
+package io.snowstamp.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.snowstamp.SnowstampException;
+import io.snowstamp.config.Keys;
+import io.snowstamp.config.SequenceSettings;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.runtime.TopicAdmin;
+import io.snowstamp.runtime.TopicSpec;
+import io.snowstamp.sequence.TagAdmin;
+import io.snowstamp.sequence.TagDefinition;
+import io.snowstamp.sequence.Tags;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "tags", header = "Creates, changes and lists the tags of sequence mode.",
+        description = "Tags of sequence mode (id.mode=sequence) are records of the compacted tags topic "
+                + "(sequence.tags-topic), read by the stamper as a global table.",
+        subcommands = {TagsCommand.Create.class, TagsCommand.SetStep.class, TagsCommand.ListTags.class})
+final class TagsCommand implements Runnable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    @Command(name = "create", header = "Registers a tag with its first number and step.",
+            description = "Registers TAG in the tags topic (created from topics/ if missing) with its first number and "
+                    + "its step (numbers reserved per state write; at most the numbers a restart can skip). Refused when "
+                    + "the tag is registered already. A tag never goes back: if the stamper already numbered it (for "
+                    + "example auto-created), numbering continues above its max_id whatever --start says.")
+    static final class Create implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        KafkaOptions options;
+
+        @Parameters(index = "0", paramLabel = "TAG", description = "1-200 characters, no control characters")
+        String tag;
+
+        @Option(names = "--start", paramLabel = "N", description = "first number (default: sequence.default-start)")
+        Long start;
+
+        @Option(names = "--step", paramLabel = "S", description = "numbers per segment, 1.." + SequenceSettings.MAX_STEP
+                + " (default: sequence.default-step)")
+        Long step;
+
+        @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
+                description = "give up reading the tags topic after this long (default: ${DEFAULT-VALUE})")
+        String timeout;
+
+        @Override
+        public Integer call() {
+            Duration limit = CliDurations.parse(spec, "--timeout", timeout);
+            checkTag(spec, tag);
+            SnowstampConfig loaded = options.load();
+            long first = start == null ? loaded.sequence().defaultStart() : start;
+            long size = step == null ? loaded.sequence().defaultStep() : step;
+            if (first < 0 || first > SequenceSettings.MAX_START) {
+                throw new ParameterException(spec.commandLine(), "--start=" + first + " is invalid: accepted 0.." + SequenceSettings.MAX_START);
+            }
+            checkStep(spec, "--step", size);
+            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+                SnowstampConfig config = connection.config();
+                ensureTagsTopic(config);
+                TagDefinition existing = TagAdmin.registry(config, limit, warnings(spec)).get(tag);
+                if (existing != null) {
+                    throw new SnowstampException("tag '" + tag + "' is registered already (start " + existing.start() + ", step "
+                            + existing.step() + ", revision " + existing.revision() + "); change its step with 'snowstamp tags set-step'");
+                }
+                TagDefinition definition = new TagDefinition(first, size, 1, System.currentTimeMillis());
+                TagAdmin.write(config, tag, definition);
+                spec.commandLine().getOut().println("created " + tag + " start=" + first + " step=" + size + " revision=1");
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "set-step", header = "Changes the step of a tag, from its next segment on.",
+            description = "Writes a new revision of TAG's definition with STEP. Each task applies it when the tag's "
+                    + "current segment is used up (the numbers already reserved are issued first), so the change "
+                    + "neither skips nor repeats a number.")
+    static final class SetStep implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        KafkaOptions options;
+
+        @Parameters(index = "0", paramLabel = "TAG", description = "a registered tag")
+        String tag;
+
+        @Parameters(index = "1", paramLabel = "STEP", description = "numbers per segment, 1.." + SequenceSettings.MAX_STEP)
+        long step;
+
+        @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
+                description = "give up reading the tags topic after this long (default: ${DEFAULT-VALUE})")
+        String timeout;
+
+        @Override
+        public Integer call() {
+            Duration limit = CliDurations.parse(spec, "--timeout", timeout);
+            checkTag(spec, tag);
+            checkStep(spec, "STEP", step);
+            SnowstampConfig loaded = options.load();
+            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+                SnowstampConfig config = connection.config();
+                TagDefinition existing = TagAdmin.registry(config, limit, warnings(spec)).get(tag);
+                if (existing == null) {
+                    throw new SnowstampException("tag '" + tag + "' is not registered in " + config.sequence().tagsTopic()
+                            + "; register it with 'snowstamp tags create " + tag + "'");
+                }
+                PrintWriter out = spec.commandLine().getOut();
+                if (existing.step() == step) {
+                    out.println("unchanged " + tag + " step=" + step + " revision=" + existing.revision());
+                    return 0;
+                }
+                TagDefinition changed = existing.withStep(step, System.currentTimeMillis());
+                TagAdmin.write(config, tag, changed);
+                out.println("changed " + tag + " step=" + step + " (was " + existing.step() + ") revision=" + changed.revision()
+                        + "; applies from the tag's next segment");
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "list", header = "Lists the tags with their step and reserved max_id.",
+            description = "Prints one JSON object per tag, sorted: {\"tag\",\"registered\",\"start\",\"step\",\"revision\","
+                    + "\"max_id\",\"partition\"}. The definition comes from the tags topic; max_id — the highest number "
+                    + "reserved, so every number issued is at most max_id, and after a restart numbering resumes above "
+                    + "it — from the changelog of the application's sequence-segments store (read_committed, to its "
+                    + "end; null before the tag's first record). Tags numbered without being registered (auto-created) "
+                    + "have registered=false. Works whether or not the stamper runs.")
+    static final class ListTags implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        KafkaOptions options;
+
+        @Option(names = "--application-id", paramLabel = "ID", description = "same as --set application.id=ID: whose changelog"
+                + " to read max_id from")
+        String applicationId;
+
+        @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
+                description = "give up reading a topic to its end after this long (default: ${DEFAULT-VALUE})")
+        String timeout;
+
+        @Override
+        public Integer call() {
+            Duration limit = CliDurations.parse(spec, "--timeout", timeout);
+            SnowstampConfig loaded = options.load(applicationId == null ? Map.of() : Map.of(Keys.APPLICATION_ID, applicationId));
+            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+                PrintWriter out = spec.commandLine().getOut();
+                for (TagAdmin.Listed listed : TagAdmin.list(connection.config(), limit, warnings(spec))) {
+                    out.println(json(listed));
+                }
+                return 0;
+            }
+        }
+
+        private static String json(TagAdmin.Listed listed) {
+            ObjectNode node = JSON.createObjectNode();
+            node.put("tag", listed.tag());
+            node.put("registered", listed.definition() != null);
+            TagDefinition definition = listed.definition();
+            if (definition == null) {
+                node.putNull("start");
+                node.putNull("step");
+                node.putNull("revision");
+            } else {
+                node.put("start", definition.start());
+                node.put("step", definition.step());
+                node.put("revision", definition.revision());
+            }
+            if (listed.segment() == null) {
+                node.putNull("max_id");
+            } else {
+                node.put("max_id", listed.segment().maxId());
+            }
+            if (listed.partition() < 0) {
+                node.putNull("partition");
+            } else {
+                node.put("partition", listed.partition());
+            }
+            try {
+                return JSON.writeValueAsString(node);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("cannot format a tag as JSON", e);
+            }
+        }
+    }
+
+    private static void checkTag(CommandSpec spec, String tag) {
+        String problem = Tags.problem(tag);
+        if (problem != null) {
+            throw new ParameterException(spec.commandLine(), "TAG '" + tag + "' is invalid: " + problem);
+        }
+    }
+
+    private static void checkStep(CommandSpec spec, String name, long step) {
+        if (step < 1 || step > SequenceSettings.MAX_STEP) {
+            throw new ParameterException(spec.commandLine(), name + "=" + step + " is invalid: accepted 1.." + SequenceSettings.MAX_STEP);
+        }
+    }
+
+    private static java.util.function.Consumer<String> warnings(CommandSpec spec) {
+        return line -> spec.commandLine().getErr().println("warning: " + line);
+    }
+
+    /** Creates the tags topic from its file (topics/ or the bundled one) when it does not exist yet. */
+    private static void ensureTagsTopic(SnowstampConfig config) {
+        String topic = config.sequence().tagsTopic();
+        TopicSpec spec = TopicSpec.named(TopicSpec.load(Path.of("topics")), topic, "snowstamp-tags");
+        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+            if (TopicAdmin.partitions(admin, topic).isEmpty()) {
+                TopicAdmin.apply(admin, List.of(spec));
+            }
+        }
+    }
+}
