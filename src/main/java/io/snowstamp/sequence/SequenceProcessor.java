@@ -178,8 +178,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             long highest = scan.highest().get(tag);
             TagSegment stored = segment(tag);
             if (stored == null || stored.maxId() < highest) {
-                store.put(tag, stored == null ? TagSegment.fromTail(highest, now)
-                        : new TagSegment(highest, stored.segmentStart(), stored.step(), stored.revision(), now));
+                // segmentStart -1, step 0: this maxId was found, not reserved
+                store.put(tag, new TagSegment(highest, -1, 0, stored == null ? 0 : stored.revision(), now));
                 if (raised.size() < LOGGED_RAISES) {
                     raised.put(tag, (stored == null ? "none" : Long.toString(stored.maxId())) + " -> " + highest);
                 }

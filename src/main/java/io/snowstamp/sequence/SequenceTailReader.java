@@ -90,6 +90,8 @@ public final class SequenceTailReader implements SequenceTail, AutoCloseable {
     public synchronized long endOffset(int partition) {
         TopicPartition tp = new TopicPartition(topic, partition);
         try {
+            // assigned while asking, or the consumer warns that it cannot keep the answer's high watermark
+            consumer.assign(List.of(tp));
             Long end = consumer.endOffsets(List.of(tp), timeout).get(tp);
             if (end == null) {
                 throw failed(partition, "no end offset", null);
@@ -99,6 +101,8 @@ public final class SequenceTailReader implements SequenceTail, AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             throw failed(partition, e.getMessage(), e);
+        } finally {
+            consumer.unsubscribe();
         }
     }
 

@@ -483,7 +483,7 @@ class SequenceTopologyTest {
 
         restart(config);
 
-        assertThat(segment("order")).isEqualTo(new TagSegment(25, 1, 10, 1, T0));
+        assertThat(segment("order")).isEqualTo(new TagSegment(25, -1, 0, 1, T0));
         assertThat(pipe("order", 1)).containsExactly(26L);
     }
 
