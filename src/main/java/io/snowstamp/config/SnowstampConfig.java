@@ -39,6 +39,7 @@ public record SnowstampConfig(
         boolean tailGuard,
         Duration tailGuardTimeout,
         Duration takeoverGap,
+        Profile profile,
         Path stateDir,
         String instanceId,
         Map<String, String> kafka) {
@@ -56,6 +57,16 @@ public record SnowstampConfig(
     /** How the injected JSON field is written. */
     public enum JsonType {
         NUMBER, STRING;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Kafka settings presets: {@code default} or {@code throughput} (longer commit interval). */
+    public enum Profile {
+        DEFAULT, THROUGHPUT;
 
         @Override
         public String toString() {
@@ -144,6 +155,7 @@ public record SnowstampConfig(
                 v.duration(Keys.RECOVERY_TAIL_GUARD_TIMEOUT, Duration.ofSeconds(1), Duration.ofHours(1)),
                 v.isSet(Keys.RECOVERY_TAKEOVER_GAP) ? v.duration(Keys.RECOVERY_TAKEOVER_GAP, Duration.ZERO, Duration.ofHours(1))
                         : guarantee == Guarantee.AT_LEAST_ONCE ? Duration.ofSeconds(1) : Duration.ZERO,
+                v.choice(Keys.PROFILE, Profile.class),
                 Path.of(v.string(Keys.STATE_DIR)),
                 instanceId,
                 kafka);
@@ -226,7 +238,7 @@ public record SnowstampConfig(
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
                 datacenterId, workerOffset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
-                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, copy);
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, copy);
     }
 
     /** Never the raw record text: it would show secrets. */
