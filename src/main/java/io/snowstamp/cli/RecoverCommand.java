@@ -84,6 +84,9 @@ final class RecoverCommand implements Callable<Integer> {
             int partitions = ChangelogWriter.partitionCount(admin, output, limit).orElseThrow(() -> new SnowstampException(
                     "output topic " + output + " does not exist: nothing to scan (check --from-output and --bootstrap-servers)"));
 
+            if (apply) {
+                ApplicationGroup.requireStopped(admin, target, limit, "seeding its changelog");
+            }
             List<String> running = ApplicationGroup.activeMembers(admin, source, limit);
             if (!running.isEmpty()) {
                 err.println("warning: application " + source + " is still running (" + String.join(", ", running)
@@ -130,7 +133,6 @@ final class RecoverCommand implements Callable<Integer> {
                     throw new SnowstampException("input topic " + config.inputTopic() + " has " + inputPartitions + " partitions but "
                             + output + " has " + partitions + ": the stamper needs them equal");
                 }
-                ApplicationGroup.requireStopped(admin, target, limit, "seeding its changelog");
                 Optional<Integer> existing = ChangelogWriter.partitionCount(admin, topic, limit);
                 ChangelogWriter.ensureTopic(admin, topic, partitions, limit);
                 ChangelogWriter.write(KafkaSettings.producer(config), topic, seeds, limit);

@@ -6,8 +6,6 @@ import io.snowstamp.id.IdLayout;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.TestBroker;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,8 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import static io.snowstamp.it.FrozenStamper.LAYOUT;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -183,7 +179,7 @@ class ChangelogIT {
         assertThat(lines).hasSize(3);
         assertThat(lines.get(0)).startsWith("{\"format\":\"snowstamp-worker-state\",\"version\":1,\"applicationId\":\"" + app + "\",");
 
-        deleteTopic(Names.changelogTopic(app));
+        FrozenStamper.deleteTopic(broker, Names.changelogTopic(app));
         Cli.Result gone = Cli.run(cli(topics, "changelog", "inspect", "--application-id", app));
         assertThat(gone.exitCode()).isEqualTo(1);
         assertThat(gone.err()).startsWith("error: changelog topic " + Names.changelogTopic(app) + " does not exist");
@@ -313,16 +309,5 @@ class ChangelogIT {
         Cli.Result beyond = Cli.run(cli(null, "changelog", "history", "--application-id", empty, "--partition", "2"));
         assertThat(beyond.err().strip()).isEqualTo("error: --partition=2 is invalid: accepted 0..1 (changelog topic "
                 + empty + "-worker-state-changelog has 2 partitions)");
-    }
-
-    private static void deleteTopic(String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            admin.deleteTopics(Set.of(topic)).all().get(60, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
-                assertThat(System.nanoTime()).as("topic %s still listed 60 s after its deletion", topic).isLessThan(deadline);
-                Thread.sleep(100);
-            }
-        }
     }
 }

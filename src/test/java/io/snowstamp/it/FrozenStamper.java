@@ -6,6 +6,8 @@ import io.snowstamp.id.IdLayout;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import java.nio.charset.StandardCharsets;
@@ -14,7 +16,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The stamper in this JVM through {@link StreamsRunner}, with its clock frozen at one instant.
@@ -99,5 +103,19 @@ final class FrozenStamper implements AutoCloseable {
             throw new AssertionError("expected " + expectedTotal + " stamped records in " + topics.out() + ", found " + out.size());
         }
         return out;
+    }
+
+    /** Deletes a topic and waits until the broker no longer lists it. */
+    static void deleteTopic(TestBroker broker, String topic) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.deleteTopics(Set.of(topic)).all().get(60, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("topic " + topic + " still listed 60 s after its deletion");
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 }
