@@ -93,9 +93,20 @@ public record StateChange(List<String> kinds, String description) {
         }
     }
 
-    /** {@code +1500ms}, {@code -20ms}, {@code +0ms}. */
+    /** {@code +1500ms}, {@code -20ms}, {@code +0ms} below 10 s; then {@code +14.8s}, {@code +41m11s}, {@code +3h05m}, {@code +2d04h}. */
     static String signedMillis(long millis) {
-        return (millis >= 0 ? "+" : "") + millis + "ms";
+        String sign = millis >= 0 ? "+" : "-";
+        long ms = Math.abs(millis);
+        if (ms < 10_000) {
+            return sign + ms + "ms";
+        } else if (ms < 60_000) {
+            return sign + String.format("%d.%ds", ms / 1000, ms % 1000 / 100);
+        } else if (ms < 3_600_000) {
+            return sign + String.format("%dm%02ds", ms / 60_000, ms % 60_000 / 1000);
+        } else if (ms < 86_400_000) {
+            return sign + String.format("%dh%02dm", ms / 3_600_000, ms % 3_600_000 / 60_000);
+        }
+        return sign + String.format("%dd%02dh", ms / 86_400_000, ms % 86_400_000 / 3_600_000);
     }
 
     /** An ID with its time, {@code none} for -1, or the bare number when it does not decode with the layout. */

@@ -77,6 +77,15 @@ class StateChangeTest {
     }
 
     @Test
+    void shouldShowLongJumpsInTheLargestUnits() {
+        assertThat(StateChange.signedMillis(9_999)).isEqualTo("+9999ms");
+        assertThat(StateChange.signedMillis(14_771)).isEqualTo("+14.7s");
+        assertThat(StateChange.signedMillis(2_471_086)).isEqualTo("+41m11s");
+        assertThat(StateChange.signedMillis(-(3 * 3_600_000L + 5 * 60_000))).isEqualTo("-3h05m");
+        assertThat(StateChange.signedMillis(2 * 86_400_000L + 4 * 3_600_000)).isEqualTo("+2d04h");
+    }
+
+    @Test
     void shouldNameTombstonesAndAMarkSetForTheFirstTime() {
         WorkerState before = state(1, "a/t1", 5, -1, -1);
 
