@@ -96,9 +96,9 @@ final class ChangelogCommand implements Runnable {
                     + "up to which IDs are reserved, and the lead (reservation time minus now). IDs are decoded with "
                     + "the layout they were issued with; a warning says when that differs from the configured layout "
                     + "(the stamper would refuse to start). --format json prints one JSON object per partition and "
-                    + "line: {\"partition\",\"workerId\",\"epoch\",\"holder\",\"acquiredAt\",\"heartbeatAt\","
-                    + "\"heartbeatAgoMillis\",\"lastId\",\"lastIdTime\",\"reservedUntil\",\"reservedUntilTime\","
-                    + "\"leadMillis\",\"layoutFingerprint\",\"layoutMatches\",\"offset\",\"writtenAt\"} (times ISO-8601 "
+                    + "line: {\"partition\", \"workerId\", \"epoch\", \"holder\", \"acquiredAt\", \"heartbeatAt\", "
+                    + "\"heartbeatAgoMillis\", \"lastId\", \"lastIdTime\", \"reservedUntil\", \"reservedUntilTime\", "
+                    + "\"leadMillis\", \"layoutFingerprint\", \"layoutMatches\", \"offset\", \"writtenAt\"} (times ISO-8601 "
                     + "UTC, null when none; IDs -1 when none). Exit 1 if the changelog does not exist or is empty.")
     static final class Inspect implements Callable<Integer> {
         @Spec
@@ -162,8 +162,8 @@ final class ChangelogCommand implements Runnable {
                     + "bump, new holder), jumps of lastId and reservedUntil (as time), heartbeats; changes the stamper "
                     + "never makes (an epoch or a mark going down, a layout or worker change) are marked BACK or named. "
                     + "Compaction may have removed older records. --format json prints one JSON object per record and "
-                    + "line: {\"partition\",\"offset\",\"writtenAt\",\"layoutFingerprint\",\"workerId\",\"epoch\","
-                    + "\"holder\",\"acquiredAt\",\"heartbeatAt\",\"lastId\",\"reservedUntil\",\"changes\",\"change\"} "
+                    + "line: {\"partition\", \"offset\", \"writtenAt\", \"layoutFingerprint\", \"workerId\", \"epoch\", "
+                    + "\"holder\", \"acquiredAt\", \"heartbeatAt\", \"lastId\", \"reservedUntil\", \"changes\", \"change\"} "
                     + "(times as Unix millis, changes as a list of kinds: first, lease, lastId, reservedUntil, heartbeat, "
                     + "...).")
     static final class History implements Callable<Integer> {
@@ -232,9 +232,9 @@ final class ChangelogCommand implements Runnable {
 
     @Command(name = "export", header = "Writes the current worker state to a file (JSON lines, versioned).",
             description = "Writes the newest worker state of every partition to --file: JSON lines, the first a header "
-                    + "{\"format\":\"snowstamp-worker-state\",\"version\":1,\"applicationId\",\"exportedAt\",\"layout\"}, "
-                    + "then one line per partition with every field: {\"partition\",\"layoutFingerprint\",\"workerId\","
-                    + "\"epoch\",\"holder\",\"acquiredAt\",\"heartbeatAt\",\"lastId\",\"reservedUntil\"} (times as Unix "
+                    + "{\"format\":\"snowstamp-worker-state\", \"version\":1,\"applicationId\", \"exportedAt\", \"layout\"}, "
+                    + "then one line per partition with every field: {\"partition\", \"layoutFingerprint\", \"workerId\", "
+                    + "\"epoch\", \"holder\", \"acquiredAt\", \"heartbeatAt\", \"lastId\", \"reservedUntil\"} (times as Unix "
                     + "millis, -1 = no ID). 'changelog import' reads it back. The file is replaced atomically. Exit 1 if "
                     + "the changelog does not exist or is empty.")
     static final class Export implements Callable<Integer> {
