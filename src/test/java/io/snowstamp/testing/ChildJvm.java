@@ -84,6 +84,21 @@ public final class ChildJvm implements AutoCloseable {
         throw new AssertionError("no '" + text + "' within " + timeoutSeconds + " s\n" + logs());
     }
 
+    /** Waits until stderr (the log) contains {@code text}; fails with both logs if the process dies or time runs out. */
+    public void awaitLog(String text, long timeoutSeconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (System.nanoTime() < deadline) {
+            if (stderr().contains(text)) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("process exited " + process.exitValue() + " before logging '" + text + "'\n" + logs());
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no '" + text + "' logged within " + timeoutSeconds + " s\n" + logs());
+    }
+
     public String logs() throws IOException {
         return "--- stdout ---\n" + (Files.exists(out) ? Files.readString(out) : "") + "--- stderr ---\n"
                 + (Files.exists(err) ? Files.readString(err) : "");

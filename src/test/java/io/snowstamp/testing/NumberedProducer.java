@@ -122,8 +122,16 @@ public final class NumberedProducer implements AutoCloseable {
         return !thread.isAlive();
     }
 
+    /** Waits (bounded) until all {@code limit} records are sent, then {@link #stop()}s: produces exactly {@code limit} records. */
+    public long finish(Duration timeout) throws InterruptedException {
+        if (!awaitDone(timeout)) {
+            throw new AssertionError("could not send " + limit + " records within " + timeout.toSeconds() + " s; sent " + sent.get());
+        }
+        return stop();
+    }
+
     /**
-     * Stops sending, waits for every record sent to be acknowledged, and returns how many were:
+     * Stops sending now, waits for every record sent to be acknowledged, and returns how many were:
      * the exact number of records in the topic from this producer.
      *
      * @throws AssertionError if any record could not be delivered

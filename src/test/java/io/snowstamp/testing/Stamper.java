@@ -64,13 +64,19 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
         jvmArgs = List.copyOf(jvmArgs);
     }
 
+    /** Where child logs go by default: kept after the test (under target/, which {@code mvn clean} removes) for diagnosis. */
+    public static final Path LOGS = Path.of("target", "fault-logs");
+
     /**
      * An exactly-once stamper with {@link #FAST_FAILOVER} and {@link #FAST_START}, state in
-     * {@code <work>/state-<instanceId>} and logs in {@code <work>/logs}.
+     * {@code <work>/state-<instanceId>} and logs in {@code target/fault-logs/<applicationId>/}.
      */
     public static Stamper of(Path work, String bootstrapServers, String applicationId, Topics topics, String instanceId) {
-        return new Stamper(work.resolve("logs"), bootstrapServers, applicationId, topics,
-                work.resolve("state-" + instanceId), instanceId, FAST_FAILOVER, List.of(), Map.of(), FAST_START);
+        // -Dsnowstamp.fault.kafka-log=INFO makes the children log Kafka's own INFO lines, for diagnosis
+        String kafkaLog = System.getProperty("snowstamp.fault.kafka-log");
+        Map<String, String> env = kafkaLog == null ? Map.of() : Map.of("SNOWSTAMP_LOG_KAFKA_LEVEL", kafkaLog);
+        return new Stamper(LOGS.resolve(applicationId), bootstrapServers, applicationId, topics,
+                work.resolve("state-" + instanceId), instanceId, FAST_FAILOVER, List.of(), env, FAST_START);
     }
 
     /** A copy that logs to {@code dir} (e.g. under target/, kept after the test for diagnosis). */
