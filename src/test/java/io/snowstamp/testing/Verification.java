@@ -23,7 +23,7 @@ public record Verification(Cli.Result result, long records, long duplicates, lon
     /** Runs {@code verify --topic output --source source}. */
     public static Verification run(String bootstrapServers, String output, String source) {
         Cli.Result result = Cli.run("verify", "--bootstrap-servers", bootstrapServers,
-                "--topic", output, "--source", source, "--timeout", "60s");
+                "--topic", output, "--source", source, "--timeout", "5m");
         return parse(result);
     }
 
