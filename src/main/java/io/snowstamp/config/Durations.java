@@ -32,12 +32,18 @@ public final class Durations {
         };
     }
 
-    /** {@code 1500ms}, {@code 10s}, {@code 5m}. */
+    /** The largest whole unit: {@code 1500ms}, {@code 10s}, {@code 5m}, {@code 1h}, {@code 1d}. */
     public static String format(Duration duration) {
         long ms = duration.toMillis();
-        if (ms % 1000 != 0 || ms == 0) {
+        if (ms == 0 || ms % 1000 != 0) {
             return ms + "ms";
         }
-        return ms % 60_000 != 0 ? ms / 1000 + "s" : ms / 60_000 + "m";
+        if (ms % 60_000 != 0) {
+            return ms / 1000 + "s";
+        }
+        if (ms % 3_600_000 != 0) {
+            return ms / 60_000 + "m";
+        }
+        return ms % 86_400_000 != 0 ? ms / 3_600_000 + "h" : ms / 86_400_000 + "d";
     }
 }

@@ -29,6 +29,15 @@ public final class Keys {
     public static final String STAMP_JSON_TYPE = "stamp.json-type";
     public static final String STAMP_ON_EXISTING_FIELD = "stamp.on-existing-field";
     public static final String STAMP_PROVENANCE = "stamp.provenance";
+    public static final String STAMP_MAX_DEPTH = "stamp.max-depth";
+    public static final String ID_MAX_LEAD = "id.max-lead";
+    public static final String ID_ON_EXCESS_LEAD = "id.on-excess-lead";
+    public static final String ID_RESERVATION = "id.reservation";
+    public static final String LEASE_HEARTBEAT = "lease.heartbeat";
+    public static final String RECOVERY_TAIL_GUARD = "recovery.tail-guard";
+    public static final String RECOVERY_TAIL_GUARD_TIMEOUT = "recovery.tail-guard-timeout";
+    public static final String RECOVERY_TAKEOVER_GAP = "recovery.takeover-gap";
+    public static final String PROFILE = "profile";
     public static final String STATE_DIR = "state.dir";
     public static final String INSTANCE_ID = "instance.id";
     public static final String KAFKA_PREFIX = "kafka.";
@@ -55,10 +64,19 @@ public final class Keys {
         define(ID_WORKER_IN_LOW_BITS, "", "true puts datacenter+worker below the sequence; default from the preset");
         define(ID_DATACENTER_ID, "0", "datacenter field of every ID");
         define(ID_WORKER_OFFSET, "0", "worker ID = worker offset + input partition");
+        define(ID_MAX_LEAD, "10s", "how far IDs may run ahead of the wall clock before id.on-excess-lead applies");
+        define(ID_ON_EXCESS_LEAD, "continue", "continue (warn once a minute) or pause (hold the partition's records until the clock catches up)");
+        define(ID_RESERVATION, "1s", "IDs reserved ahead in the state per write; 0 = write the state for every record");
+        define(LEASE_HEARTBEAT, "5s", "how often a task refreshes heartbeatAt and lastId in its worker state");
+        define(RECOVERY_TAIL_GUARD, "true", "at task start, resume above the newest IDs found in the task's output partition");
+        define(RECOVERY_TAIL_GUARD_TIMEOUT, "60s", "how long the tail guard may take before the task fails");
+        define(RECOVERY_TAKEOVER_GAP, "", "time added to the resume point at every task start; default 0 under exactly_once_v2, 1s under at_least_once");
         define(STAMP_JSON_FIELD, "", "also inject the ID into JSON object values under this field (empty: header only)");
         define(STAMP_JSON_TYPE, "number", "number or string (for JavaScript consumers)");
         define(STAMP_ON_EXISTING_FIELD, "reject", "reject (to the DLQ), overwrite or keep when the field already exists");
+        define(STAMP_MAX_DEPTH, "64", "deepest nesting of objects and arrays accepted in JSON field mode (deeper: to the DLQ)");
         define(STAMP_PROVENANCE, "true", "add header snowstamp-src = topic/partition/offset of the input record");
+        define(PROFILE, "default", "default (exactly-once, 100 ms commits) or throughput (1 s commits: ~1.3x the records/s, ~1 s latency)");
         define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
     }
@@ -78,7 +96,7 @@ public final class Keys {
 
     /** Keys with their defaults, in documentation order. */
     public static Map<String, String> defaults() {
-        return Map.copyOf(DEFAULTS);
+        return java.util.Collections.unmodifiableMap(DEFAULTS);
     }
 
     /** Keys with one line of help, in documentation order. */

@@ -6,6 +6,7 @@ import io.snowstamp.id.InvalidLayoutException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -29,7 +30,16 @@ public record SnowstampConfig(
         String jsonField,
         JsonType jsonType,
         OnExistingField onExistingField,
+        int maxDepth,
         boolean provenance,
+        Duration maxLead,
+        OnExcessLead onExcessLead,
+        Duration reservation,
+        Duration heartbeat,
+        boolean tailGuard,
+        Duration tailGuardTimeout,
+        Duration takeoverGap,
+        Profile profile,
         Path stateDir,
         String instanceId,
         Map<String, String> kafka) {
@@ -47,6 +57,26 @@ public record SnowstampConfig(
     /** How the injected JSON field is written. */
     public enum JsonType {
         NUMBER, STRING;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Kafka settings presets: {@code default} or {@code throughput} (longer commit interval). */
+    public enum Profile {
+        DEFAULT, THROUGHPUT;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** What to do when IDs run further ahead of the wall clock than {@code id.max-lead}. */
+    public enum OnExcessLead {
+        CONTINUE, PAUSE;
 
         @Override
         public String toString() {
@@ -76,7 +106,11 @@ public record SnowstampConfig(
         if (inputTopic.equals(outputTopic)) {
             throw new ConfigException(Keys.OUTPUT_TOPIC, outputTopic, "a topic other than input.topic");
         }
-        kafka = Map.copyOf(kafka);
+        // as the input, bad records would loop forever; as the output, they would break "partition p written by task p only"
+        if (dlqTopic.equals(inputTopic) || dlqTopic.equals(outputTopic)) {
+            throw new ConfigException(Keys.DLQ_TOPIC, dlqTopic, "a topic other than input.topic and output.topic");
+        }
+        kafka = java.util.Collections.unmodifiableMap(new TreeMap<>(kafka));
     }
 
     /** Validates a merged key/value map (see {@link ConfigLoader}). */
@@ -98,19 +132,30 @@ public record SnowstampConfig(
         if (!applicationId.matches("[a-zA-Z0-9._-]{1,200}")) {
             throw new ConfigException(Keys.APPLICATION_ID, applicationId, "1-200 of a-z A-Z 0-9 . _ -");
         }
+        Guarantee guarantee = v.choice(Keys.PROCESSING_GUARANTEE, Guarantee.class);
         return new SnowstampConfig(
                 applicationId,
                 v.topic(Keys.INPUT_TOPIC),
                 v.topic(Keys.OUTPUT_TOPIC),
                 v.topic(Keys.DLQ_TOPIC),
-                v.choice(Keys.PROCESSING_GUARANTEE, Guarantee.class),
+                guarantee,
                 layout,
                 v.longInRange(Keys.ID_DATACENTER_ID, 0, Long.MAX_VALUE),
                 v.longInRange(Keys.ID_WORKER_OFFSET, 0, Long.MAX_VALUE),
                 jsonField.isEmpty() ? null : jsonField,
                 v.choice(Keys.STAMP_JSON_TYPE, JsonType.class),
                 v.choice(Keys.STAMP_ON_EXISTING_FIELD, OnExistingField.class),
+                v.intInRange(Keys.STAMP_MAX_DEPTH, 1, 1000),
                 v.bool(Keys.STAMP_PROVENANCE),
+                v.duration(Keys.ID_MAX_LEAD, Duration.ofMillis(1), Duration.ofDays(1)),
+                v.choice(Keys.ID_ON_EXCESS_LEAD, OnExcessLead.class),
+                v.duration(Keys.ID_RESERVATION, Duration.ZERO, Duration.ofHours(1)),
+                v.duration(Keys.LEASE_HEARTBEAT, Duration.ofMillis(100), Duration.ofHours(1)),
+                v.bool(Keys.RECOVERY_TAIL_GUARD),
+                v.duration(Keys.RECOVERY_TAIL_GUARD_TIMEOUT, Duration.ofSeconds(1), Duration.ofHours(1)),
+                v.isSet(Keys.RECOVERY_TAKEOVER_GAP) ? v.duration(Keys.RECOVERY_TAKEOVER_GAP, Duration.ZERO, Duration.ofHours(1))
+                        : guarantee == Guarantee.AT_LEAST_ONCE ? Duration.ofSeconds(1) : Duration.ZERO,
+                v.choice(Keys.PROFILE, Profile.class),
                 Path.of(v.string(Keys.STATE_DIR)),
                 instanceId,
                 kafka);
@@ -131,18 +176,16 @@ public record SnowstampConfig(
                 layout = layout.withUnitMillis(v.duration(Keys.ID_TIME_UNIT,
                         java.time.Duration.ofMillis(1), java.time.Duration.ofSeconds(1)).toMillis());
             }
-            if (v.isSet(Keys.ID_TIME_BITS)) {
-                layout = layout.withTimeBits(v.intInRange(Keys.ID_TIME_BITS, 0, 63));
-            }
-            if (v.isSet(Keys.ID_DATACENTER_BITS)) {
-                layout = layout.withDatacenterBits(v.intInRange(Keys.ID_DATACENTER_BITS, 0, 63));
-            }
-            if (v.isSet(Keys.ID_WORKER_BITS)) {
-                layout = layout.withWorkerBits(v.intInRange(Keys.ID_WORKER_BITS, 0, 63));
-            }
-            if (v.isSet(Keys.ID_SEQUENCE_BITS)) {
-                layout = layout.withSequenceBits(v.intInRange(Keys.ID_SEQUENCE_BITS, 0, 63));
-            }
+            // all widths at once: one at a time, the preset's other widths would make valid
+            // combinations fail in between (41/5/5/12 from snowflake's 41/0/10/12)
+            int timeBits = v.isSet(Keys.ID_TIME_BITS) ? v.intInRange(Keys.ID_TIME_BITS, 0, 63) : layout.timeBits();
+            int datacenterBits = v.isSet(Keys.ID_DATACENTER_BITS)
+                    ? v.intInRange(Keys.ID_DATACENTER_BITS, 0, 63) : layout.datacenterBits();
+            int workerBits = v.isSet(Keys.ID_WORKER_BITS) ? v.intInRange(Keys.ID_WORKER_BITS, 0, 63) : layout.workerBits();
+            int sequenceBits = v.isSet(Keys.ID_SEQUENCE_BITS)
+                    ? v.intInRange(Keys.ID_SEQUENCE_BITS, 0, 63) : layout.sequenceBits();
+            layout = new IdLayout(timeBits, datacenterBits, workerBits, sequenceBits,
+                    layout.epochMillis(), layout.unitMillis(), layout.workerInLowBits());
             if (v.isSet(Keys.ID_WORKER_IN_LOW_BITS)) {
                 layout = layout.withWorkerInLowBits(v.bool(Keys.ID_WORKER_IN_LOW_BITS));
             }
@@ -166,6 +209,23 @@ public record SnowstampConfig(
         return workerOffset + partition;
     }
 
+    /**
+     * The largest request the stamper's producer sends ({@code kafka.max.request.size} or
+     * {@code kafka.producer.max.request.size}, else Kafka's default of 1 MiB): a stamped record
+     * that would not fit goes to the dead-letter topic instead of stopping the stamper.
+     */
+    public int maxRequestSize() {
+        String value = kafka.getOrDefault("producer.max.request.size", kafka.get("max.request.size"));
+        if (value == null) {
+            return 1_048_576;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException("kafka.max.request.size", value, "a whole number of bytes");
+        }
+    }
+
     /** Whether snowstamp must start its own in-process broker (no {@code kafka.bootstrap.servers}). */
     public boolean embeddedBroker() {
         String servers = kafka.get("bootstrap.servers");
@@ -177,7 +237,14 @@ public record SnowstampConfig(
         Map<String, String> copy = new TreeMap<>(kafka);
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
-                datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, stateDir, instanceId, copy);
+                datacenterId, workerOffset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, copy);
+    }
+
+    /** Never the raw record text: it would show secrets. */
+    @Override
+    public String toString() {
+        return describeMasked();
     }
 
     /** The configuration as text for a log line, with secrets masked. */
@@ -188,6 +255,9 @@ public record SnowstampConfig(
                 .append(" guarantee=").append(processingGuarantee)
                 .append(" layout=[").append(layout.describe()).append("]")
                 .append(" worker-offset=").append(workerOffset).append(" datacenter-id=").append(datacenterId)
+                .append(" max-lead=").append(Durations.format(maxLead)).append('/').append(onExcessLead)
+                .append(" reservation=").append(Durations.format(reservation))
+                .append(" tail-guard=").append(tailGuard).append(" takeover-gap=").append(Durations.format(takeoverGap))
                 .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
                 .append(" instance=").append(instanceId);
         kafka.forEach((key, value) -> out.append(" kafka.").append(key).append('=').append(Secrets.mask(key, value)));

@@ -62,7 +62,7 @@ final class Values {
     <E extends Enum<E>> E choice(String key, Class<E> type) {
         String value = string(key);
         for (E constant : type.getEnumConstants()) {
-            if (constant.toString().equals(value)) {
+            if (constant.toString().equalsIgnoreCase(value)) {
                 return constant;
             }
         }

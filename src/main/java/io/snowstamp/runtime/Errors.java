@@ -3,6 +3,10 @@ package io.snowstamp.runtime;
 import io.snowstamp.SnowstampException;
 import org.apache.kafka.streams.errors.StreamsException;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
 /** Turns an exception chain into the one line a person needs. */
 public final class Errors {
     private Errors() {
@@ -14,16 +18,19 @@ public final class Errors {
      */
     public static String oneLine(Throwable error) {
         Throwable deepest = error;
-        for (Throwable t = error; t != null; t = t.getCause()) {
+        Throwable innermostOwn = null;
+        // the whole chain is walked, and initCause can make it circular: stop at the first repeat
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
             if (t instanceof SnowstampException) {
-                return flatten(t.getMessage());
+                innermostOwn = t;
             }
             if (t.getMessage() != null && !(t instanceof StreamsException && t.getCause() != null)) {
                 deepest = t;
             }
-            if (t.getCause() == t) {
-                break;
-            }
+        }
+        if (innermostOwn != null) {
+            return flatten(innermostOwn.getMessage());
         }
         String message = deepest.getMessage() == null ? "" : ": " + deepest.getMessage();
         return flatten(deepest.getClass().getSimpleName() + message);

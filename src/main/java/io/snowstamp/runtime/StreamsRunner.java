@@ -2,14 +2,20 @@ package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.recovery.TailGuard;
+import io.snowstamp.stream.DeadLetterHandler;
 import io.snowstamp.stream.StampTopology;
+import io.snowstamp.stream.StamperStats;
+import io.snowstamp.stream.TailProbe;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -29,6 +35,8 @@ public final class StreamsRunner implements AutoCloseable {
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final CountDownLatch running = new CountDownLatch(1);
     private KafkaStreams streams;
+    private TailGuard tailGuard;
+    private final StamperStats stats = new StamperStats();
 
     public StreamsRunner(SnowstampConfig config, LongSupplier clock) {
         this.config = config;
@@ -51,7 +59,14 @@ public final class StreamsRunner implements AutoCloseable {
             }
         }
         log.info("starting stamper: {}", config.describeMasked());
-        streams = new KafkaStreams(StampTopology.build(config, clock), KafkaSettings.streams(config));
+        TailProbe probe = TailProbe.disabled();
+        if (config.tailGuard()) {
+            tailGuard = new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout());
+            probe = tailGuard;
+        }
+        Properties props = KafkaSettings.streams(config);
+        props.put(DeadLetterHandler.STATS_CONFIG, stats);
+        streams = new KafkaStreams(StampTopology.build(config, clock, probe, stats), props);
         streams.setUncaughtExceptionHandler(error -> {
             failure.compareAndSet(null, error);
             log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
@@ -83,8 +98,24 @@ public final class StreamsRunner implements AutoCloseable {
         rethrowFailure();
     }
 
+    /**
+     * Like {@link #awaitTermination()}, bounded.
+     *
+     * @return whether Kafka Streams stopped within the timeout
+     */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        boolean stopped = terminated.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        rethrowFailure();
+        return stopped;
+    }
+
     public KafkaStreams.State state() {
         return streams == null ? KafkaStreams.State.CREATED : streams.state();
+    }
+
+    /** What the tasks of this instance do (metrics, health, state endpoint). */
+    public StamperStats stats() {
+        return stats;
     }
 
     /** The running KafkaStreams instance (for metrics and tests); null before {@link #start}. */
@@ -100,13 +131,19 @@ public final class StreamsRunner implements AutoCloseable {
     }
 
     /** Commits in-flight work and stops, waiting up to {@code timeout}. */
-    public void close(Duration timeout) {
+    public synchronized void close(Duration timeout) {
         if (streams != null) {
-            boolean clean = streams.close(timeout);
+            // leave the group: the partitions move to the other instances now, not after the session timeout
+            boolean clean = streams.close(CloseOptions.timeout(timeout)
+                    .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             if (!clean) {
                 log.warn("stamper did not stop within {}", timeout);
             }
             terminated.countDown();
+        }
+        if (tailGuard != null) {
+            tailGuard.close();
+            tailGuard = null;
         }
     }
 

@@ -23,12 +23,17 @@ import java.util.Map;
 public final class DeadLetterHandler implements ProcessingExceptionHandler {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterHandler.class);
 
+    /** Key under which the runner passes its {@link StamperStats} through the Streams configuration. */
+    public static final String STATS_CONFIG = "snowstamp.stats";
+
     private String deadLetterTopic;
+    private StamperStats stats;
 
     @Override
     public void configure(Map<String, ?> configs) {
         Object topic = configs.get(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG);
         deadLetterTopic = topic == null ? null : topic.toString();
+        stats = configs.get(STATS_CONFIG) instanceof StamperStats given ? given : null;
     }
 
     @Override
@@ -42,6 +47,9 @@ public final class DeadLetterHandler implements ProcessingExceptionHandler {
         ProducerRecord<byte[], byte[]> dead = ExceptionHandlerUtils.buildDeadLetterQueueRecord(
                 deadLetterTopic, context.sourceRawKey(), context.sourceRawValue(), context, exception);
         dead.headers().add(Names.ERROR_HEADER, bad.code().header().getBytes(StandardCharsets.US_ASCII));
+        if (stats != null) {
+            stats.deadLetter();
+        }
         return Response.resume(List.of(dead));
     }
 }

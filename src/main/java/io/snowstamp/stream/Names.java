@@ -10,6 +10,8 @@ public final class Names {
     public static final String ERROR_HEADER = "snowstamp-error";
     /** The worker-state store; its changelog is {@code <application.id>-worker-state-changelog}. */
     public static final String STORE = "worker-state";
+    /** Records held back while a partition is paused ({@code id.on-excess-lead=pause}). */
+    public static final String PENDING_STORE = "pending-records";
 
     static final String SOURCE = "input";
     static final String PROCESSOR = "stamp";

@@ -3,10 +3,13 @@ package io.snowstamp.stream;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.config.SnowstampConfig.OnExcessLead;
 import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.state.WorkerState;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.streams.processor.Cancellable;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -16,35 +19,64 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.function.LongSupplier;
 
 /**
  * Stamps each record of one input partition with the next ID of that partition's generator.
  *
- * <p>{@link #init} runs after Kafka Streams has restored {@code worker-state} from its changelog
- * (also after a crash wiped local state), so the generator resumes above everything the restored
- * state says was issued, and above the wall clock. Every ID is recorded in the state before the
- * record is forwarded; both commit together.
+ * <p>{@link #init} runs after Kafka Streams has restored the stores from their changelogs (also
+ * after a crash wiped local state). It takes the worker lease (epoch + 1) and resumes the
+ * generator above everything the restored state, the output partition's tail and the clock say
+ * may have been issued ({@link ResumeDecision}). From then on the state always covers every ID
+ * issued: before an ID beyond {@code reservedUntil} is issued, a new reservation is written
+ * ({@code id.reservation} ahead; 0 = every ID), in the same commit as the record itself.
  */
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
+    private static final long WARN_EVERY_MILLIS = 60_000;
+    private static final int DRAIN_BATCH = 10_000;
+    /**
+     * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
+     * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
+     */
+    private static final int SIZE_MARGIN_BYTES = 1024;
 
     private final SnowstampConfig config;
     private final LongSupplier clock;
+    private final TailProbe tailProbe;
+    private final StamperStats stats;
     private final JsonIdSplicer splicer;
+    private final long reservationUnits;
+    private final long maxLeadMillis;
+    /** Largest key + value + headers of an input record that still fits max.request.size once stamped. */
+    private final long maxRecordBytes;
 
     private ProcessorContext<byte[], StampedValue> context;
     private KeyValueStore<Integer, WorkerState> store;
+    private PauseBuffer paused;
     private int partition;
     private IdGenerator generator;
     private WorkerState state;
+    private long lastIssued = -1;
+    private long excessLeadEvents;
+    private long lastLeadWarning = Long.MIN_VALUE;
+    private Cancellable heartbeat;
+    private Cancellable drain;
+    private TaskStats taskStats;
 
-    StampProcessor(SnowstampConfig config, LongSupplier clock) {
+    StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
         this.config = config;
+        this.stats = stats;
         this.clock = clock;
+        this.tailProbe = tailProbe;
         this.splicer = config.jsonField() == null ? null
-                : new JsonIdSplicer(config.jsonField(), config.jsonType(), config.onExistingField());
+                : new JsonIdSplicer(config.jsonField(), config.jsonType(), config.onExistingField(), config.maxDepth());
+        this.maxRecordBytes = config.maxRequestSize() - SIZE_MARGIN_BYTES - (splicer == null ? 0 : config.jsonField().length());
+        long unit = config.layout().unitMillis();
+        this.reservationUnits = (config.reservation().toMillis() + unit - 1) / unit;
+        this.maxLeadMillis = config.maxLead().toMillis();
     }
 
     @Override
@@ -52,25 +84,158 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // Streams may close() and init() the same instance after restoring: rebuild everything here
         this.context = context;
         this.store = context.getStateStore(Names.STORE);
+        this.paused = config.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
         this.partition = context.taskId().partition();
+        this.lastIssued = -1;
         long worker = workerForPartition();
         WorkerState restored = restoredState(worker);
+        TailProbe.Result tail = tailProbe.highestIssued(partition, config.datacenterId(), worker);
+        long now = clock.getAsLong();
+        ResumeDecision decision = ResumeDecision.decide(config.layout(), config.datacenterId(), worker, restored, tail, now,
+                config.takeoverGap().toMillis());
         this.generator = new IdGenerator(config.layout(), config.datacenterId(), worker, clock);
-        generator.resumeAbove(restored.highWaterMark());
-        this.state = restored.withNewLease(holder(), clock.getAsLong());
+        generator.resumeAbove(decision.resumeAbove());
+        // the new lease only: the restored reservation stays, and the first ID above it reserves anew
+        this.state = restored.withNewLease(holder(), now);
         store.put(partition, state);
-        logResumeDecision(restored);
+        taskStats = stats.open(partition, worker, now);
+        taskStats.started(decision, state.epoch());
+        log.info("partition {} worker {}: lease epoch {} taken by {} (previous holder {}, last heartbeat {}); {}",
+                partition, worker, state.epoch(), state.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
+                restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
+                decision.describe(config.layout()));
+        heartbeat = context.schedule(config.heartbeat(), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
+        if (paused != null) {
+            drain = context.schedule(Duration.ofMillis(100), PunctuationType.WALL_CLOCK_TIME, ignored -> drainPaused());
+            if (!paused.isEmpty()) {
+                log.info("partition {}: {} records held back before the restart wait to be stamped", partition, paused.size());
+            }
+        }
     }
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        checkSize(record);
         JsonIdSplicer.Plan plan = splicer == null ? null : splicer.inspect(record.value());
+        if (paused != null && (!paused.isEmpty() || leadExceeded())) {
+            holdBack(record);
+            return;
+        }
+        addSourceHeader(record.headers());
+        stamp(record, plan);
+    }
+
+    /** Refuses, before anything is issued or added, a record that would not fit max.request.size once stamped. */
+    private void checkSize(Record<byte[], byte[]> record) {
+        long size = (record.key() == null ? 0 : record.key().length) + (record.value() == null ? 0 : record.value().length);
+        if (size <= maxRecordBytes - 8192) {
+            return;     // the common case: far below the limit whatever the headers
+        }
+        for (org.apache.kafka.common.header.Header header : record.headers()) {
+            size += header.key().length() + (header.value() == null ? 0 : header.value().length) + 8;
+        }
+        if (size > maxRecordBytes) {
+            throw new BadRecordException(BadRecordException.Code.TOO_LARGE, "record of " + size + " bytes would exceed"
+                    + " max.request.size=" + config.maxRequestSize() + " once stamped");
+        }
+    }
+
+    /** Issues the next ID, records it in the state when it passes the reservation, and forwards. */
+    private void stamp(Record<byte[], byte[]> record, JsonIdSplicer.Plan plan) {
         long id = generator.next();
-        addHeaders(record.headers(), id);
+        lastIssued = id;
+        if (id > state.reservedUntil()) {
+            reserveAbove(id);
+        }
+        taskStats.issued(id, config.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
+                generator.borrowedUnits());
+        record.headers().add(Names.ID_HEADER, Long.toString(id).getBytes(StandardCharsets.US_ASCII));
         byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, id);
         context.forward(record.withValue(new StampedValue(partition, value)));
-        state = state.withLastId(id);
+        if (paused == null) {
+            checkLead();
+        }
+    }
+
+    /**
+     * Writes a reservation covering every ID up to {@code reservation} past the time of {@code id}
+     * (exactly {@code id} when the reservation is 0), before any ID above the old one leaves.
+     */
+    private void reserveAbove(long id) {
+        IdLayout layout = config.layout();
+        long until;
+        if (reservationUnits == 0) {
+            until = id;
+        } else {
+            long time = Math.max(generator.lastTime(), 0);
+            until = layout.encode(Math.min(layout.maxTime(), time + reservationUnits), config.datacenterId(),
+                    generator.workerId(), layout.maxSequence());
+        }
+        state = state.withLastId(Math.max(state.lastId(), lastIssued)).withReservedUntil(Math.max(until, state.reservedUntil()));
         store.put(partition, state);
+    }
+
+    private void heartbeat(long ignoredTimestamp) {
+        state = state.withHeartbeat(clock.getAsLong()).withLastId(Math.max(state.lastId(), lastIssued));
+        store.put(partition, state);
+    }
+
+    private boolean leadExceeded() {
+        return generator.leadMillis() > maxLeadMillis;
+    }
+
+    /** Policy {@code continue}: count, and warn at most once a minute per task. */
+    private void checkLead() {
+        long lead = generator.leadMillis();
+        if (lead <= maxLeadMillis) {
+            return;
+        }
+        excessLeadEvents++;
+        taskStats.excessLead();
+        long now = clock.getAsLong();
+        if (lastLeadWarning == Long.MIN_VALUE || now - lastLeadWarning >= WARN_EVERY_MILLIS || now < lastLeadWarning) {
+            lastLeadWarning = now;
+            log.warn("partition {} worker {}: IDs run {} ms ahead of the wall clock (id.max-lead={} ms; {} IDs past it so far):"
+                    + " the clock went back or the partition issues more than {} IDs per time unit; IDs stay unique",
+                    partition, generator.workerId(), lead, maxLeadMillis, excessLeadEvents, config.layout().maxSequence() + 1);
+        }
+    }
+
+    /** Policy {@code pause}: keep the record, with its provenance, until the clock catches up. */
+    private void holdBack(Record<byte[], byte[]> record) {
+        if (paused.isEmpty()) {
+            excessLeadEvents++;
+            taskStats.excessLead();
+            log.warn("partition {} worker {}: IDs run {} ms ahead of the wall clock (id.max-lead={} ms); holding records back"
+                    + " until the clock catches up (id.on-excess-lead=pause)", partition, generator.workerId(),
+                    generator.leadMillis(), maxLeadMillis);
+        }
+        addSourceHeader(record.headers());
+        paused.append(record);
+        taskStats.heldBack(paused.size());
+    }
+
+    /** Stamps held-back records in order while the lead allows, a bounded batch per call. */
+    private void drainPaused() {
+        int drained = 0;
+        while (!paused.isEmpty() && !leadExceeded() && drained < DRAIN_BATCH) {
+            Record<byte[], byte[]> record = paused.peek();
+            stamp(record, splicer == null ? null : splicer.inspect(record.value()));
+            paused.removeHead();
+            drained++;
+        }
+        taskStats.heldBack(paused.size());
+        if (drained > 0 && paused.isEmpty()) {
+            log.info("partition {}: the clock caught up; stamping resumed", partition);
+        }
+    }
+
+    private void addSourceHeader(Headers headers) {
+        if (config.provenance()) {
+            RecordMetadata source = context.recordMetadata().orElseThrow();
+            String src = source.topic() + "/" + source.partition() + "/" + source.offset();
+            headers.add(Names.SOURCE_HEADER, src.getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     private long workerForPartition() {
@@ -101,25 +266,24 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         return stored;
     }
 
-    private void addHeaders(Headers headers, long id) {
-        headers.add(Names.ID_HEADER, Long.toString(id).getBytes(StandardCharsets.US_ASCII));
-        if (config.provenance()) {
-            RecordMetadata source = context.recordMetadata().orElseThrow();
-            String src = source.topic() + "/" + source.partition() + "/" + source.offset();
-            headers.add(Names.SOURCE_HEADER, src.getBytes(StandardCharsets.UTF_8));
-        }
-    }
-
     private String holder() {
         return config.instanceId() + "/" + Thread.currentThread().getName();
     }
 
-    private void logResumeDecision(WorkerState restored) {
-        long now = clock.getAsLong();
-        String resume = generator.lastTime() < 0 ? "the clock (no ID issued before)"
-                : "ID " + generator.lastId() + " (" + Instant.ofEpochMilli(config.layout().toWallMillis(generator.lastTime())) + ")";
-        log.info("partition {} worker {}: lease epoch {} taken by {}; restored lastId={} reservedUntil={}; clock={}; resuming above {}",
-                partition, state.workerId(), state.epoch(), state.holder(), restored.lastId(), restored.reservedUntil(),
-                Instant.ofEpochMilli(now), resume);
+    @Override
+    public void close() {
+        if (heartbeat != null) {
+            heartbeat.cancel();
+        }
+        if (drain != null) {
+            drain.cancel();
+        }
+        if (taskStats != null) {
+            stats.close(taskStats);
+        }
+        if (generator != null) {
+            log.info("partition {} worker {}: task closed after lease epoch {}; last ID issued {}", partition,
+                    generator.workerId(), state.epoch(), lastIssued < 0 ? "none" : lastIssued);
+        }
     }
 }

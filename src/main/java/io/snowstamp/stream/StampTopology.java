@@ -20,17 +20,31 @@ public final class StampTopology {
     private StampTopology() {
     }
 
-    /** @param clock wall clock in Unix millis ({@code System::currentTimeMillis} in production) */
-    public static Topology build(SnowstampConfig config, LongSupplier clock) {
+    /**
+     * @param clock     wall clock in Unix millis ({@code System::currentTimeMillis} in production)
+     * @param tailProbe reads the output partition tail at task start ({@link TailProbe#disabled()} to skip)
+     */
+    public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe) {
+        return build(config, clock, tailProbe, new StamperStats());
+    }
+
+    /** @param stats where the tasks publish what they do (metrics, health, state endpoint) */
+    public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
         Topology topology = new Topology();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock), Names.SOURCE);
+        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe, stats), Names.SOURCE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()
                         // never a tombstone is written, so compaction keeps the newest state of every partition
                         .withLoggingEnabled(Map.of("cleanup.policy", "compact")),
                 Names.PROCESSOR);
+        if (config.onExcessLead() == SnowstampConfig.OnExcessLead.PAUSE) {
+            topology.addStateStore(
+                    Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
+                            .withLoggingEnabled(Map.of()),
+                    Names.PROCESSOR);
+        }
         topology.addSink(Names.SINK, config.outputTopic(), new ByteArraySerializer(), new StampedValueSerializer(),
                 new AlignedPartitioner(), Names.PROCESSOR);
         return topology;

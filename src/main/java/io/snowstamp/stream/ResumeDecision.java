@@ -1,0 +1,73 @@
+package io.snowstamp.stream;
+
+import io.snowstamp.id.IdLayout;
+import io.snowstamp.state.WorkerState;
+
+import java.time.Instant;
+
+/**
+ * Where a task's generator resumes: above {@code max(state.lastId, state.reservedUntil, tail,
+ * clock)}, plus the takeover gap. Every input is kept so that the INFO line at task start explains
+ * the decision completely.
+ *
+ * @param resumeAbove the generator issues only IDs greater than this (-1: nothing was issued before)
+ * @param source      which input decided: {@code state.lastId}, {@code state.reservedUntil},
+ *                    {@code tail}, {@code clock} (followed by {@code +gap} when a gap was added)
+ */
+public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProbe.Result tail, long clockMillis,
+                             long gapMillis, long resumeAbove, String source) {
+
+    /** Computes the decision for one worker. All IDs compared are this worker's own. */
+    public static ResumeDecision decide(IdLayout layout, long datacenter, long worker, WorkerState restored,
+                                        TailProbe.Result tail, long clockMillis, long gapMillis) {
+        long best = -1;
+        String source = "clock";
+        if (restored.lastId() > best) {
+            best = restored.lastId();
+            source = "state.lastId";
+        }
+        if (restored.reservedUntil() > best) {
+            best = restored.reservedUntil();
+            source = "state.reservedUntil";
+        }
+        if (tail.highestId() > best) {
+            best = tail.highestId();
+            source = "tail";
+        }
+        long clockUnits = Math.max(0, layout.unitsSinceEpoch(clockMillis));
+        // the clock wins when its current unit is above everything issued: IDs start at (now, 0).
+        // best is still passed on: the clock may step back before the first ID is issued
+        if (best < 0 || layout.decode(best).time() < clockUnits) {
+            source = "clock";
+        }
+        if (gapMillis > 0) {
+            long baseUnits = best < 0 ? clockUnits : Math.max(clockUnits, layout.decode(best).time());
+            long gapUnits = (gapMillis + layout.unitMillis() - 1) / layout.unitMillis();
+            long time = Math.min(layout.maxTime(), baseUnits + gapUnits);
+            best = layout.encode(time, datacenter, worker, layout.maxSequence());
+            source = source + "+gap";
+        }
+        return new ResumeDecision(restored.lastId(), restored.reservedUntil(), tail, clockMillis, gapMillis, best, source);
+    }
+
+    /** One line with every input and the outcome. */
+    public String describe(IdLayout layout) {
+        return "resume above " + (resumeAbove < 0 ? "nothing (first start)" : resumeAbove + " (" + at(layout, resumeAbove) + ")")
+                + " from " + source
+                + " = max(state.lastId=" + idText(layout, stateLastId)
+                + ", state.reservedUntil=" + idText(layout, stateReservedUntil)
+                + ", tail=" + (tail == TailProbe.Result.NONE ? "off" : idText(layout, tail.highestId())
+                + " [" + tail.scanned() + " records at offsets " + tail.fromOffset() + ".." + tail.endOffset()
+                + " in " + tail.millis() + " ms]")
+                + ", clock=" + Instant.ofEpochMilli(clockMillis) + ")"
+                + (gapMillis > 0 ? " + takeover gap " + gapMillis + " ms" : "");
+    }
+
+    private static String idText(IdLayout layout, long id) {
+        return id < 0 ? "none" : id + " (" + at(layout, id) + ")";
+    }
+
+    private static Instant at(IdLayout layout, long id) {
+        return Instant.ofEpochMilli(layout.decode(id).wallMillis());
+    }
+}

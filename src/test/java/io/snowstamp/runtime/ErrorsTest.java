@@ -1,0 +1,83 @@
+package io.snowstamp.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snowstamp.SnowstampException;
+import io.snowstamp.config.ConfigException;
+import io.snowstamp.stream.LayoutChangedException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.streams.errors.StreamsException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class ErrorsTest {
+
+    @Test
+    void shouldReturnTheMessageOfASnowstampException() {
+        assertThat(Errors.oneLine(new ConfigException("id.preset", "x", "one of a, b")))
+                .isEqualTo("id.preset=x is invalid: accepted one of a, b");
+    }
+
+    @Test
+    void shouldFindASnowstampExceptionWrappedByKafkaStreams() {
+        LayoutChangedException cause = new LayoutChangedException(3, "t41.old", "t39.new");
+        Throwable error = new StreamsException("failed to initialize processor stamp",
+                new StreamsException("task [0_3] failed", cause));
+
+        assertThat(Errors.oneLine(error)).isEqualTo(cause.getMessage());
+    }
+
+    @Test
+    void shouldReturnTheInnermostSnowstampException() {
+        Throwable error = new SnowstampException("stamper stopped",
+                new StreamsException("task [0_0] failed", new ConfigException("id.worker-offset", 6, "the stored offset")));
+
+        assertThat(Errors.oneLine(error)).isEqualTo("id.worker-offset=6 is invalid: accepted the stored offset");
+    }
+
+    @Test
+    void shouldFlattenLineBreaksIntoSingleSpaces() {
+        assertThat(Errors.oneLine(new SnowstampException("first line\n  second line\r\nthird\rfourth  \n")))
+                .isEqualTo("first line second line third fourth");
+        assertThat(Errors.oneLine(new IllegalStateException("a\n\nb")))
+                .isEqualTo("IllegalStateException: a b");
+    }
+
+    @Test
+    void shouldNameTheDeepestExceptionWithAMessageWhenNoneIsSnowstamps() {
+        Throwable error = new ExecutionException("wrapper", new UncheckedIOException("reading", new IOException("disk full")));
+
+        assertThat(Errors.oneLine(error)).isEqualTo("IOException: disk full");
+    }
+
+    @Test
+    void shouldSkipKafkaStreamsWrappersButKeepTheirOwnErrors() {
+        assertThat(Errors.oneLine(new StreamsException("wrapper", new IllegalArgumentException("bad input"))))
+                .isEqualTo("IllegalArgumentException: bad input");
+        assertThat(Errors.oneLine(new StreamsException("no cause here")))
+                .isEqualTo("StreamsException: no cause here");
+    }
+
+    @Test
+    void shouldNameAnExceptionWithoutMessage() {
+        assertThat(Errors.oneLine(new NullPointerException())).isEqualTo("NullPointerException");
+        assertThat(Errors.oneLine(new RuntimeException("outer", new NullPointerException())))
+                .isEqualTo("RuntimeException: outer");
+    }
+
+    @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)  // guards against looping forever, not a speed check
+    void shouldStopAtACircularCauseChain() {
+        RuntimeException a = new RuntimeException("a");
+        RuntimeException b = new RuntimeException("b", a);
+        a.initCause(b);
+
+        assertThat(Errors.oneLine(a)).isEqualTo("RuntimeException: b");
+        SnowstampException own = new SnowstampException("own");
+        RuntimeException loop = new RuntimeException("loop", own);
+        own.initCause(loop);
+        assertThat(Errors.oneLine(loop)).isEqualTo("own");
+    }
+}

@@ -1,0 +1,145 @@
+package io.snowstamp.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snowstamp.config.ConfigException;
+import io.snowstamp.config.Keys;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.stream.DeadLetterHandler;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class KafkaSettingsTest {
+
+    private static SnowstampConfig config(String... pairs) {
+        Map<String, String> raw = new HashMap<>(Keys.defaults());
+        raw.put(Keys.INSTANCE_ID, "box-1");
+        raw.put(Keys.STATE_DIR, "/var/lib/snowstamp");
+        raw.put(Keys.BOOTSTRAP_SERVERS, "k1:9092");
+        for (int i = 0; i < pairs.length; i += 2) {
+            raw.put(pairs[i], pairs[i + 1]);
+        }
+        return SnowstampConfig.from(raw);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "kafka.application.id, other, application.id",
+            "kafka.processing.guarantee, at_least_once, processing.guarantee",
+            "kafka.state.dir, /tmp/x, state.dir",
+            "kafka.errors.dead.letter.queue.topic.name, dead, dlq.topic",
+    })
+    void shouldRefuseStreamsKeysThatSnowstampManagesNamingTheKeyToUse(String key, String value, String instead) {
+        assertThatThrownBy(() -> KafkaSettings.streams(config(key, value)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage(key + "=" + value + " is invalid: accepted nothing here, set " + instead + " instead");
+    }
+
+    @Test
+    void shouldRefuseReplacingTheDeadLetterHandler() {
+        assertThatThrownBy(() -> KafkaSettings.streams(config("kafka.processing.exception.handler", "x.Y")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("kafka.processing.exception.handler=x.Y is invalid: accepted nothing here,"
+                        + " set (none: snowstamp's dead-letter handler is required) instead");
+    }
+
+    @Test
+    void shouldBuildTheStreamsPropertiesFromTheConfig() {
+        Properties props = KafkaSettings.streamsUntuned(config("application.id", "stamper", "dlq.topic", "dead"));
+
+        assertThat(props).containsOnly(
+                Map.entry("bootstrap.servers", "k1:9092"),
+                Map.entry("application.id", "stamper"),
+                Map.entry("processing.guarantee", "exactly_once_v2"),
+                Map.entry("state.dir", Path.of("/var/lib/snowstamp/box-1").toString()),
+                Map.entry("errors.dead.letter.queue.topic.name", "dead"),
+                Map.entry("processing.exception.handler", DeadLetterHandler.class.getName()),
+                Map.entry("production.exception.handler", io.snowstamp.stream.WriteFailureHandler.class.getName()),
+                Map.entry("processing.exception.handler.global.enabled", "true"),
+                Map.entry("default.key.serde", Serdes.ByteArraySerde.class.getName()),
+                Map.entry("default.value.serde", Serdes.ByteArraySerde.class.getName()),
+                Map.entry("client.id", "stamper-box-1"));
+    }
+
+    @Test
+    void shouldPassKafkaKeysThroughToStreams() {
+        String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p\";";
+        Properties props = KafkaSettings.streams(config(
+                "kafka.sasl.mechanism", "PLAIN",
+                "kafka.security.protocol", "SASL_SSL",
+                "kafka.sasl.jaas.config", jaas,
+                "kafka.num.stream.threads", "2",
+                "kafka.producer.linger.ms", "20",
+                "kafka.client.id", "mine",
+                "processing.guarantee", "at_least_once"));
+
+        assertThat(props.getProperty("sasl.mechanism")).isEqualTo("PLAIN");
+        assertThat(props.getProperty("security.protocol")).isEqualTo("SASL_SSL");
+        assertThat(props.getProperty("sasl.jaas.config")).isEqualTo(jaas);
+        assertThat(props.getProperty("num.stream.threads")).isEqualTo("2");
+        assertThat(props.getProperty("producer.linger.ms")).isEqualTo("20");
+        assertThat(props.getProperty("client.id")).as("user's choice kept").isEqualTo("mine");
+        assertThat(props.getProperty("processing.guarantee")).isEqualTo("at_least_once");
+    }
+
+    @Test
+    void shouldPutTheStateOfEachInstanceInItsOwnAbsoluteDirectory() {
+        Properties props = KafkaSettings.streams(config("state.dir", "data/streams", "instance.id", "node-7"));
+
+        assertThat(Path.of(props.getProperty("state.dir"))).isEqualTo(Path.of("data/streams/node-7").toAbsolutePath());
+        assertThat(Path.of(props.getProperty("state.dir")).isAbsolute()).isTrue();
+    }
+
+    @Test
+    void shouldDropStreamsOnlyPrefixedKeysFromPlainClients() {
+        Properties props = KafkaSettings.client(config(
+                "kafka.security.protocol", "SSL",
+                "kafka.consumer.max.poll.records", "5",
+                "kafka.producer.linger.ms", "20",
+                "kafka.admin.retries", "3",
+                "kafka.main.consumer.fetch.min.bytes", "1",
+                "kafka.restore.consumer.fetch.min.bytes", "1",
+                "kafka.global.consumer.fetch.min.bytes", "1",
+                "kafka.request.timeout.ms", "9000"));
+
+        assertThat(props).containsOnly(
+                Map.entry("bootstrap.servers", "k1:9092"),
+                Map.entry("security.protocol", "SSL"),
+                Map.entry("request.timeout.ms", "9000"));
+    }
+
+    @Test
+    void shouldBuildAnIdempotentByteArrayProducer() {
+        assertThat(KafkaSettings.producer(config())).containsOnly(
+                Map.entry("bootstrap.servers", "k1:9092"),
+                Map.entry("acks", "all"),
+                Map.entry("enable.idempotence", "true"),
+                Map.entry("linger.ms", "5"),
+                Map.entry("key.serializer", ByteArraySerializer.class.getName()),
+                Map.entry("value.serializer", ByteArraySerializer.class.getName()));
+        assertThat(KafkaSettings.producer(config("kafka.linger.ms", "50")).getProperty("linger.ms")).isEqualTo("50");
+    }
+
+    @Test
+    void shouldBuildAReadCommittedByteArrayConsumer() {
+        Properties props = KafkaSettings.consumer(config("kafka.isolation.level", "read_uncommitted",
+                "kafka.max.poll.records", "10"));
+
+        assertThat(props).containsOnly(
+                Map.entry("bootstrap.servers", "k1:9092"),
+                Map.entry("isolation.level", "read_committed"),
+                Map.entry("enable.auto.commit", "false"),
+                Map.entry("max.poll.records", "10"),
+                Map.entry("key.deserializer", ByteArrayDeserializer.class.getName()),
+                Map.entry("value.deserializer", ByteArrayDeserializer.class.getName()));
+    }
+}

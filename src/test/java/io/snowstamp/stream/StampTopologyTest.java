@@ -1,0 +1,674 @@
+package io.snowstamp.stream;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.snowstamp.SnowstampException;
+import io.snowstamp.config.ConfigException;
+import io.snowstamp.config.Keys;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.id.DecodedId;
+import io.snowstamp.id.IdLayout;
+import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.state.WorkerState;
+import io.snowstamp.state.WorkerStateSerde;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.IntegerDeserializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The stamper through {@link TopologyTestDriver}. The driver runs a single task, {@code 0_0}: every
+ * record is piped to input partition 0, so these tests cover partition 0 (worker = offset + 0);
+ * {@link AlignedPartitionerTest} covers the partition mapping for the others.
+ */
+class StampTopologyTest {
+
+    private static final String INSTANCE = "test-instance";
+    private static final long T0 = Instant.parse("2026-03-01T12:00:00Z").toEpochMilli();
+    private static final long HOUR = 3_600_000L;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path stateDir;
+
+    private final AtomicLong clock = new AtomicLong(T0);
+    private TailProbe tailProbe = TailProbe.disabled();
+    private final List<TopologyTestDriver> open = new ArrayList<>();
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<byte[], byte[]> input;
+    private TestOutputTopic<byte[], byte[]> output;
+    private TestOutputTopic<byte[], byte[]> dlq;
+
+    @AfterEach
+    void closeDrivers() {
+        open.forEach(TopologyTestDriver::close);
+    }
+
+    // ---- set-up
+
+    private SnowstampConfig config(String... pairs) {
+        Map<String, String> raw = new HashMap<>(Keys.defaults());
+        raw.put(Keys.INSTANCE_ID, INSTANCE);
+        raw.put(Keys.STATE_DIR, stateDir.toString());
+        raw.put(Keys.BOOTSTRAP_SERVERS, "dummy:9092");
+        raw.put(Keys.ID_WORKER_OFFSET, "5");
+        for (int i = 0; i < pairs.length; i += 2) {
+            raw.put(pairs[i], pairs[i + 1]);
+        }
+        return SnowstampConfig.from(raw);
+    }
+
+    private TopologyTestDriver start(SnowstampConfig config) {
+        keepTaskStateOnClose(config);
+        driver = new TopologyTestDriver(StampTopology.build(config, clock::get, tailProbe), KafkaSettings.streams(config));
+        open.add(driver);
+        input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
+        output = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        dlq = driver.createOutputTopic(config.dlqTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return driver;
+    }
+
+    /**
+     * {@code TopologyTestDriver.close()} deletes the task directories after closing the stores
+     * cleanly, which would turn a restart into a first start. It deletes them with a file walk that
+     * does not follow symbolic links, so making the task directory {@code 0_0} a link to a
+     * directory elsewhere keeps the closed store (RocksDB files and checkpoint) for the next driver.
+     */
+    private void keepTaskStateOnClose(SnowstampConfig config) {
+        try {
+            Path appDir = stateDir.resolve(INSTANCE).resolve(config.applicationId());
+            Path kept = stateDir.resolve("kept-" + config.applicationId() + "-0_0");
+            Files.createDirectories(appDir);
+            Files.createDirectories(kept);
+            Path task = appDir.resolve("0_0");
+            if (!Files.isSymbolicLink(task)) {
+                Files.createSymbolicLink(task, kept);
+            }
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private void restart(SnowstampConfig config) {
+        driver.close();
+        open.remove(driver);
+        start(config);
+    }
+
+    private static byte[] bytes(String text) {
+        return text == null ? null : text.getBytes(UTF_8);
+    }
+
+    private static String header(TestRecord<byte[], byte[]> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), UTF_8);
+    }
+
+    private static long id(TestRecord<byte[], byte[]> record) {
+        return Long.parseLong(header(record, Names.ID_HEADER));
+    }
+
+    private List<Long> pipe(int count) {
+        for (int i = 0; i < count; i++) {
+            input.pipeInput(bytes("k" + i), bytes("{\"n\":" + i + "}"));
+        }
+        return output.readRecordsToList().stream().map(StampTopologyTest::id).toList();
+    }
+
+    /** Fires the heartbeat punctuator ({@code lease.heartbeat}, 5 s by default, on the driver's wall clock). */
+    private void heartbeat() {
+        driver.advanceWallClockTime(Duration.ofSeconds(5));
+    }
+
+    private WorkerState storedState() {
+        KeyValueStore<Integer, WorkerState> store = driver.getKeyValueStore(Names.STORE);
+        return store.get(0);
+    }
+
+    // ---- header mode
+
+    @Test
+    void shouldStampADecimalIdHeaderThatDecodesToWorkerAndClock() {
+        SnowstampConfig config = config();
+        start(config);
+
+        input.pipeInput(bytes("k"), bytes("v"));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        String idText = header(out, Names.ID_HEADER);
+        assertThat(idText).matches("[1-9][0-9]*");
+        DecodedId decoded = config.layout().decode(Long.parseLong(idText));
+        assertThat(decoded.worker()).isEqualTo(5);
+        assertThat(decoded.datacenter()).isZero();
+        assertThat(decoded.sequence()).isZero();
+        assertThat(decoded.wallMillis()).isEqualTo(T0);
+        assertThat(Long.parseLong(idText)).isEqualTo(config.layout().encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS, 0, 5, 0));
+        assertThat(output.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldAddProvenanceWithTopicPartitionAndOffset() {
+        start(config());
+
+        input.pipeInput(bytes("a"), bytes("1"));
+        input.pipeInput(bytes("b"), bytes("2"));
+        input.pipeInput(bytes("c"), bytes("3"));
+
+        assertThat(output.readRecordsToList()).extracting(r -> header(r, Names.SOURCE_HEADER))
+                .containsExactly("events.raw/0/0", "events.raw/0/1", "events.raw/0/2");
+    }
+
+    @Test
+    void shouldOmitProvenanceWhenDisabled() {
+        start(config(Keys.STAMP_PROVENANCE, "false"));
+
+        input.pipeInput(bytes("a"), bytes("1"));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        assertThat(out.headers().headers(Names.SOURCE_HEADER)).isEmpty();
+        assertThat(out.headers().toArray()).extracting(Header::key).containsExactly(Names.ID_HEADER);
+    }
+
+    @Test
+    void shouldPassKeyValueTimestampAndHeadersThrough() {
+        start(config());
+        byte[] key = {0, 1, 2, (byte) 0xff};
+        byte[] value = {(byte) 0xc3, 0x28, 0, 7};  // not UTF-8, not JSON: header mode never looks
+        Headers headers = new RecordHeaders()
+                .add("trace", bytes("abc"))
+                .add("trace", bytes("def"))
+                .add("empty", new byte[0])
+                .add("nothing", null);
+        Instant timestamp = Instant.parse("2001-02-03T04:05:06.789Z");
+
+        input.pipeInput(new TestRecord<>(key, value, headers, timestamp));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        assertThat(out.key()).containsExactly(key);
+        assertThat(out.value()).containsExactly(value);
+        assertThat(out.getRecordTime()).isEqualTo(timestamp);
+        Header[] all = out.headers().toArray();
+        assertThat(all).hasSize(6);
+        assertThat(all).extracting(Header::key).startsWith("trace", "trace", "empty", "nothing")
+                .containsOnlyOnce(Names.ID_HEADER, Names.SOURCE_HEADER);
+        assertThat(all[0].value()).isEqualTo(bytes("abc"));
+        assertThat(all[1].value()).isEqualTo(bytes("def"));
+        assertThat(all[2].value()).isEmpty();
+        assertThat(all[3].value()).isNull();
+    }
+
+    @Test
+    void shouldAppendItsOwnIdAfterAnIdHeaderAlreadyOnTheInput() {
+        start(config());
+
+        input.pipeInput(new TestRecord<>(bytes("k"), bytes("v"), new RecordHeaders().add(Names.ID_HEADER, bytes("123"))));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        List<String> ids = new ArrayList<>();
+        out.headers().headers(Names.ID_HEADER).forEach(h -> ids.add(new String(h.value(), UTF_8)));
+        assertThat(ids).hasSize(2).first().isEqualTo("123");
+        assertThat(id(out)).as("readers take the last one").isEqualTo(Long.parseLong(ids.get(1))).isNotEqualTo(123L);
+    }
+
+    @Test
+    void shouldPassANullKeyThrough() {
+        start(config());
+
+        input.pipeInput((byte[]) null, bytes("v"));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        assertThat(out.key()).isNull();
+        assertThat(out.value()).isEqualTo(bytes("v"));
+        assertThat(header(out, Names.ID_HEADER)).isNotNull();
+    }
+
+    @Test
+    void shouldStampATombstoneInHeaderMode() {
+        SnowstampConfig config = config();
+        start(config);
+
+        input.pipeInput(bytes("deleted"), (byte[]) null);
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        assertThat(out.key()).isEqualTo(bytes("deleted"));
+        assertThat(out.value()).isNull();
+        assertThat(config.layout().decode(id(out)).worker()).isEqualTo(5);
+        assertThat(dlq.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldIssueStrictlyIncreasingIdsThroughSequenceOverflow() {
+        SnowstampConfig config = config();
+        start(config);
+
+        List<Long> ids = pipe(5_000);  // more than 4096 (12 sequence bits) in one frozen millisecond
+
+        assertThat(ids).hasSize(5_000).isSorted().doesNotHaveDuplicates();
+        assertThat(config.layout().decode(ids.get(4095))).extracting(DecodedId::wallMillis, DecodedId::sequence)
+                .containsExactly(T0, 4095L);
+        assertThat(config.layout().decode(ids.get(4096))).extracting(DecodedId::wallMillis, DecodedId::sequence)
+                .containsExactly(T0 + 1, 0L);
+    }
+
+    @Test
+    void shouldFollowTheClockWhileItAdvances() {
+        SnowstampConfig config = config();
+        start(config);
+
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            clock.addAndGet(250);
+            ids.addAll(pipe(2));
+        }
+
+        assertThat(ids).extracting(id -> config.layout().decode(id).wallMillis())
+                .containsExactly(T0 + 250, T0 + 250, T0 + 500, T0 + 500, T0 + 750, T0 + 750);
+        assertThat(ids).extracting(id -> config.layout().decode(id).sequence()).containsExactly(0L, 1L, 0L, 1L, 0L, 1L);
+    }
+
+    @Test
+    void shouldKeepIdsIncreasingWhenTheClockGoesBackAnHour() {
+        SnowstampConfig config = config();
+        start(config);
+        List<Long> before = pipe(3);
+
+        clock.addAndGet(-HOUR);
+        List<Long> after = pipe(3);
+
+        List<Long> all = new ArrayList<>(before);
+        all.addAll(after);
+        assertThat(all).hasSize(6).isSorted().doesNotHaveDuplicates();
+        assertThat(after.get(0)).isGreaterThan(before.get(2));
+        assertThat(after).allSatisfy(id -> assertThat(config.layout().decode(id).wallMillis()).isEqualTo(T0));
+    }
+
+    // ---- JSON mode and the dead-letter topic
+
+    @Test
+    void shouldInjectTheIdIntoJsonObjects() throws IOException {
+        start(config(Keys.STAMP_JSON_FIELD, "snowId"));
+
+        input.pipeInput(bytes("k"), bytes("{\"a\":1,\n \"b\":[true]}"));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        long id = id(out);
+        assertThat(new String(out.value(), UTF_8)).isEqualTo("{\"snowId\":" + id + ",\"a\":1,\n \"b\":[true]}");
+        JsonNode node = JSON.readTree(out.value());
+        assertThat(node.get("snowId").asLong()).isEqualTo(id);
+    }
+
+    @Test
+    void shouldInjectTheIdAsAStringWhenConfigured() {
+        start(config(Keys.STAMP_JSON_FIELD, "id", Keys.STAMP_JSON_TYPE, "string"));
+
+        input.pipeInput(bytes("k"), bytes("{}"));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        assertThat(new String(out.value(), UTF_8)).isEqualTo("{\"id\":\"" + id(out) + "\"}");
+    }
+
+    @Test
+    void shouldSendANonObjectUnchangedToTheDeadLetterTopicAndContinue() {
+        SnowstampConfig config = config(Keys.STAMP_JSON_FIELD, "id");
+        start(config);
+        byte[] badKey = {9, 8, 7};
+        byte[] badValue = bytes("[1, 2, 3]");
+
+        input.pipeInput(bytes("first"), bytes("{\"n\":1}"));
+        input.pipeInput(new TestRecord<>(badKey, badValue, new RecordHeaders().add("trace", bytes("t-1")), T0 - 5));
+        input.pipeInput(bytes("third"), bytes("{\"n\":3}"));
+
+        TestRecord<byte[], byte[]> dead = dlq.readRecord();
+        assertThat(dlq.isEmpty()).isTrue();
+        assertThat(dead.key()).containsExactly(badKey);
+        assertThat(dead.value()).containsExactly(badValue);
+        assertThat(header(dead, Names.ERROR_HEADER)).isEqualTo("not-object");
+        assertThat(header(dead, "trace")).isEqualTo("t-1");
+        assertThat(header(dead, "__streams.errors.exception")).isEqualTo(BadRecordException.class.getName());
+        assertThat(header(dead, "__streams.errors.message")).isEqualTo("value is a JSON array, not a JSON object");
+        assertThat(header(dead, "__streams.errors.topic")).isEqualTo("events.raw");
+        assertThat(header(dead, "__streams.errors.partition")).isEqualTo("0");
+        assertThat(header(dead, "__streams.errors.offset")).isEqualTo("1");
+        assertThat(dead.headers().headers(Names.ID_HEADER)).as("no ID was issued for it").isEmpty();
+
+        List<TestRecord<byte[], byte[]>> stamped = output.readRecordsToList();
+        assertThat(stamped).extracting(r -> new String(r.key(), UTF_8)).containsExactly("first", "third");
+        assertThat(stamped).extracting(r -> header(r, Names.SOURCE_HEADER)).containsExactly("events.raw/0/0", "events.raw/0/2");
+        // the bad record consumed no ID: the two good ones are consecutive
+        assertThat(stamped).extracting(r -> config.layout().decode(id(r)).sequence()).containsExactly(0L, 1L);
+    }
+
+    @Test
+    void shouldSendEachKindOfBadJsonToTheDeadLetterTopicWithItsCode() {
+        start(config(Keys.STAMP_JSON_FIELD, "id"));
+
+        input.pipeInput(bytes("a"), bytes("{\"a\":"));
+        input.pipeInput(bytes("b"), bytes("{\"id\":1}"));
+        input.pipeInput(bytes("c"), bytes("{\"id\":1,\"id\":2}"));
+        input.pipeInput(bytes("d"), bytes("{} {}"));
+        input.pipeInput(bytes("e"), bytes("\"text\""));
+        input.pipeInput(bytes("f"), (byte[]) null);
+        input.pipeInput(bytes("g"), bytes("{\"ok\":true}"));
+
+        assertThat(dlq.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8) + "=" + header(r, Names.ERROR_HEADER))
+                .containsExactly("a=truncated", "b=field-exists", "c=duplicate-key", "d=trailing-content",
+                        "e=not-object", "f=not-object");
+        assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("g");
+    }
+
+    @Test
+    void shouldSendARecordTooLargeForMaxRequestSizeToTheDeadLetterTopicInBothModes() {
+        start(config("kafka.max.request.size", "20000"));
+        byte[] big = new byte[19_900];
+        java.util.Arrays.fill(big, (byte) 'x');
+        input.pipeInput(bytes("big"), big);
+        input.pipeInput(bytes("small"), bytes("ok"));
+
+        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        assertThat(dead).hasSize(1);
+        assertThat(header(dead.get(0), Names.ERROR_HEADER)).isEqualTo("too-large");
+        assertThat(dead.get(0).value()).isEqualTo(big);
+        assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("small");
+    }
+
+    @Test
+    void shouldApplyTheOnExistingFieldPolicy() {
+        start(config(Keys.STAMP_JSON_FIELD, "id", Keys.STAMP_ON_EXISTING_FIELD, "overwrite"));
+        input.pipeInput(bytes("k"), bytes("{\"a\":1,\"id\":\"old\"}"));
+        TestRecord<byte[], byte[]> overwritten = output.readRecord();
+        assertThat(new String(overwritten.value(), UTF_8)).isEqualTo("{\"id\":" + id(overwritten) + ",\"a\":1}");
+
+        restart(config(Keys.STAMP_JSON_FIELD, "id", Keys.STAMP_ON_EXISTING_FIELD, "keep"));
+        input.pipeInput(bytes("k"), bytes("{\"a\":1,\"id\":\"old\"}"));
+        TestRecord<byte[], byte[]> kept = output.readRecord();
+        assertThat(new String(kept.value(), UTF_8)).isEqualTo("{\"a\":1,\"id\":\"old\"}");
+        assertThat(id(kept)).as("still stamped in the header").isGreaterThan(id(overwritten));
+        assertThat(dlq.isEmpty()).isTrue();
+    }
+
+    // ---- worker state, restart and layout changes
+
+    @Test
+    void shouldTakeTheLeaseAtStart() {
+        SnowstampConfig config = config();
+
+        start(config);
+
+        assertThat(storedState()).isEqualTo(new WorkerState(config.layout().fingerprint(), 5, 1,
+                INSTANCE + "/" + Thread.currentThread().getName(), T0, T0, -1, -1));
+        assertThat(storedState().holder()).startsWith(INSTANCE + "/");
+    }
+
+    @Test
+    void shouldReserveAheadBeforeIssuingAndRecordTheLastIdAtTheHeartbeat() {
+        SnowstampConfig config = config();
+        start(config);
+        clock.addAndGet(10);
+
+        List<Long> ids = pipe(3);
+
+        IdLayout layout = config.layout();
+        long reserved = layout.encode(T0 + 10 - IdLayout.DEFAULT_EPOCH_MILLIS + 1_000, 0, 5, layout.maxSequence());
+        assertThat(storedState().reservedUntil()).as("id.reservation=1s past the first ID").isEqualTo(reserved);
+        assertThat(storedState().highWaterMark()).isGreaterThanOrEqualTo(ids.get(2));
+
+        clock.addAndGet(5_000);
+        heartbeat();
+
+        assertThat(storedState()).isEqualTo(new WorkerState(layout.fingerprint(), 5, 1,
+                INSTANCE + "/" + Thread.currentThread().getName(), T0, T0 + 5_010, ids.get(2), reserved));
+    }
+
+    @Test
+    void shouldCoverEveryIdInTheStateWithoutReservation() {
+        start(config(Keys.ID_RESERVATION, "0"));
+
+        for (int i = 0; i < 5; i++) {
+            long id = pipe(1).get(0);
+            assertThat(storedState().reservedUntil()).isEqualTo(id);
+            assertThat(storedState().highWaterMark()).isEqualTo(id);
+        }
+    }
+
+    @Test
+    void shouldWriteTheWorkerStateToItsChangelog() {
+        SnowstampConfig config = config();
+        start(config);
+        List<Long> ids = pipe(2);
+        heartbeat();
+
+        List<TestRecord<Integer, WorkerState>> changelog = driver.createOutputTopic(Names.changelogTopic("snowstamp"),
+                new IntegerDeserializer(), new WorkerStateSerde()).readRecordsToList();
+
+        assertThat(Names.changelogTopic("snowstamp")).isEqualTo("snowstamp-worker-state-changelog");
+        assertThat(changelog).isNotEmpty().allSatisfy(r -> assertThat(r.key()).isZero());
+        assertThat(changelog).extracting(TestRecord::value).doesNotContainNull();
+        assertThat(changelog.get(changelog.size() - 1).value()).isEqualTo(storedState());
+        assertThat(changelog.get(changelog.size() - 1).value().lastId()).isEqualTo(ids.get(1));
+    }
+
+    @ParameterizedTest(name = "{0}, id.reservation={1}, heartbeat before restart: {2}")
+    @CsvSource({
+            "exactly_once_v2, 1s, true",
+            "exactly_once_v2, 1s, false",
+            "exactly_once_v2, 0, false",
+            "at_least_once, 1s, false",
+            "at_least_once, 0, true",
+    })
+    void shouldResumeAboveTheLastIdAfterARestartWithTheClockAnHourBehind(String guarantee, String reservation,
+                                                                         boolean heartbeatBeforeRestart) {
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, guarantee, Keys.ID_RESERVATION, reservation);
+        start(config);
+        List<Long> firstRun = pipe(10);
+        long lastOfFirstRun = firstRun.get(9);
+        if (heartbeatBeforeRestart) {
+            heartbeat();
+            assertThat(storedState().lastId()).isEqualTo(lastOfFirstRun);
+        }
+        WorkerState beforeRestart = storedState();
+        assertThat(beforeRestart.epoch()).isEqualTo(1);
+        assertThat(beforeRestart.highWaterMark()).isGreaterThanOrEqualTo(lastOfFirstRun);
+
+        clock.set(T0 - HOUR);
+        restart(config);
+        assertThat(storedState()).as("a new lease, taken before any record, keeping the high-water mark")
+                .isEqualTo(beforeRestart.withNewLease(INSTANCE + "/" + Thread.currentThread().getName(), T0 - HOUR));
+        List<Long> secondRun = pipe(3);
+
+        assertThat(secondRun.get(0)).isGreaterThan(lastOfFirstRun).isGreaterThan(beforeRestart.highWaterMark());
+        assertThat(secondRun).isSorted().doesNotHaveDuplicates();
+        assertThat(config.layout().decode(secondRun.get(0)).worker()).isEqualTo(5);
+        assertThat(storedState().epoch()).isEqualTo(2);
+        assertThat(storedState().highWaterMark()).isGreaterThanOrEqualTo(secondRun.get(2));
+    }
+
+    @Test
+    void shouldResumeAboveTheHighestIdFoundInTheOutputTail() {
+        SnowstampConfig config = config();
+        IdLayout layout = config.layout();
+        long inTheQueue = layout.encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS + 60_000, 0, 5, 7);
+        List<String> probed = new ArrayList<>();
+        tailProbe = (partition, datacenter, worker) -> {
+            probed.add(partition + "/" + datacenter + "/" + worker);
+            return new TailProbe.Result(inTheQueue, 3, 10, 13, 1);
+        };
+
+        start(config);
+        long first = pipe(1).get(0);
+
+        assertThat(probed).containsExactly("0/0/5");
+        assertThat(first).isEqualTo(layout.encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS + 60_000, 0, 5, 8));
+    }
+
+    @Test
+    void shouldRefuseToStartWhenTheTailCannotBeRead() {
+        tailProbe = (partition, datacenter, worker) -> {
+            throw new SnowstampException("output partition 0 tail unreadable in 60 s");
+        };
+
+        Throwable thrown = catchThrowable(() -> start(config()));
+
+        assertThat(findCause(thrown, SnowstampException.class)).hasMessage("output partition 0 tail unreadable in 60 s");
+    }
+
+    @Test
+    void shouldRefuseToStartWhenTheStoredStateHasAnotherLayout() {
+        SnowstampConfig snowflake = config();
+        start(snowflake);
+        pipe(1);
+        driver.close();
+        open.remove(driver);
+        SnowstampConfig sonyflake = config(Keys.ID_PRESET, "sonyflake");
+
+        Throwable thrown = catchThrowable(() -> start(sonyflake));
+
+        assertThat(thrown).isNotNull();
+        LayoutChangedException cause = findCause(thrown, LayoutChangedException.class);
+        assertThat(cause.stored()).isEqualTo("t41.d0.w10.s12.u1ms.e1577836800000.mid");
+        assertThat(cause.configured()).isEqualTo("t39.d0.w16.s8.u10ms.e1577836800000.low");
+        assertThat(cause).hasMessageContaining("partition 0")
+                .hasMessageContaining(snowflake.layout().fingerprint())
+                .hasMessageContaining(sonyflake.layout().fingerprint());
+    }
+
+    @Test
+    void shouldRefuseToStartWhenTheWorkerOffsetChanged() {
+        start(config());
+        pipe(1);
+        driver.close();
+        open.remove(driver);
+
+        Throwable thrown = catchThrowable(() -> start(config(Keys.ID_WORKER_OFFSET, "6")));
+
+        ConfigException cause = findCause(thrown, ConfigException.class);
+        assertThat(cause).hasMessageStartingWith("id.worker-offset=6 is invalid: accepted the offset the state of partition 0"
+                + " was written with (worker 5, now 6)");
+    }
+
+    // ---- excess lead and takeover gap
+
+    @Test
+    void shouldWarnOnceAMinuteWhileIdsRunAheadOfTheClockUnderTheContinuePolicy() {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(StampProcessor.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            start(config(Keys.ID_MAX_LEAD, "10s"));
+            long before = pipe(3).get(2);
+            clock.addAndGet(-HOUR);
+
+            List<Long> ahead = pipe(5);
+            clock.addAndGet(30_000);
+            ahead = new ArrayList<>(ahead);
+            ahead.addAll(pipe(5));
+            clock.addAndGet(31_000);
+            ahead.addAll(pipe(1));
+
+            assertThat(ahead.get(0)).isGreaterThan(before);
+            assertThat(ahead).isSorted().doesNotHaveDuplicates();
+            List<String> lines = warnings.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            assertThat(lines).as("one warning, then the next after a minute of the task's clock").hasSize(2);
+            assertThat(lines.get(0)).contains("partition 0 worker 5: IDs run", "ahead of the wall clock (id.max-lead=10000 ms; 1 IDs");
+            assertThat(lines.get(1)).contains("11 IDs past it so far");
+        } finally {
+            logger.detachAppender(warnings);
+        }
+    }
+
+    @Test
+    void shouldHoldRecordsBackUntilTheClockCatchesUpUnderThePausePolicy() {
+        SnowstampConfig config = config(Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s");
+        start(config);
+        long before = pipe(2).get(1);
+        clock.addAndGet(-HOUR);
+
+        List<Long> held = pipe(4);
+        assertThat(held).as("nothing is stamped while the IDs would run an hour ahead").isEmpty();
+        KeyValueStore<Long, ?> pending = driver.getKeyValueStore(Names.PENDING_STORE);
+        assertThat(pending.approximateNumEntries()).isEqualTo(4);
+
+        clock.addAndGet(HOUR - 5_000);          // within id.max-lead of the last ID again
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+
+        List<TestRecord<byte[], byte[]>> released = output.readRecordsToList();
+        assertThat(released).hasSize(4);
+        assertThat(released).extracting(r -> header(r, Names.SOURCE_HEADER))
+                .as("arrival order and provenance kept").containsExactly("events.raw/0/2", "events.raw/0/3", "events.raw/0/4", "events.raw/0/5");
+        assertThat(released).extracting(StampTopologyTest::id).isSorted().allSatisfy(id -> assertThat(id).isGreaterThan(before));
+        assertThat(pending.approximateNumEntries()).isZero();
+        assertThat(pipe(1)).as("stamping continues directly once the clock caught up").hasSize(1);
+    }
+
+    @Test
+    void shouldKeepHeldRecordsAcrossARestart() {
+        SnowstampConfig config = config(Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s");
+        start(config);
+        long before = pipe(1).get(0);
+        clock.addAndGet(-HOUR);
+        assertThat(pipe(3)).isEmpty();
+
+        restart(config);
+        assertThat(pipe(1)).as("new records queue behind the held ones").isEmpty();
+        clock.addAndGet(HOUR);
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+
+        List<TestRecord<byte[], byte[]>> released = output.readRecordsToList();
+        // a new driver numbers its input from offset 0 again: the last record is the one piped after the restart
+        assertThat(released).extracting(r -> header(r, Names.SOURCE_HEADER))
+                .containsExactly("events.raw/0/1", "events.raw/0/2", "events.raw/0/3", "events.raw/0/0");
+        assertThat(released).extracting(StampTopologyTest::id).isSorted().allSatisfy(id -> assertThat(id).isGreaterThan(before));
+    }
+
+    @Test
+    void shouldAddTheTakeoverGapAtEveryStart() {
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        assertThat(config.takeoverGap()).isEqualTo(Duration.ofSeconds(1));
+        start(config);
+
+        long first = pipe(1).get(0);
+        assertThat(config.layout().decode(first).wallMillis()).as("gap above the clock at the first start").isEqualTo(T0 + 1_001);
+
+        restart(config);
+        long afterRestart = pipe(1).get(0);
+        assertThat(config.layout().decode(afterRestart).wallMillis())
+                .as("gap above the restored reservation (1 s past the last ID)").isEqualTo(T0 + 1_001 + 1_000 + 1_000 + 1);
+    }
+
+    private static <T extends Throwable> T findCause(Throwable thrown, Class<T> type) {
+        for (Throwable t = thrown; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+        }
+        throw new AssertionError("no " + type.getSimpleName() + " in the cause chain of " + thrown, thrown);
+    }
+}
