@@ -38,6 +38,9 @@ public final class Keys {
     public static final String RECOVERY_TAKEOVER_GAP = "recovery.takeover-gap";
     public static final String STATE_DIR = "state.dir";
     public static final String INSTANCE_ID = "instance.id";
+    public static final String ADMIN_PORT = "admin.port";
+    public static final String ADMIN_BIND = "admin.bind";
+    public static final String ADMIN_ADVERTISED_HOST = "admin.advertised-host";
     public static final String KAFKA_PREFIX = "kafka.";
     public static final String BOOTSTRAP_SERVERS = KAFKA_PREFIX + "bootstrap.servers";
 
@@ -75,6 +78,10 @@ public final class Keys {
         define(STAMP_PROVENANCE, "true", "add header snowstamp-src = topic/partition/offset of the input record");
         define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
+        define(ADMIN_PORT, "", "port of the admin HTTP server (health, metrics, state) of 'run'; empty: off; 0: any free port");
+        define(ADMIN_BIND, "127.0.0.1", "address the admin server listens on (0.0.0.0: every interface)");
+        define(ADMIN_ADVERTISED_HOST, "", "host name other instances use to reach this admin server (/state of all instances);"
+                + " default: admin.bind, or the host name when admin.bind is a wildcard address");
     }
 
     private Keys() {

@@ -16,6 +16,7 @@ import java.util.TreeMap;
  * it only at the Kafka boundary ({@code runtime.KafkaSettings}).
  *
  * @param jsonField  field to inject the ID into, or null for header-only stamping
+ * @param admin      the admin HTTP server of {@code run} (off unless {@code admin.port} is set)
  * @param kafka      {@code kafka.*} keys with the prefix removed, passed to every Kafka client
  */
 public record SnowstampConfig(
@@ -40,6 +41,7 @@ public record SnowstampConfig(
         Duration takeoverGap,
         Path stateDir,
         String instanceId,
+        AdminSettings admin,
         Map<String, String> kafka) {
 
     /** Kafka Streams processing guarantee. */
@@ -83,6 +85,9 @@ public record SnowstampConfig(
     }
 
     public SnowstampConfig {
+        if (admin == null) {
+            admin = AdminSettings.off();
+        }
         if (workerOffset > layout.maxWorker()) {
             throw new ConfigException(Keys.ID_WORKER_OFFSET, workerOffset,
                     "0.." + layout.maxWorker() + " (the layout has " + layout.workerBits() + " worker bits)");
@@ -144,6 +149,9 @@ public record SnowstampConfig(
                         : guarantee == Guarantee.AT_LEAST_ONCE ? Duration.ofSeconds(1) : Duration.ZERO,
                 Path.of(v.string(Keys.STATE_DIR)),
                 instanceId,
+                new AdminSettings(v.isSet(Keys.ADMIN_PORT) ? v.intInRange(Keys.ADMIN_PORT, 0, 65_535) : AdminSettings.OFF,
+                        v.string(Keys.ADMIN_BIND),
+                        v.isSet(Keys.ADMIN_ADVERTISED_HOST) ? v.string(Keys.ADMIN_ADVERTISED_HOST) : null),
                 kafka);
     }
 
@@ -207,7 +215,14 @@ public record SnowstampConfig(
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
                 datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, maxLead, onExcessLead, reservation,
-                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, copy);
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, admin, copy);
+    }
+
+    /** A copy with other admin server settings (the {@code run} command's {@code --admin-*} flags). */
+    public SnowstampConfig withAdmin(AdminSettings settings) {
+        return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
+                datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, maxLead, onExcessLead, reservation,
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, settings, kafka);
     }
 
     /** Never the raw record text: it would show secrets. */
@@ -228,6 +243,7 @@ public record SnowstampConfig(
                 .append(" reservation=").append(Durations.format(reservation))
                 .append(" tail-guard=").append(tailGuard).append(" takeover-gap=").append(Durations.format(takeoverGap))
                 .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
+                .append(" admin=").append(admin.describe())
                 .append(" instance=").append(instanceId);
         kafka.forEach((key, value) -> out.append(" kafka.").append(key).append('=').append(Secrets.mask(key, value)));
         return out.toString();
