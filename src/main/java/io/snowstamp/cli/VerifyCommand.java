@@ -7,6 +7,7 @@ import io.snowstamp.stream.Names;
 import io.snowstamp.verify.Verifier;
 import io.snowstamp.verify.VerifyReport;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.streams.errors.internals.ExceptionHandlerUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,6 +38,10 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--source", paramLabel = "S", description = "input topic to account for, record by record")
     String source;
 
+    @Option(names = "--dlq", paramLabel = "D", description = "dead-letter topic whose records account for source records"
+            + " too (with --source): every input record must then be in exactly one of --topic and --dlq")
+    String dlq;
+
     @Option(names = "--timeout", paramLabel = "D", defaultValue = "10m",
             description = "give up if a topic cannot be read to its end in this time (default: ${DEFAULT-VALUE})")
     String timeout;
@@ -44,12 +49,20 @@ final class VerifyCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Duration limit = CliDurations.parse(spec, "--timeout", timeout);
+        if (dlq != null && source == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--dlq needs --source");
+        }
         SnowstampConfig loaded = options.load();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             String target = topic == null ? connection.config().outputTopic() : topic;
-            VerifyReport report = verify(connection.config(), target, source, limit, spec.commandLine().getErr());
+            Verifier verifier = new Verifier(target, source);
+            read(connection.config(), verifier, target, dlq, source, limit, spec.commandLine().getErr());
+            VerifyReport report = verifier.finish();
             PrintWriter out = spec.commandLine().getOut();
             report.problems().forEach(out::println);
+            if (dlq != null) {
+                out.println("dead letters: " + verifier.deadLetters() + " in " + dlq);
+            }
             out.println(report.summaryLine());
             return report.clean() ? 0 : 1;
         }
@@ -58,6 +71,13 @@ final class VerifyCommand implements Callable<Integer> {
     /** Reads {@code target} (and {@code source}, when given) to their ends and checks them. */
     static VerifyReport verify(SnowstampConfig config, String target, String source, Duration limit, PrintWriter err) {
         Verifier verifier = new Verifier(target, source);
+        read(config, verifier, target, null, source, limit, err);
+        return verifier.finish();
+    }
+
+    /** Feeds the output, the dead letters (when {@code dlq} is given) and the source to the verifier. */
+    static void read(SnowstampConfig config, Verifier verifier, String target, String dlq, String source, Duration limit,
+                     PrintWriter err) {
         Progress progress = new Progress(err, "verified", 0);
         long[] seen = {0};
         TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
@@ -65,12 +85,26 @@ final class VerifyCommand implements Callable<Integer> {
                     header(record.headers().lastHeader(Names.SOURCE_HEADER)));
             progress.update(++seen[0]);
         });
+        if (dlq != null) {
+            TopicReader.readToEnd(KafkaSettings.consumer(config), dlq, limit, record -> verifier.deadLetter(
+                    header(record.headers().lastHeader(ExceptionHandlerUtils.HEADER_ERRORS_TOPIC_NAME)),
+                    (int) number(record.headers().lastHeader(ExceptionHandlerUtils.HEADER_ERRORS_PARTITION_NAME)),
+                    number(record.headers().lastHeader(ExceptionHandlerUtils.HEADER_ERRORS_OFFSET_NAME))));
+        }
         if (source != null) {
             TopicReader.readToEnd(KafkaSettings.consumer(config), source, limit,
                     record -> verifier.source(record.partition(), record.offset()));
         }
         progress.done();
-        return verifier.finish();
+    }
+
+    private static long number(Header header) {
+        String text = header(header);
+        try {
+            return text == null ? -1 : Long.parseLong(text.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private static String header(Header header) {

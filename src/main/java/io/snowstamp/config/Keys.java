@@ -29,6 +29,7 @@ public final class Keys {
     public static final String STAMP_JSON_TYPE = "stamp.json-type";
     public static final String STAMP_ON_EXISTING_FIELD = "stamp.on-existing-field";
     public static final String STAMP_PROVENANCE = "stamp.provenance";
+    public static final String STAMP_MAX_DEPTH = "stamp.max-depth";
     public static final String ID_MAX_LEAD = "id.max-lead";
     public static final String ID_ON_EXCESS_LEAD = "id.on-excess-lead";
     public static final String ID_RESERVATION = "id.reservation";
@@ -75,6 +76,7 @@ public final class Keys {
         define(STAMP_JSON_FIELD, "", "also inject the ID into JSON object values under this field (empty: header only)");
         define(STAMP_JSON_TYPE, "number", "number or string (for JavaScript consumers)");
         define(STAMP_ON_EXISTING_FIELD, "reject", "reject (to the DLQ), overwrite or keep when the field already exists");
+        define(STAMP_MAX_DEPTH, "64", "deepest nesting of objects and arrays accepted in JSON field mode (deeper: to the DLQ)");
         define(STAMP_PROVENANCE, "true", "add header snowstamp-src = topic/partition/offset of the input record");
         define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");

@@ -31,6 +31,7 @@ public record SnowstampConfig(
         String jsonField,
         JsonType jsonType,
         OnExistingField onExistingField,
+        int maxDepth,
         boolean provenance,
         Duration maxLead,
         OnExcessLead onExcessLead,
@@ -138,6 +139,7 @@ public record SnowstampConfig(
                 jsonField.isEmpty() ? null : jsonField,
                 v.choice(Keys.STAMP_JSON_TYPE, JsonType.class),
                 v.choice(Keys.STAMP_ON_EXISTING_FIELD, OnExistingField.class),
+                v.intInRange(Keys.STAMP_MAX_DEPTH, 1, 1000),
                 v.bool(Keys.STAMP_PROVENANCE),
                 v.duration(Keys.ID_MAX_LEAD, Duration.ofMillis(1), Duration.ofDays(1)),
                 v.choice(Keys.ID_ON_EXCESS_LEAD, OnExcessLead.class),
@@ -203,6 +205,23 @@ public record SnowstampConfig(
         return workerOffset + partition;
     }
 
+    /**
+     * The largest request the stamper's producer sends ({@code kafka.max.request.size} or
+     * {@code kafka.producer.max.request.size}, else Kafka's default of 1 MiB): a stamped record
+     * that would not fit goes to the dead-letter topic instead of stopping the stamper.
+     */
+    public int maxRequestSize() {
+        String value = kafka.getOrDefault("producer.max.request.size", kafka.get("max.request.size"));
+        if (value == null) {
+            return 1_048_576;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException("kafka.max.request.size", value, "a whole number of bytes");
+        }
+    }
+
     /** Whether snowstamp must start its own in-process broker (no {@code kafka.bootstrap.servers}). */
     public boolean embeddedBroker() {
         String servers = kafka.get("bootstrap.servers");
@@ -214,15 +233,8 @@ public record SnowstampConfig(
         Map<String, String> copy = new TreeMap<>(kafka);
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
-                datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, maxLead, onExcessLead, reservation,
+                datacenterId, workerOffset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
                 heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, admin, copy);
-    }
-
-    /** A copy with other admin server settings (the {@code run} command's {@code --admin-*} flags). */
-    public SnowstampConfig withAdmin(AdminSettings settings) {
-        return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
-                datacenterId, workerOffset, jsonField, jsonType, onExistingField, provenance, maxLead, onExcessLead, reservation,
-                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, settings, kafka);
     }
 
     /** Never the raw record text: it would show secrets. */

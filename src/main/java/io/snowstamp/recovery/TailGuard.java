@@ -61,6 +61,12 @@ public final class TailGuard implements TailProbe, AutoCloseable {
             consumer.assign(List.of(tp));
             long begin = consumer.beginningOffsets(List.of(tp), timeout).get(tp);
             long end = consumer.endOffsets(List.of(tp), timeout).get(tp);
+            if (begin == end) {
+                // nothing to read, but prove we may: a missing READ ACL must stop the task now, not
+                // at the first restart after records exist
+                consumer.seek(tp, end);
+                consumer.poll(Duration.ofMillis(50));
+            }
             long highest = -1;
             long scanned = 0;
             long to = end;

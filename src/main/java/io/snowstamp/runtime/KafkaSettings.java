@@ -3,6 +3,7 @@ package io.snowstamp.runtime;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.stream.DeadLetterHandler;
+import io.snowstamp.stream.WriteFailureHandler;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -26,7 +27,8 @@ public final class KafkaSettings {
             StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "processing.guarantee",
             StreamsConfig.STATE_DIR_CONFIG, "state.dir",
             StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, "dlq.topic",
-            StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, "(none: snowstamp's dead-letter handler is required)");
+            StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, "(none: snowstamp's dead-letter handler is required)",
+            StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, "(none: a failed write must stop the stamper)");
 
     private static final Set<String> STREAMS_ONLY_PREFIXES = Set.of("consumer.", "producer.", "admin.",
             "main.consumer.", "restore.consumer.", "global.consumer.");
@@ -88,6 +90,7 @@ public final class KafkaSettings {
         props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve(config.instanceId()).toAbsolutePath().toString());
         props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, config.dlqTopic());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class.getName());
+        props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, WriteFailureHandler.class.getName());
         // there is no global store; enabling the handler there too is what Kafka 5.0 will default to
         props.putIfAbsent("processing.exception.handler.global.enabled", "true");
         props.putIfAbsent(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());

@@ -114,6 +114,17 @@ public final class StreamsRunner implements AutoCloseable {
         rethrowFailure();
     }
 
+    /**
+     * Like {@link #awaitTermination()}, bounded.
+     *
+     * @return whether Kafka Streams stopped within the timeout
+     */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        boolean stopped = terminated.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        rethrowFailure();
+        return stopped;
+    }
+
     public KafkaStreams.State state() {
         return streams == null ? KafkaStreams.State.CREATED : streams.state();
     }

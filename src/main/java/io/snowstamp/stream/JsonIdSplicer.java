@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.snowstamp.config.SnowstampConfig.JsonType;
 import io.snowstamp.config.SnowstampConfig.OnExistingField;
@@ -23,7 +26,7 @@ import java.nio.charset.StandardCharsets;
  * Thread-safe: it holds only immutable configuration.
  */
 public final class JsonIdSplicer {
-    private static final JsonFactory FACTORY = JsonFactory.builder().build();
+    private final JsonFactory factory;
 
     private final String field;
     private final byte[] memberPrefix;   // "field":   or   "field":"
@@ -40,7 +43,13 @@ public final class JsonIdSplicer {
 
     private static final Plan KEEP = new Plan(-1, -1, -1, false, true);
 
-    public JsonIdSplicer(String field, JsonType type, OnExistingField onExisting) {
+    /** @param maxDepth deepest nesting of objects and arrays accepted ({@code stamp.max-depth}) */
+    public JsonIdSplicer(String field, JsonType type, OnExistingField onExisting, int maxDepth) {
+        // duplicate keys anywhere make the record ambiguous for every consumer: refuse them
+        this.factory = JsonFactory.builder()
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(maxDepth).build())
+                .build();
         this.field = field;
         this.quoted = type == JsonType.STRING;
         this.onExisting = onExisting;
@@ -53,7 +62,7 @@ public final class JsonIdSplicer {
         if (value == null) {
             throw new BadRecordException(Code.NOT_OBJECT, "value is null (a tombstone), not a JSON object");
         }
-        try (JsonParser parser = FACTORY.createParser(value)) {
+        try (JsonParser parser = factory.createParser(value)) {
             JsonToken first = parser.nextToken();
             if (first != JsonToken.START_OBJECT) {
                 throw new BadRecordException(Code.NOT_OBJECT, "value is " + describe(first) + ", not a JSON object");
@@ -75,10 +84,7 @@ public final class JsonIdSplicer {
                 }
                 members++;
                 if (field.equals(parser.currentName())) {
-                    if (existingFrom >= 0) {
-                        throw new BadRecordException(Code.DUPLICATE_FIELD, "field '" + field + "' appears more than once");
-                    }
-                    existingFrom = nameStart;
+                    existingFrom = nameStart;       // only once: the parser refuses duplicate keys
                 }
                 parser.nextToken();
                 parser.skipChildren();
@@ -106,8 +112,11 @@ public final class JsonIdSplicer {
                     yield new Plan(openBrace, from, existingTo, members > 1, false);
                 }
             };
+        } catch (StreamConstraintsException e) {
+            throw new BadRecordException(e.getMessage().contains("nesting depth") ? Code.TOO_DEEP : Code.LIMIT_EXCEEDED,
+                    "value exceeds a JSON limit: " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
-            throw new BadRecordException(Code.NOT_JSON, "value is not well-formed JSON: " + e.getOriginalMessage());
+            throw new BadRecordException(codeOf(e), "value is not well-formed JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new BadRecordException(Code.NOT_JSON, "value cannot be read as JSON: " + e.getMessage());
         }
@@ -144,6 +153,24 @@ public final class JsonIdSplicer {
             System.arraycopy(value, plan.removeTo(), out, pos, value.length - plan.removeTo());
         }
         return out;
+    }
+
+    /** A finer reason than "not JSON" where Jackson's message tells it. */
+    private static Code codeOf(JsonProcessingException e) {
+        String message = e.getOriginalMessage();
+        if (message == null) {
+            return Code.NOT_JSON;
+        }
+        if (message.startsWith("Invalid UTF-8") || message.contains("Invalid UTF-8")) {
+            return Code.INVALID_UTF8;
+        }
+        if (message.startsWith("Duplicate field")) {
+            return Code.DUPLICATE_KEY;
+        }
+        if (message.contains("end-of-input")) {
+            return Code.TRUNCATED;
+        }
+        return Code.NOT_JSON;
     }
 
     /** Start of the comma (and blanks) preceding a last member, so no dangling comma remains. */

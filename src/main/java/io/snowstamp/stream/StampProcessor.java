@@ -39,6 +39,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private static final int DRAIN_BATCH = 10_000;
     /** A lead this large cannot come from borrowing under load alone: the wall clock went back. */
     private static final long CLOCK_BEHIND_MILLIS = 1_000;
+    /**
+     * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
+     * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
+     */
+    private static final int SIZE_MARGIN_BYTES = 1024;
 
     private final SnowstampConfig config;
     private final LongSupplier clock;
@@ -47,6 +52,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final JsonIdSplicer splicer;
     private final long reservationUnits;
     private final long maxLeadMillis;
+    /** Largest key + value + headers of an input record that still fits max.request.size once stamped. */
+    private final long maxRecordBytes;
 
     private ProcessorContext<byte[], StampedValue> context;
     private KeyValueStore<Integer, WorkerState> store;
@@ -68,7 +75,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.clock = clock;
         this.tailProbe = tailProbe;
         this.splicer = config.jsonField() == null ? null
-                : new JsonIdSplicer(config.jsonField(), config.jsonType(), config.onExistingField());
+                : new JsonIdSplicer(config.jsonField(), config.jsonType(), config.onExistingField(), config.maxDepth());
+        this.maxRecordBytes = config.maxRequestSize() - SIZE_MARGIN_BYTES - (splicer == null ? 0 : config.jsonField().length());
         long unit = config.layout().unitMillis();
         this.reservationUnits = (config.reservation().toMillis() + unit - 1) / unit;
         this.maxLeadMillis = config.maxLead().toMillis();
@@ -114,6 +122,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        checkSize(record);
         JsonIdSplicer.Plan plan = splicer == null ? null : splicer.inspect(record.value());
         if (paused != null && (!paused.isEmpty() || leadExceeded())) {
             holdBack(record);
@@ -121,6 +130,21 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         addSourceHeader(record.headers());
         stamp(record, plan);
+    }
+
+    /** Refuses, before anything is issued or added, a record that would not fit max.request.size once stamped. */
+    private void checkSize(Record<byte[], byte[]> record) {
+        long size = (record.key() == null ? 0 : record.key().length) + (record.value() == null ? 0 : record.value().length);
+        if (size <= maxRecordBytes - 8192) {
+            return;     // the common case: far below the limit whatever the headers
+        }
+        for (org.apache.kafka.common.header.Header header : record.headers()) {
+            size += header.key().length() + (header.value() == null ? 0 : header.value().length) + 8;
+        }
+        if (size > maxRecordBytes) {
+            throw new BadRecordException(BadRecordException.Code.TOO_LARGE, "record of " + size + " bytes would exceed"
+                    + " max.request.size=" + config.maxRequestSize() + " once stamped");
+        }
     }
 
     /** Issues the next ID, records it in the state when it passes the reservation, and forwards. */

@@ -56,6 +56,9 @@ public final class Verifier {
     private final Map<Integer, OutputPartition> outputs = new HashMap<>();
     private OutputPartition lastOutput;
     private final Map<Integer, SourcePartition> sources = new HashMap<>();
+    /** Provenance of the dead letters, kept like an output partition's (without IDs). */
+    private final OutputPartition dead = new OutputPartition(-1, true);
+    private long deadLetters;
     private SourcePartition lastSource;
     private final Map<Kind, List<Problem>> problems = new EnumMap<>(Kind.class);
 
@@ -149,6 +152,40 @@ public final class Verifier {
         } else {
             accept(partition, offset, id, null, Provenance.OTHER_TOPIC, srcTopic, srcPartition, srcOffset);
         }
+    }
+
+    /**
+     * One record of the dead-letter topic: an input record the stamper could not stamp and routed
+     * there unchanged. It accounts for its source record exactly like a stamped record would (so a
+     * record both stamped and dead-lettered is {@code extra}), but has no ID to check. Allowed only
+     * with a source topic, before the first {@code source(...)} call; any order across calls.
+     *
+     * @param srcTopic     {@code __streams.errors.topic} of the dead letter, or null when missing
+     * @param srcPartition {@code __streams.errors.partition}, negative when missing
+     * @param srcOffset    {@code __streams.errors.offset}, negative when missing
+     */
+    public void deadLetter(String srcTopic, int srcPartition, long srcOffset) {
+        if (sourceTopic == null) {
+            throw new IllegalStateException("deadLetter(...) called on a Verifier without a source topic");
+        }
+        if (phase != Phase.OUTPUT) {
+            throw new IllegalStateException("deadLetter(...) called after " + (phase == Phase.SOURCE ? "source(...)" : "finish()"));
+        }
+        deadLetters++;
+        if (srcTopic != null && srcTopic.equals(sourceTopic) && srcPartition >= 0 && srcOffset >= 0) {
+            dead.srcPartitions.add(srcPartition);
+            dead.srcOffsets.add(srcOffset);
+        } else {
+            extra++;
+            String from = srcTopic == null || srcPartition < 0 || srcOffset < 0 ? "no source headers"
+                    : "source " + srcTopic + "-" + srcPartition + "@" + srcOffset;
+            addProblem(Kind.EXTRA, () -> message("extra: a dead letter with " + from + " is not a record of " + sourceTopic));
+        }
+    }
+
+    /** Dead letters seen through {@link #deadLetter}. */
+    public long deadLetters() {
+        return deadLetters;
     }
 
     /**
@@ -303,9 +340,10 @@ public final class Verifier {
             return;
         }
         List<OutputPartition> partitions = sortedOutputs();
+        partitions.add(dead);       // dead letters account for source records too
         for (OutputPartition out : partitions) {
             IntRunList.Reader srcPartitions = out.srcPartitions.reader();
-            for (int i = 0; i < out.records(); i++) {
+            for (int i = 0; i < out.provenanceCount(); i++) {
                 int srcPartition = srcPartitions.next();
                 if (srcPartition != NOT_A_SOURCE_RECORD) {
                     sourcePartition(srcPartition).size++;
@@ -318,7 +356,7 @@ public final class Verifier {
         }
         for (OutputPartition out : partitions) {
             IntRunList.Reader srcPartitions = out.srcPartitions.reader();
-            for (int i = 0; i < out.records(); i++) {
+            for (int i = 0; i < out.provenanceCount(); i++) {
                 int srcPartition = srcPartitions.next();
                 if (srcPartition != NOT_A_SOURCE_RECORD) {
                     sourcePartition(srcPartition).addRef(out.srcOffsets.get(i));
@@ -583,6 +621,11 @@ public final class Verifier {
 
         int records() {
             return ids.size();
+        }
+
+        /** Entries in the provenance lists (the dead letters keep no IDs). */
+        int provenanceCount() {
+            return srcOffsets.size();
         }
     }
 

@@ -37,6 +37,7 @@ class KeysTest {
                 Map.entry("stamp.json-field", ""),
                 Map.entry("stamp.json-type", "number"),
                 Map.entry("stamp.on-existing-field", "reject"),
+                Map.entry("stamp.max-depth", "64"),
                 Map.entry("stamp.provenance", "true"),
                 Map.entry("state.dir", "data/streams"),
                 Map.entry("instance.id", ""),

@@ -63,6 +63,7 @@ class KafkaSettingsTest {
                 Map.entry("state.dir", Path.of("/var/lib/snowstamp/box-1").toString()),
                 Map.entry("errors.dead.letter.queue.topic.name", "dead"),
                 Map.entry("processing.exception.handler", DeadLetterHandler.class.getName()),
+                Map.entry("production.exception.handler", io.snowstamp.stream.WriteFailureHandler.class.getName()),
                 Map.entry("processing.exception.handler.global.enabled", "true"),
                 Map.entry("default.key.serde", Serdes.ByteArraySerde.class.getName()),
                 Map.entry("default.value.serde", Serdes.ByteArraySerde.class.getName()),

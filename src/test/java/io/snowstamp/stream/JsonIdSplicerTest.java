@@ -27,7 +27,7 @@ class JsonIdSplicerTest {
     /** Refuses duplicate members, so "the field appears exactly once" is part of "valid JSON". */
     private static final JsonMapper MAPPER = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
-    private static final JsonIdSplicer NUMBER_REJECT = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.REJECT);
+    private static final JsonIdSplicer NUMBER_REJECT = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.REJECT, 64);
 
     private static byte[] splice(JsonIdSplicer splicer, byte[] value, long id) {
         return splicer.write(value, splicer.inspect(value), id);
@@ -114,7 +114,7 @@ class JsonIdSplicerTest {
 
     @Test
     void shouldWriteTheIdAsAStringWhenConfigured() {
-        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.STRING, OnExistingField.REJECT);
+        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.STRING, OnExistingField.REJECT, 64);
 
         assertThat(splice(splicer, "{\"a\":1}")).isEqualTo("{\"id\":\"7312345678901234567\",\"a\":1}");
         assertThat(splice(splicer, "{}")).isEqualTo("{\"id\":\"7312345678901234567\"}");
@@ -135,7 +135,7 @@ class JsonIdSplicerTest {
     @Test
     void shouldEscapeAFieldNameThatNeedsIt() {
         String field = "a\"b\\c\nd\u540d";
-        JsonIdSplicer splicer = new JsonIdSplicer(field, JsonType.NUMBER, OnExistingField.REJECT);
+        JsonIdSplicer splicer = new JsonIdSplicer(field, JsonType.NUMBER, OnExistingField.REJECT, 64);
 
         String out = splice(splicer, "{\"x\":1}");
 
@@ -147,15 +147,29 @@ class JsonIdSplicerTest {
 
     @Test
     void shouldRecogniseAnEscapedFieldNameInTheValueAsTheField() {
-        JsonIdSplicer splicer = new JsonIdSplicer("a\"b", JsonType.NUMBER, OnExistingField.REJECT);
+        JsonIdSplicer splicer = new JsonIdSplicer("a\"b", JsonType.NUMBER, OnExistingField.REJECT, 64);
 
         assertThat(refusal(splicer, "{\"a\\\"b\":1}").code()).isEqualTo(Code.FIELD_EXISTS);
         assertThat(refusal(NUMBER_REJECT, "{\"i\\u0064\":1}").code()).isEqualTo(Code.FIELD_EXISTS);
     }
 
     @Test
-    void shouldLeaveOtherDuplicateMembersAlone() {
-        assertThat(splice(NUMBER_REJECT, "{\"a\":1,\"a\":2}")).isEqualTo("{\"id\":7312345678901234567,\"a\":1,\"a\":2}");
+    void shouldRefuseDuplicateKeysAtAnyDepth() {
+        for (String value : new String[] {"{\"a\":1,\"a\":2}", "{\"a\":{\"b\":1,\"b\":2}}", "{\"a\":[{\"c\":1,\"c\":1}]}"}) {
+            BadRecordException e = refusal(NUMBER_REJECT, value);
+            assertThat(e.code()).as(value).isEqualTo(Code.DUPLICATE_KEY);
+            assertThat(e).hasMessageContaining("Duplicate field");
+        }
+    }
+
+    @Test
+    void shouldRefuseNestingDeeperThanTheLimit() {
+        JsonIdSplicer shallow = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.REJECT, 3);
+        assertThat(splice(shallow, "{\"a\":{\"b\":[1]}}")).startsWith("{\"id\":");
+
+        BadRecordException e = refusal(shallow, "{\"a\":{\"b\":[[1]]}}");
+        assertThat(e.code()).isEqualTo(Code.TOO_DEEP);
+        assertThat(e).hasMessageContaining("nesting depth");
     }
 
     // ---- an existing field: reject, keep, overwrite at every position
@@ -195,7 +209,7 @@ class JsonIdSplicerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("existingField")
     void shouldKeepAnExistingFieldUnchanged(String position, String value, String overwritten) {
-        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.KEEP);
+        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.KEEP, 64);
         byte[] bytes = value.getBytes(UTF_8);
 
         assertThat(splice(splicer, bytes, ID)).isSameAs(bytes);
@@ -204,7 +218,7 @@ class JsonIdSplicerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("existingField")
     void shouldOverwriteAnExistingFieldLeavingValidJson(String position, String value, String overwritten) {
-        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.OVERWRITE);
+        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.OVERWRITE, 64);
 
         String out = splice(splicer, value);
 
@@ -220,7 +234,7 @@ class JsonIdSplicerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("existingField")
     void shouldOverwriteAnExistingFieldWithAString(String position, String value, String overwritten) {
-        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.STRING, OnExistingField.OVERWRITE);
+        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.STRING, OnExistingField.OVERWRITE, 64);
 
         String out = splice(splicer, value);
 
@@ -233,16 +247,16 @@ class JsonIdSplicerTest {
     @ParameterizedTest
     @EnumSource(OnExistingField.class)
     void shouldRefuseADuplicateTargetFieldWhateverThePolicy(OnExistingField policy) {
-        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.NUMBER, policy);
+        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.NUMBER, policy, 64);
 
         for (String value : new String[] {"{\"id\":1,\"id\":2}", "{\"a\":0,\"id\":1,\"b\":{\"id\":3},\"id\":2}"}) {
             BadRecordException e = refusal(splicer, value);
-            assertThat(e.code()).as(value).isEqualTo(Code.DUPLICATE_FIELD);
-            assertThat(e).hasMessage("field 'id' appears more than once");
+            assertThat(e.code()).as(value).isEqualTo(Code.DUPLICATE_KEY);
+            assertThat(e).hasMessageContaining("Duplicate field 'id'");
         }
     }
 
-    static Stream<Arguments> notJson() {
+    static Stream<Arguments> truncated() {
         return Stream.of(
                 Arguments.of("{"),
                 Arguments.of("{\"a\""),
@@ -250,7 +264,20 @@ class JsonIdSplicerTest {
                 Arguments.of("{\"a\":1"),
                 Arguments.of("{\"a\":1,"),
                 Arguments.of("{\"a\":[1,2"),
-                Arguments.of("{\"a\":{\"b\":\"unterminated"),
+                Arguments.of("{\"a\":{\"b\":\"unterminated"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("truncated")
+    void shouldRefuseTruncatedJson(String value) {
+        BadRecordException e = refusal(NUMBER_REJECT, value);
+
+        assertThat(e.code()).isEqualTo(Code.TRUNCATED);
+        assertThat(e).hasMessageStartingWith("value is not well-formed JSON");
+    }
+
+    static Stream<Arguments> notJson() {
+        return Stream.of(
                 Arguments.of("{\"a\":1,}"),
                 Arguments.of("{'a':1}"),
                 Arguments.of("{a:1}"),
@@ -277,7 +304,9 @@ class JsonIdSplicerTest {
     void shouldRefuseInvalidUtf8() {
         byte[] value = {'{', '"', 'a', '"', ':', '"', (byte) 0xff, '"', '}'};
 
-        assertThat(refusal(NUMBER_REJECT, value).code()).isEqualTo(Code.NOT_JSON);
+        assertThat(refusal(NUMBER_REJECT, value).code()).isEqualTo(Code.INVALID_UTF8);
+        byte[] badContinuation = {'{', '"', 'a', '"', ':', '"', (byte) 0xc3, (byte) 0x28, '"', '}'};
+        assertThat(refusal(NUMBER_REJECT, badContinuation).code()).isEqualTo(Code.INVALID_UTF8);
     }
 
     static Stream<Charset> otherEncodings() {
@@ -353,7 +382,7 @@ class JsonIdSplicerTest {
         assertThat(Code.NOT_JSON.header()).isEqualTo("not-json");
         assertThat(Code.NOT_OBJECT.header()).isEqualTo("not-object");
         assertThat(Code.FIELD_EXISTS.header()).isEqualTo("field-exists");
-        assertThat(Code.DUPLICATE_FIELD.header()).isEqualTo("duplicate-field");
+        assertThat(Code.DUPLICATE_KEY.header()).isEqualTo("duplicate-key");
         assertThat(Code.TRAILING_CONTENT.header()).isEqualTo("trailing-content");
     }
 

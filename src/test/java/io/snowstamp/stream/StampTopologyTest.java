@@ -378,9 +378,24 @@ class StampTopologyTest {
         input.pipeInput(bytes("g"), bytes("{\"ok\":true}"));
 
         assertThat(dlq.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8) + "=" + header(r, Names.ERROR_HEADER))
-                .containsExactly("a=not-json", "b=field-exists", "c=duplicate-field", "d=trailing-content",
+                .containsExactly("a=truncated", "b=field-exists", "c=duplicate-key", "d=trailing-content",
                         "e=not-object", "f=not-object");
         assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("g");
+    }
+
+    @Test
+    void shouldSendARecordTooLargeForMaxRequestSizeToTheDeadLetterTopicInBothModes() {
+        start(config("kafka.max.request.size", "20000"));
+        byte[] big = new byte[19_900];
+        java.util.Arrays.fill(big, (byte) 'x');
+        input.pipeInput(bytes("big"), big);
+        input.pipeInput(bytes("small"), bytes("ok"));
+
+        List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+        assertThat(dead).hasSize(1);
+        assertThat(header(dead.get(0), Names.ERROR_HEADER)).isEqualTo("too-large");
+        assertThat(dead.get(0).value()).isEqualTo(big);
+        assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("small");
     }
 
     @Test
