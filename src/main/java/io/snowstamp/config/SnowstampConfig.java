@@ -40,6 +40,7 @@ public record SnowstampConfig(
         boolean tailGuard,
         Duration tailGuardTimeout,
         Duration takeoverGap,
+        Profile profile,
         Path stateDir,
         String instanceId,
         AdminSettings admin,
@@ -58,6 +59,16 @@ public record SnowstampConfig(
     /** How the injected JSON field is written. */
     public enum JsonType {
         NUMBER, STRING;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Kafka settings presets: {@code default} or {@code throughput} (longer commit interval). */
+    public enum Profile {
+        DEFAULT, THROUGHPUT;
 
         @Override
         public String toString() {
@@ -149,6 +160,7 @@ public record SnowstampConfig(
                 v.duration(Keys.RECOVERY_TAIL_GUARD_TIMEOUT, Duration.ofSeconds(1), Duration.ofHours(1)),
                 v.isSet(Keys.RECOVERY_TAKEOVER_GAP) ? v.duration(Keys.RECOVERY_TAKEOVER_GAP, Duration.ZERO, Duration.ofHours(1))
                         : guarantee == Guarantee.AT_LEAST_ONCE ? Duration.ofSeconds(1) : Duration.ZERO,
+                v.choice(Keys.PROFILE, Profile.class),
                 Path.of(v.string(Keys.STATE_DIR)),
                 instanceId,
                 new AdminSettings(v.isSet(Keys.ADMIN_PORT) ? v.intInRange(Keys.ADMIN_PORT, 0, 65_535) : AdminSettings.OFF,
@@ -234,7 +246,7 @@ public record SnowstampConfig(
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
                 datacenterId, workerOffset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
-                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, admin, copy);
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, admin, copy);
     }
 
     /** Never the raw record text: it would show secrets. */

@@ -74,8 +74,15 @@ public final class KafkaSettings {
         return props;
     }
 
-    /** Properties for the stamper's KafkaStreams instance. */
+    /** Properties for the stamper's KafkaStreams instance: {@link #streamsUntuned} plus snowstamp's tuning. */
     public static Properties streams(SnowstampConfig config) {
+        Properties props = streamsUntuned(config);
+        Tuning.apply(props, config);
+        return props;
+    }
+
+    /** The stamper's Streams properties on Kafka Streams' own defaults (benchmark baselines). */
+    public static Properties streamsUntuned(SnowstampConfig config) {
         Properties props = new Properties();
         config.kafka().forEach((key, value) -> {
             String owner = MANAGED.get(key);

@@ -39,6 +39,7 @@ class KeysTest {
                 Map.entry("stamp.on-existing-field", "reject"),
                 Map.entry("stamp.max-depth", "64"),
                 Map.entry("stamp.provenance", "true"),
+                Map.entry("profile", "default"),
                 Map.entry("state.dir", "data/streams"),
                 Map.entry("instance.id", ""),
                 Map.entry("admin.port", ""),

@@ -188,7 +188,7 @@ class SnowstampConfigTest {
                 SnowstampConfig.Guarantee.AT_LEAST_ONCE, IdLayout.preset("snowflake"), 0, 17, "snowId",
                 SnowstampConfig.JsonType.STRING, SnowstampConfig.OnExistingField.OVERWRITE, 64, false,
                 Duration.ofMinutes(1), SnowstampConfig.OnExcessLead.PAUSE, Duration.ZERO, Duration.ofMillis(250), false,
-                Duration.ofSeconds(2), Duration.ofSeconds(3), Path.of("/var/lib/snowstamp"), "test-1", AdminSettings.off(), Map.of("bootstrap.servers", "k1:9092,k2:9092", "linger.ms", "20")));
+                Duration.ofSeconds(2), Duration.ofSeconds(3), SnowstampConfig.Profile.DEFAULT, Path.of("/var/lib/snowstamp"), "test-1", AdminSettings.off(), Map.of("bootstrap.servers", "k1:9092,k2:9092", "linger.ms", "20")));
         assertThat(config.embeddedBroker()).isFalse();
     }
 

@@ -54,7 +54,7 @@ class KafkaSettingsTest {
 
     @Test
     void shouldBuildTheStreamsPropertiesFromTheConfig() {
-        Properties props = KafkaSettings.streams(config("application.id", "stamper", "dlq.topic", "dead"));
+        Properties props = KafkaSettings.streamsUntuned(config("application.id", "stamper", "dlq.topic", "dead"));
 
         assertThat(props).containsOnly(
                 Map.entry("bootstrap.servers", "k1:9092"),
