@@ -40,6 +40,9 @@ public final class Keys {
     public static final String PROFILE = "profile";
     public static final String STATE_DIR = "state.dir";
     public static final String INSTANCE_ID = "instance.id";
+    public static final String ADMIN_PORT = "admin.port";
+    public static final String ADMIN_BIND = "admin.bind";
+    public static final String ADMIN_ADVERTISED_HOST = "admin.advertised-host";
     public static final String KAFKA_PREFIX = "kafka.";
     public static final String BOOTSTRAP_SERVERS = KAFKA_PREFIX + "bootstrap.servers";
 
@@ -79,6 +82,10 @@ public final class Keys {
         define(PROFILE, "default", "default (exactly-once, 100 ms commits) or throughput (1 s commits: ~1.3x the records/s, ~1 s latency)");
         define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
+        define(ADMIN_PORT, "", "port of the admin HTTP server (health, metrics, state) of 'run'; empty: off; 0: any free port");
+        define(ADMIN_BIND, "127.0.0.1", "address the admin server listens on (0.0.0.0: every interface)");
+        define(ADMIN_ADVERTISED_HOST, "", "host name other instances use to reach this admin server (/state of all instances);"
+                + " default: admin.bind, or the host name when admin.bind is a wildcard address");
     }
 
     private Keys() {

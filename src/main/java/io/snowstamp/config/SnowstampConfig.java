@@ -16,6 +16,7 @@ import java.util.TreeMap;
  * it only at the Kafka boundary ({@code runtime.KafkaSettings}).
  *
  * @param jsonField  field to inject the ID into, or null for header-only stamping
+ * @param admin      the admin HTTP server of {@code run} (off unless {@code admin.port} is set)
  * @param kafka      {@code kafka.*} keys with the prefix removed, passed to every Kafka client
  */
 public record SnowstampConfig(
@@ -42,6 +43,7 @@ public record SnowstampConfig(
         Profile profile,
         Path stateDir,
         String instanceId,
+        AdminSettings admin,
         Map<String, String> kafka) {
 
     /** Kafka Streams processing guarantee. */
@@ -95,6 +97,9 @@ public record SnowstampConfig(
     }
 
     public SnowstampConfig {
+        if (admin == null) {
+            admin = AdminSettings.off();
+        }
         if (workerOffset > layout.maxWorker()) {
             throw new ConfigException(Keys.ID_WORKER_OFFSET, workerOffset,
                     "0.." + layout.maxWorker() + " (the layout has " + layout.workerBits() + " worker bits)");
@@ -158,6 +163,9 @@ public record SnowstampConfig(
                 v.choice(Keys.PROFILE, Profile.class),
                 Path.of(v.string(Keys.STATE_DIR)),
                 instanceId,
+                new AdminSettings(v.isSet(Keys.ADMIN_PORT) ? v.intInRange(Keys.ADMIN_PORT, 0, 65_535) : AdminSettings.OFF,
+                        v.string(Keys.ADMIN_BIND),
+                        v.isSet(Keys.ADMIN_ADVERTISED_HOST) ? v.string(Keys.ADMIN_ADVERTISED_HOST) : null),
                 kafka);
     }
 
@@ -238,7 +246,7 @@ public record SnowstampConfig(
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
                 datacenterId, workerOffset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
-                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, copy);
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, admin, copy);
     }
 
     /** Never the raw record text: it would show secrets. */
@@ -259,6 +267,7 @@ public record SnowstampConfig(
                 .append(" reservation=").append(Durations.format(reservation))
                 .append(" tail-guard=").append(tailGuard).append(" takeover-gap=").append(Durations.format(takeoverGap))
                 .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
+                .append(" admin=").append(admin.describe())
                 .append(" instance=").append(instanceId);
         kafka.forEach((key, value) -> out.append(" kafka.").append(key).append('=').append(Secrets.mask(key, value)));
         return out.toString();

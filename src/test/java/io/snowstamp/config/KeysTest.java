@@ -41,7 +41,10 @@ class KeysTest {
                 Map.entry("stamp.provenance", "true"),
                 Map.entry("profile", "default"),
                 Map.entry("state.dir", "data/streams"),
-                Map.entry("instance.id", ""));
+                Map.entry("instance.id", ""),
+                Map.entry("admin.port", ""),
+                Map.entry("admin.bind", "127.0.0.1"),
+                Map.entry("admin.advertised-host", ""));
         assertThat(Keys.help()).containsOnlyKeys(Keys.defaults().keySet());
         assertThat(Keys.help().values()).allSatisfy(help -> assertThat(help).isNotBlank());
     }

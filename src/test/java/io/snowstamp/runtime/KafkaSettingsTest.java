@@ -118,6 +118,15 @@ class KafkaSettingsTest {
     }
 
     @Test
+    void shouldKeepTheStreamsGroupProtocolForKafkaStreamsOnly() {
+        SnowstampConfig config = config("kafka.group.protocol", "streams");
+
+        assertThat(KafkaSettings.streams(config)).containsEntry("group.protocol", "streams");
+        assertThat(KafkaSettings.client(config)).as("a KafkaConsumer refuses group.protocol=streams").doesNotContainKey("group.protocol");
+        assertThat(KafkaSettings.consumer(config)).doesNotContainKey("group.protocol");
+    }
+
+    @Test
     void shouldBuildAnIdempotentByteArrayProducer() {
         assertThat(KafkaSettings.producer(config())).containsOnly(
                 Map.entry("bootstrap.servers", "k1:9092"),

@@ -65,6 +65,29 @@ public final class ChildJvm implements AutoCloseable {
         return new ChildJvm(builder.start(), out, err);
     }
 
+    /**
+     * Starts an arbitrary command (e.g. the image's {@code java ... -cp ... Main run}) in {@code workDir},
+     * with {@code environment} added to a copy of this JVM's environment without its {@code SNOWSTAMP_*} variables.
+     */
+    public static ChildJvm startCommand(Path logDir, String name, Path workDir, java.util.Map<String, String> environment,
+                                        List<String> command) throws IOException {
+        Files.createDirectories(logDir);
+        Files.createDirectories(workDir);
+        Path out = logDir.resolve(name + ".out");
+        Path err = logDir.resolve(name + ".err");
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
+        builder.environment().keySet().removeIf(key -> key.startsWith("SNOWSTAMP_"));
+        builder.environment().putAll(environment);
+        return new ChildJvm(builder.start(), out, err);
+    }
+
+    /** The {@code java} executable of this JVM. */
+    public static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
     public static ChildJvm start(Path logDir, String name, String... args) throws IOException {
         return start(logDir, name, List.of(), List.of(), args);
     }
