@@ -1,5 +1,6 @@
 package io.snowstamp.cli;
 
+import io.snowstamp.admin.AdminServer;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.StreamsRunner;
@@ -39,6 +40,14 @@ final class RunCommand implements Callable<Integer> {
             + " instances on one machine need different names")
     String instanceId;
 
+    @Option(names = "--admin-port", paramLabel = "PORT", description = "serve /health/live, /health/ready, /metrics and"
+            + " /state on this port (same as --set admin.port=PORT; 0 = any free port; default: off)")
+    Integer adminPort;
+
+    @Option(names = "--admin-bind", paramLabel = "ADDRESS", description = "address of the admin server (same as --set"
+            + " admin.bind=ADDRESS; default: 127.0.0.1; 0.0.0.0 = every interface)")
+    String adminBind;
+
     @Option(names = "--shutdown-timeout", paramLabel = "D", defaultValue = "30s",
             description = "how long a clean stop may take (default: ${DEFAULT-VALUE})")
     String shutdownTimeout;
@@ -56,14 +65,31 @@ final class RunCommand implements Callable<Integer> {
         if (instanceId != null) {
             flags.put(Keys.INSTANCE_ID, instanceId);
         }
+        if (adminPort != null) {
+            flags.put(Keys.ADMIN_PORT, adminPort.toString());
+        }
+        if (adminBind != null) {
+            flags.put(Keys.ADMIN_BIND, adminBind);
+        }
         SnowstampConfig loaded = options.load(flags);
         KafkaOptions.Connection connection = options.connect(loaded, 0);
         PrintWriter out = spec.commandLine().getOut();
         StreamsRunner runner = new StreamsRunner(connection.config(), System::currentTimeMillis);
+        // started before Kafka Streams: its port is the application.server other instances query
+        AdminServer admin = loaded.admin().enabled()
+                ? AdminServer.start(connection.config(), runner, System::currentTimeMillis) : null;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             runner.close(timeout);
+            if (admin != null) {
+                admin.close();
+            }
             connection.close();
         }, "snowstamp-shutdown"));
+        if (admin != null) {
+            runner.advertise(admin.advertisedAddress());
+            out.println("admin: http://" + loaded.admin().bind() + ":" + admin.getPort() + " ("
+                    + String.join(" ", AdminServer.ENDPOINTS) + ")");
+        }
         if (connection.embedded()) {
             TopicsCommand.apply(connection.config(), Path.of("topics"));
             out.println("bootstrap.servers=" + connection.config().kafka().get("bootstrap.servers"));

@@ -37,8 +37,12 @@ public final class Keys {
     public static final String RECOVERY_TAIL_GUARD = "recovery.tail-guard";
     public static final String RECOVERY_TAIL_GUARD_TIMEOUT = "recovery.tail-guard-timeout";
     public static final String RECOVERY_TAKEOVER_GAP = "recovery.takeover-gap";
+    public static final String PROFILE = "profile";
     public static final String STATE_DIR = "state.dir";
     public static final String INSTANCE_ID = "instance.id";
+    public static final String ADMIN_PORT = "admin.port";
+    public static final String ADMIN_BIND = "admin.bind";
+    public static final String ADMIN_ADVERTISED_HOST = "admin.advertised-host";
     public static final String ID_MODE = "id.mode";
     public static final String SEQUENCE_TAG_SOURCE = "sequence.tag-source";
     public static final String SEQUENCE_AUTO_CREATE = "sequence.auto-create";
@@ -82,8 +86,13 @@ public final class Keys {
         define(STAMP_ON_EXISTING_FIELD, "reject", "reject (to the DLQ), overwrite or keep when the field already exists");
         define(STAMP_MAX_DEPTH, "64", "deepest nesting of objects and arrays accepted in JSON field mode (deeper: to the DLQ)");
         define(STAMP_PROVENANCE, "true", "add header snowstamp-src = topic/partition/offset of the input record");
+        define(PROFILE, "default", "default (exactly-once, 100 ms commits) or throughput (1 s commits: ~1.3x the records/s, ~1 s latency)");
         define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
+        define(ADMIN_PORT, "", "port of the admin HTTP server (health, metrics, state) of 'run'; empty: off; 0: any free port");
+        define(ADMIN_BIND, "127.0.0.1", "address the admin server listens on (0.0.0.0: every interface)");
+        define(ADMIN_ADVERTISED_HOST, "", "host name other instances use to reach this admin server (/state of all instances);"
+                + " default: admin.bind, or the host name when admin.bind is a wildcard address");
         define(ID_MODE, "snowflake", "snowflake (time-ordered 64-bit IDs) or sequence (dense numbers per tag)");
         define(SEQUENCE_TAG_SOURCE, "key", "sequence mode: where a record's tag is, key or field:NAME (a top-level JSON field)");
         define(SEQUENCE_AUTO_CREATE, "false", "sequence mode: true creates unknown tags with the defaults; false sends their records to the DLQ");

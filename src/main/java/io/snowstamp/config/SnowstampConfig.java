@@ -16,6 +16,7 @@ import java.util.TreeMap;
  * it only at the Kafka boundary ({@code runtime.KafkaSettings}).
  *
  * @param jsonField  field to inject the ID into, or null for header-only stamping
+ * @param admin      the admin HTTP server of {@code run} (off unless {@code admin.port} is set)
  * @param kafka      {@code kafka.*} keys with the prefix removed, passed to every Kafka client
  * @param idMode     snowflake IDs or per-tag sequences
  * @param sequence   the {@code sequence.*} keys (used in sequence mode only)
@@ -41,8 +42,10 @@ public record SnowstampConfig(
         boolean tailGuard,
         Duration tailGuardTimeout,
         Duration takeoverGap,
+        Profile profile,
         Path stateDir,
         String instanceId,
+        AdminSettings admin,
         Map<String, String> kafka,
         IdMode idMode,
         SequenceSettings sequence) {
@@ -80,6 +83,16 @@ public record SnowstampConfig(
         }
     }
 
+    /** Kafka settings presets: {@code default} or {@code throughput} (longer commit interval). */
+    public enum Profile {
+        DEFAULT, THROUGHPUT;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
     /** What to do when IDs run further ahead of the wall clock than {@code id.max-lead}. */
     public enum OnExcessLead {
         CONTINUE, PAUSE;
@@ -101,6 +114,9 @@ public record SnowstampConfig(
     }
 
     public SnowstampConfig {
+        if (admin == null) {
+            admin = AdminSettings.off();
+        }
         if (workerOffset > layout.maxWorker()) {
             throw new ConfigException(Keys.ID_WORKER_OFFSET, workerOffset,
                     "0.." + layout.maxWorker() + " (the layout has " + layout.workerBits() + " worker bits)");
@@ -171,8 +187,12 @@ public record SnowstampConfig(
                 v.duration(Keys.RECOVERY_TAIL_GUARD_TIMEOUT, Duration.ofSeconds(1), Duration.ofHours(1)),
                 v.isSet(Keys.RECOVERY_TAKEOVER_GAP) ? v.duration(Keys.RECOVERY_TAKEOVER_GAP, Duration.ZERO, Duration.ofHours(1))
                         : guarantee == Guarantee.AT_LEAST_ONCE ? Duration.ofSeconds(1) : Duration.ZERO,
+                v.choice(Keys.PROFILE, Profile.class),
                 Path.of(v.string(Keys.STATE_DIR)),
                 instanceId,
+                new AdminSettings(v.isSet(Keys.ADMIN_PORT) ? v.intInRange(Keys.ADMIN_PORT, 0, 65_535) : AdminSettings.OFF,
+                        v.string(Keys.ADMIN_BIND),
+                        v.isSet(Keys.ADMIN_ADVERTISED_HOST) ? v.string(Keys.ADMIN_ADVERTISED_HOST) : null),
                 kafka,
                 v.choice(Keys.ID_MODE, IdMode.class),
                 SequenceSettings.from(v));
@@ -255,7 +275,7 @@ public record SnowstampConfig(
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
                 datacenterId, workerOffset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
-                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, stateDir, instanceId, copy, idMode, sequence);
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, admin, copy, idMode, sequence);
     }
 
     /** Never the raw record text: it would show secrets. */
@@ -276,6 +296,7 @@ public record SnowstampConfig(
                 .append(" reservation=").append(Durations.format(reservation))
                 .append(" tail-guard=").append(tailGuard).append(" takeover-gap=").append(Durations.format(takeoverGap))
                 .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
+                .append(" admin=").append(admin.describe())
                 .append(" instance=").append(instanceId);
         if (idMode == IdMode.SEQUENCE) {       // snowflake mode, the default, is described as before
             out.append(" id.mode=sequence tag-source=").append(sequence.tagSource()).append(" auto-create=").append(sequence.autoCreate())

@@ -32,6 +32,11 @@ public final class KafkaSettings {
 
     private static final Set<String> STREAMS_ONLY_PREFIXES = Set.of("consumer.", "producer.", "admin.",
             "main.consumer.", "restore.consumer.", "global.consumer.");
+    /**
+     * Keys meant for Kafka Streams that plain clients refuse: {@code group.protocol=streams} (KIP-1071)
+     * is invalid for a KafkaConsumer, and snowstamp's own consumers use no group anyway.
+     */
+    private static final Set<String> STREAMS_ONLY_KEYS = Set.of("group.protocol");
 
     private KafkaSettings() {
     }
@@ -40,7 +45,7 @@ public final class KafkaSettings {
     public static Properties client(SnowstampConfig config) {
         Properties props = new Properties();
         config.kafka().forEach((key, value) -> {
-            if (STREAMS_ONLY_PREFIXES.stream().noneMatch(key::startsWith)) {
+            if (STREAMS_ONLY_PREFIXES.stream().noneMatch(key::startsWith) && !STREAMS_ONLY_KEYS.contains(key)) {
                 props.setProperty(key, value);
             }
         });
@@ -69,8 +74,15 @@ public final class KafkaSettings {
         return props;
     }
 
-    /** Properties for the stamper's KafkaStreams instance. */
+    /** Properties for the stamper's KafkaStreams instance: {@link #streamsUntuned} plus snowstamp's tuning. */
     public static Properties streams(SnowstampConfig config) {
+        Properties props = streamsUntuned(config);
+        Tuning.apply(props, config);
+        return props;
+    }
+
+    /** The stamper's Streams properties on Kafka Streams' own defaults (benchmark baselines). */
+    public static Properties streamsUntuned(SnowstampConfig config) {
         Properties props = new Properties();
         config.kafka().forEach((key, value) -> {
             String owner = MANAGED.get(key);

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,10 +43,20 @@ public final class StreamsRunner implements AutoCloseable {
     private TailGuard tailGuard;
     private SequenceTailReader sequenceTail;
     private final StamperStats stats = new StamperStats();
+    private final RestoreTracker restores = new RestoreTracker();
+    private String applicationServer;
 
     public StreamsRunner(SnowstampConfig config, LongSupplier clock) {
         this.config = config;
         this.clock = clock;
+    }
+
+    /**
+     * Advertises {@code host:port} as this instance's {@code application.server}, so other instances
+     * find its admin server through Kafka Streams' metadata (interactive queries). Before {@link #start}.
+     */
+    public void advertise(String hostPort) {
+        this.applicationServer = hostPort;
     }
 
     /** Checks the topics, then starts Kafka Streams; returns without waiting for it to run. */
@@ -62,14 +73,19 @@ public final class StreamsRunner implements AutoCloseable {
         log.info("starting stamper: {}", config.describeMasked());
         Properties props = KafkaSettings.streams(config);
         props.put(DeadLetterHandler.STATS_CONFIG, stats);
+        if (applicationServer != null) {
+            props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
+        }
         streams = new KafkaStreams(sequence ? sequenceTopology(outputPartitions) : snowflakeTopology(), props);
         streams.setUncaughtExceptionHandler(error -> {
             failure.compareAndSet(null, error);
             log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
             return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
+        streams.setGlobalStateRestoreListener(restores);
         streams.setStateListener((now, before) -> {
-            log.debug("streams state {} -> {}", before, now);
+            log.atInfo().addKeyValue("event", "streams-state").addKeyValue("state", now)
+                    .log("stamper {} -> {} (tasks: {})", before, now, stats.tasks().keySet());
             if (now == KafkaStreams.State.RUNNING) {
                 running.countDown();
             }
@@ -155,6 +171,16 @@ public final class StreamsRunner implements AutoCloseable {
         return stats;
     }
 
+    /** Restores of the worker-state store by this instance (metrics). */
+    public RestoreTracker restores() {
+        return restores;
+    }
+
+    /** The error that killed Kafka Streams, or null. */
+    public Throwable failure() {
+        return failure.get();
+    }
+
     /** The running KafkaStreams instance (for metrics and tests); null before {@link #start}. */
     public KafkaStreams streams() {
         return streams;
@@ -170,11 +196,18 @@ public final class StreamsRunner implements AutoCloseable {
     /** Commits in-flight work and stops, waiting up to {@code timeout}. */
     public synchronized void close(Duration timeout) {
         if (streams != null) {
+            long started = System.nanoTime();
+            log.atInfo().addKeyValue("event", "shutdown").addKeyValue("tasks", stats.tasks().keySet())
+                    .log("stamper stopping: committing in-flight work of tasks {} (up to {})", stats.tasks().keySet(),
+                            io.snowstamp.config.Durations.format(timeout));
             // leave the group: the partitions move to the other instances now, not after the session timeout
             boolean clean = streams.close(CloseOptions.timeout(timeout)
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             if (!clean) {
                 log.warn("stamper did not stop within {}", timeout);
+            } else {
+                log.atInfo().addKeyValue("event", "stopped")
+                        .log("stamper stopped cleanly in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
             }
             terminated.countDown();
         }

@@ -37,6 +37,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
     private static final long WARN_EVERY_MILLIS = 60_000;
     private static final int DRAIN_BATCH = 10_000;
+    /** A lead this large cannot come from borrowing under load alone: the wall clock went back. */
+    private static final long CLOCK_BEHIND_MILLIS = 1_000;
     /**
      * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
      * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
@@ -62,6 +64,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private long lastIssued = -1;
     private long excessLeadEvents;
     private long lastLeadWarning = Long.MIN_VALUE;
+    private boolean clockBehind;
     private Cancellable heartbeat;
     private Cancellable drain;
     private TaskStats taskStats;
@@ -87,6 +90,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.paused = config.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
+        this.clockBehind = false;
         long worker = workerForPartition();
         WorkerState restored = restoredState(worker);
         TailProbe.Result tail = tailProbe.highestIssued(partition, config.datacenterId(), worker);
@@ -100,7 +104,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         store.put(partition, state);
         taskStats = stats.open(partition, worker, now);
         taskStats.started(decision, state.epoch());
-        log.info("partition {} worker {}: lease epoch {} taken by {} (previous holder {}, last heartbeat {}); {}",
+        // key-value pairs: fields of their own in JSON logs (SNOWSTAMP_LOG_FORMAT=json)
+        log.atInfo().addKeyValue("event", "task-assigned").addKeyValue("partition", partition).addKeyValue("worker", worker)
+                .addKeyValue("epoch", state.epoch()).addKeyValue("resumeSource", decision.source())
+                .log("partition {} worker {}: lease epoch {} taken by {} (previous holder {}, last heartbeat {}); {}",
                 partition, worker, state.epoch(), state.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
                 decision.describe(config.layout()));
@@ -187,6 +194,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     /** Policy {@code continue}: count, and warn at most once a minute per task. */
     private void checkLead() {
         long lead = generator.leadMillis();
+        checkClockBehind(lead);
         if (lead <= maxLeadMillis) {
             return;
         }
@@ -198,6 +206,22 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             log.warn("partition {} worker {}: IDs run {} ms ahead of the wall clock (id.max-lead={} ms; {} IDs past it so far):"
                     + " the clock went back or the partition issues more than {} IDs per time unit; IDs stay unique",
                     partition, generator.workerId(), lead, maxLeadMillis, excessLeadEvents, config.layout().maxSequence() + 1);
+        }
+    }
+
+    /** One line when the wall clock falls clearly behind the IDs, one when it has caught up. */
+    private void checkClockBehind(long lead) {
+        if (!clockBehind && lead > CLOCK_BEHIND_MILLIS) {
+            clockBehind = true;
+            log.atInfo().addKeyValue("event", "clock-behind").addKeyValue("partition", partition)
+                    .addKeyValue("worker", generator.workerId()).addKeyValue("leadMillis", lead)
+                    .log("partition {} worker {}: the wall clock is {} ms behind the last ID {} (clock stepped back?);"
+                            + " IDs continue above it until the clock catches up", partition, generator.workerId(), lead, lastIssued);
+        } else if (clockBehind && lead <= 0) {
+            clockBehind = false;
+            log.atInfo().addKeyValue("event", "clock-caught-up").addKeyValue("partition", partition)
+                    .addKeyValue("worker", generator.workerId())
+                    .log("partition {} worker {}: the wall clock caught up with the IDs", partition, generator.workerId());
         }
     }
 
@@ -282,8 +306,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             stats.close(taskStats);
         }
         if (generator != null) {
-            log.info("partition {} worker {}: task closed after lease epoch {}; last ID issued {}", partition,
-                    generator.workerId(), state.epoch(), lastIssued < 0 ? "none" : lastIssued);
+            log.atInfo().addKeyValue("event", "task-closed").addKeyValue("partition", partition)
+                    .addKeyValue("worker", generator.workerId()).addKeyValue("epoch", state.epoch())
+                    .log("partition {} worker {}: task closed after lease epoch {}; last ID issued {}", partition,
+                            generator.workerId(), state.epoch(), lastIssued < 0 ? "none" : lastIssued);
         }
     }
 }

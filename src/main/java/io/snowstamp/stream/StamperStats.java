@@ -1,25 +1,57 @@
 package io.snowstamp.stream;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The {@link TaskStats} of the tasks this instance runs now, plus instance-wide counters. */
+/**
+ * The {@link TaskStats} of the tasks this instance runs now, plus instance-wide counters. Tasks
+ * come and go (restarts, rebalances); {@link #totals()} keeps counting across them, so metrics
+ * built on it only ever increase.
+ */
 public final class StamperStats {
     private final Map<Integer, TaskStats> tasks = new ConcurrentHashMap<>();
+    /** What closed tasks did, by partition; guarded by this. */
+    private final Map<Integer, Totals> retired = new HashMap<>();
+    /** How closed tasks resumed, by {@link ResumeDecision#source()}; guarded by this. */
+    private final Map<String, Long> retiredResumes = new HashMap<>();
     private final AtomicLong deadLetters = new AtomicLong();
     private final AtomicLong tasksStarted = new AtomicLong();
 
-    TaskStats open(int partition, long worker, long nowMillis) {
+    /**
+     * Counters of one partition summed over every task this instance ran for it.
+     *
+     * @param issued            IDs issued
+     * @param clockBehindEvents IDs issued while the wall clock was behind the generator
+     * @param borrowedUnits     time units borrowed because a unit's sequence ran out
+     * @param excessLeadEvents  times an ID would have gone past {@code id.max-lead}
+     */
+    public record Totals(long issued, long clockBehindEvents, long borrowedUnits, long excessLeadEvents) {
+        static final Totals ZERO = new Totals(0, 0, 0, 0);
+
+        Totals plus(TaskStats task) {
+            return new Totals(issued + task.issued(), clockBehindEvents + task.clockBehindEvents(),
+                    borrowedUnits + task.borrowedUnits(), excessLeadEvents + task.excessLeadEvents());
+        }
+    }
+
+    synchronized TaskStats open(int partition, long worker, long nowMillis) {
         TaskStats stats = new TaskStats(partition, worker, nowMillis);
         tasks.put(partition, stats);
         tasksStarted.incrementAndGet();
         return stats;
     }
 
-    void close(TaskStats stats) {
-        tasks.remove(stats.partition(), stats);
+    synchronized void close(TaskStats stats) {
+        if (tasks.remove(stats.partition(), stats)) {
+            retired.merge(stats.partition(), Totals.ZERO.plus(stats), (a, b) -> a.plus(stats));
+            ResumeDecision resume = stats.resume();
+            if (resume != null) {
+                retiredResumes.merge(resume.source(), 1L, Long::sum);
+            }
+        }
     }
 
     /** Called by the dead-letter handler for every record it routes. */
@@ -30,6 +62,25 @@ public final class StamperStats {
     /** The tasks running now, by partition. */
     public Map<Integer, TaskStats> tasks() {
         return new TreeMap<>(tasks);
+    }
+
+    /** Counters by partition, over every task this instance ran since it started (running ones included). */
+    public synchronized Map<Integer, Totals> totals() {
+        Map<Integer, Totals> all = new TreeMap<>(retired);
+        tasks.forEach((partition, task) -> all.merge(partition, Totals.ZERO.plus(task), (a, b) -> a.plus(task)));
+        return all;
+    }
+
+    /** Task starts by the input that decided the resume point ({@link ResumeDecision#source()}), since this instance started. */
+    public synchronized Map<String, Long> resumesBySource() {
+        Map<String, Long> all = new TreeMap<>(retiredResumes);
+        tasks.values().forEach(task -> {
+            ResumeDecision resume = task.resume();
+            if (resume != null) {
+                all.merge(resume.source(), 1L, Long::sum);
+            }
+        });
+        return all;
     }
 
     public long deadLetters() {

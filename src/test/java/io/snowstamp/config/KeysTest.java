@@ -39,8 +39,19 @@ class KeysTest {
                 Map.entry("stamp.on-existing-field", "reject"),
                 Map.entry("stamp.max-depth", "64"),
                 Map.entry("stamp.provenance", "true"),
+                Map.entry("profile", "default"),
                 Map.entry("state.dir", "data/streams"),
-                Map.entry("instance.id", ""));
+                Map.entry("instance.id", ""),
+                Map.entry("admin.port", ""),
+                Map.entry("admin.bind", "127.0.0.1"),
+                Map.entry("admin.advertised-host", ""),
+                Map.entry("id.mode", "snowflake"),
+                Map.entry("sequence.tag-source", "key"),
+                Map.entry("sequence.auto-create", "false"),
+                Map.entry("sequence.default-start", "1"),
+                Map.entry("sequence.default-step", "1000"),
+                Map.entry("sequence.tags-topic", "snowstamp-tags"),
+                Map.entry("sequence.checkpoint-interval", "30s"));
         assertThat(Keys.help()).containsOnlyKeys(Keys.defaults().keySet());
         assertThat(Keys.help().values()).allSatisfy(help -> assertThat(help).isNotBlank());
     }

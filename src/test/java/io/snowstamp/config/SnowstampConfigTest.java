@@ -188,7 +188,7 @@ class SnowstampConfigTest {
                 SnowstampConfig.Guarantee.AT_LEAST_ONCE, IdLayout.preset("snowflake"), 0, 17, "snowId",
                 SnowstampConfig.JsonType.STRING, SnowstampConfig.OnExistingField.OVERWRITE, 64, false,
                 Duration.ofMinutes(1), SnowstampConfig.OnExcessLead.PAUSE, Duration.ZERO, Duration.ofMillis(250), false,
-                Duration.ofSeconds(2), Duration.ofSeconds(3), Path.of("/var/lib/snowstamp"), "test-1", Map.of("bootstrap.servers", "k1:9092,k2:9092", "linger.ms", "20"),
+                Duration.ofSeconds(2), Duration.ofSeconds(3), SnowstampConfig.Profile.DEFAULT, Path.of("/var/lib/snowstamp"), "test-1", AdminSettings.off(), Map.of("bootstrap.servers", "k1:9092,k2:9092", "linger.ms", "20"),
                 SnowstampConfig.IdMode.SNOWFLAKE,
                 new SequenceSettings(null, false, 1, 1000, "snowstamp-tags", Duration.ofSeconds(30))));
         assertThat(config.embeddedBroker()).isFalse();
@@ -260,7 +260,7 @@ class SnowstampConfigTest {
                 + " guarantee=exactly_once_v2 layout=[time=41 bits of 1 ms since 2020-01-01T00:00:00Z, datacenter=0,"
                 + " worker=10, sequence=12, worker in middle bits] worker-offset=0 datacenter-id=0"
                 + " max-lead=10s/continue reservation=1s tail-guard=true takeover-gap=0ms"
-                + " json-field=(header only) instance=test-1 ";
+                + " json-field=(header only) admin=off instance=test-1 ";
         assertThat(described).startsWith(head);
         // the kafka.* pairs come in the order of the (unordered) kafka map
         assertThat(described.substring(head.length()).split(" ")).containsExactlyInAnyOrder(

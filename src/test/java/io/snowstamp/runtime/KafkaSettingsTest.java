@@ -54,7 +54,7 @@ class KafkaSettingsTest {
 
     @Test
     void shouldBuildTheStreamsPropertiesFromTheConfig() {
-        Properties props = KafkaSettings.streams(config("application.id", "stamper", "dlq.topic", "dead"));
+        Properties props = KafkaSettings.streamsUntuned(config("application.id", "stamper", "dlq.topic", "dead"));
 
         assertThat(props).containsOnly(
                 Map.entry("bootstrap.servers", "k1:9092"),
@@ -115,6 +115,15 @@ class KafkaSettingsTest {
                 Map.entry("bootstrap.servers", "k1:9092"),
                 Map.entry("security.protocol", "SSL"),
                 Map.entry("request.timeout.ms", "9000"));
+    }
+
+    @Test
+    void shouldKeepTheStreamsGroupProtocolForKafkaStreamsOnly() {
+        SnowstampConfig config = config("kafka.group.protocol", "streams");
+
+        assertThat(KafkaSettings.streams(config)).containsEntry("group.protocol", "streams");
+        assertThat(KafkaSettings.client(config)).as("a KafkaConsumer refuses group.protocol=streams").doesNotContainKey("group.protocol");
+        assertThat(KafkaSettings.consumer(config)).doesNotContainKey("group.protocol");
     }
 
     @Test

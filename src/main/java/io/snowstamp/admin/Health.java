@@ -1,0 +1,86 @@
+package io.snowstamp.admin;
+
+import io.snowstamp.runtime.Errors;
+import io.snowstamp.runtime.StreamsRunner;
+import io.snowstamp.stream.TaskStats;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.ThreadMetadata;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Liveness and readiness of one stamper instance, read from the same {@link StreamsRunner} state
+ * that {@code run} waits on. Thread-safe: every call reads fresh state.
+ */
+final class Health {
+    private final StreamsRunner runner;
+
+    Health(StreamsRunner runner) {
+        this.runner = runner;
+    }
+
+    /**
+     * An answer to a probe.
+     *
+     * @param ok   HTTP 200 when true, 503 otherwise
+     * @param body what the endpoint returns as JSON
+     */
+    record Check(boolean ok, Map<String, Object> body) {
+    }
+
+    /** Up unless Kafka Streams died (ERROR, or a failure that stops the client). */
+    Check live() {
+        KafkaStreams.State state = runner.state();
+        Throwable failure = runner.failure();
+        Map<String, Object> body = new LinkedHashMap<>();
+        boolean dead = failure != null || state == KafkaStreams.State.ERROR || state == KafkaStreams.State.PENDING_ERROR;
+        body.put("status", dead ? "down" : "up");
+        body.put("state", state.name());
+        if (failure != null) {
+            body.put("reason", Errors.oneLine(failure));
+        } else if (dead) {
+            body.put("reason", "Kafka Streams is " + state);
+        }
+        return new Check(!dead, body);
+    }
+
+    /**
+     * Ready when Kafka Streams is RUNNING and every active task assigned to this instance has
+     * restored its state and finished {@code init} (it published its resume decision). An instance
+     * with no task (more instances than partitions) is ready: it is a healthy spare.
+     */
+    Check ready() {
+        KafkaStreams.State state = runner.state();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("state", state.name());
+        if (state != KafkaStreams.State.RUNNING) {
+            body.put("status", "not-ready");
+            body.put("reason", runner.failure() != null ? Errors.oneLine(runner.failure())
+                    : "Kafka Streams is " + state + ", not RUNNING");
+            return new Check(false, body);
+        }
+        Set<Integer> assigned = new TreeSet<>();
+        for (ThreadMetadata thread : runner.streams().metadataForLocalThreads()) {
+            thread.activeTasks().forEach(task -> assigned.add(task.taskId().partition()));
+        }
+        Map<Integer, TaskStats> tasks = runner.stats().tasks();
+        Set<Integer> waiting = new TreeSet<>();
+        for (int partition : assigned) {
+            TaskStats task = tasks.get(partition);
+            if (task == null || task.resume() == null) {
+                waiting.add(partition);
+            }
+        }
+        body.put("partitions", assigned);
+        if (!waiting.isEmpty()) {
+            body.put("status", "not-ready");
+            body.put("reason", "partitions " + waiting + " have not finished restore and init");
+            return new Check(false, body);
+        }
+        body.put("status", "ready");
+        return new Check(true, body);
+    }
+}

@@ -1,0 +1,197 @@
+package io.snowstamp.admin;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.runtime.RestoreTracker;
+import io.snowstamp.runtime.StreamsRunner;
+import io.snowstamp.stream.ResumeDecision;
+import io.snowstamp.stream.StamperStats;
+import io.snowstamp.stream.TaskStats;
+import org.apache.kafka.streams.KafkaStreams;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * snowstamp's metrics plus Kafka Streams' own (Micrometer's Kafka Streams binder) in one
+ * Prometheus registry. Meters per partition are registered when a partition first shows up;
+ * counters keep counting across task restarts ({@link StamperStats#totals()}), gauges of a task
+ * disappear with it. {@link #scrape} is synchronized: one scrape at a time sees one snapshot.
+ */
+final class StamperMetrics implements AutoCloseable {
+    /** How often the Kafka Streams binder looks for new Kafka metrics (tasks add theirs after assignment). */
+    private static final Duration KAFKA_METRICS_REFRESH = Duration.ofSeconds(10);
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final StreamsRunner runner;
+    private final SnowstampConfig config;
+    private final LongSupplier clock;
+    private final ScheduledExecutorService scheduler;
+    private final Set<Integer> counted = new HashSet<>();
+    private final Set<String> sources = new HashSet<>();
+    private final Map<Integer, List<Meter>> taskGauges = new HashMap<>();
+    private final Map<Integer, TaskStats> gaugedTasks = new HashMap<>();
+    private final Set<Integer> restoreGauges = new HashSet<>();
+    private KafkaStreamsMetrics kafkaStreamsMetrics;
+    private volatile Map<Integer, StamperStats.Totals> totals = Map.of();
+    private volatile Map<String, Long> resumes = Map.of();
+    private volatile Map<Integer, TaskStats> live = Map.of();
+    private volatile Map<Integer, RestoreTracker.Restore> restores = Map.of();
+    private volatile long now;
+
+    StamperMetrics(SnowstampConfig config, StreamsRunner runner, LongSupplier clock) {
+        this.config = config;
+        this.runner = runner;
+        this.clock = clock;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(AdminServer.daemonThreads("snowstamp-metrics"));
+        StamperStats stats = runner.stats();
+        FunctionCounter.builder("snowstamp.dead.letters", stats, StamperStats::deadLetters)
+                .description("records routed to the dead-letter topic").register(registry);
+        FunctionCounter.builder("snowstamp.tasks.started", stats, StamperStats::tasksStarted)
+                .description("task starts (restarts and rebalances included)").register(registry);
+        Gauge.builder("snowstamp.tasks", this, m -> m.live.size())
+                .description("tasks (partitions) this instance stamps now").strongReference(true).register(registry);
+        Gauge.builder("snowstamp.ready", this, m -> m.runner.state() == KafkaStreams.State.RUNNING ? 1 : 0)
+                .description("1 while Kafka Streams is RUNNING").strongReference(true).register(registry);
+    }
+
+    /** The Prometheus text exposition (or OpenMetrics when {@code accept} asks for it). */
+    synchronized String scrape(String accept) {
+        refresh();
+        return registry.scrape(accept == null ? "" : accept);
+    }
+
+    /** The content type {@link #scrape} answers with for an Accept header. */
+    static String contentType(String accept) {
+        return accept != null && accept.contains("application/openmetrics-text")
+                ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                : "text/plain; version=0.0.4; charset=utf-8";
+    }
+
+    private void refresh() {
+        KafkaStreams streams = runner.streams();
+        if (kafkaStreamsMetrics == null && streams != null) {
+            kafkaStreamsMetrics = new KafkaStreamsMetrics(streams, Tags.empty(), scheduler, KAFKA_METRICS_REFRESH);
+            kafkaStreamsMetrics.bindTo(registry);
+        }
+        StamperStats stats = runner.stats();
+        now = clock.getAsLong();
+        totals = stats.totals();
+        resumes = stats.resumesBySource();
+        live = stats.tasks();
+        restores = runner.restores().completed();
+        totals.keySet().forEach(this::registerCounters);
+        resumes.keySet().forEach(this::registerResumeCounter);
+        restores.keySet().forEach(this::registerRestoreGauges);
+        syncTaskGauges();
+    }
+
+    private Tags partitionTags(int partition) {
+        return Tags.of("partition", Integer.toString(partition), "worker", Long.toString(config.workerFor(partition)));
+    }
+
+    private void registerCounters(int partition) {
+        if (!counted.add(partition)) {
+            return;
+        }
+        Tags tags = partitionTags(partition);
+        counter("snowstamp.ids.issued", "IDs issued", tags, partition, StamperStats.Totals::issued);
+        counter("snowstamp.clock.behind.events", "IDs issued while the wall clock was behind the generator's time",
+                tags, partition, StamperStats.Totals::clockBehindEvents);
+        counter("snowstamp.sequence.borrowed.units", "time units borrowed from the future because a unit's sequence ran out",
+                tags, partition, StamperStats.Totals::borrowedUnits);
+        counter("snowstamp.excess.lead.events", "IDs (or pauses) past id.max-lead", tags, partition,
+                StamperStats.Totals::excessLeadEvents);
+    }
+
+    private void counter(String name, String description, Tags tags, int partition, ToDoubleFunction<StamperStats.Totals> value) {
+        FunctionCounter.builder(name, this, m -> {
+                    StamperStats.Totals t = m.totals.get(partition);
+                    return t == null ? 0 : value.applyAsDouble(t);
+                })
+                .description(description).tags(tags).register(registry);
+    }
+
+    private void registerResumeCounter(String source) {
+        if (sources.add(source)) {
+            FunctionCounter.builder("snowstamp.resumes", this, m -> m.resumes.getOrDefault(source, 0L))
+                    .description("task starts by the input that decided the resume point (state.lastId,"
+                            + " state.reservedUntil, tail, clock; +gap when the takeover gap was added)")
+                    .tag("source", source).register(registry);
+        }
+    }
+
+    private void registerRestoreGauges(int partition) {
+        if (!restoreGauges.add(partition)) {
+            return;
+        }
+        Tags tags = partitionTags(partition);
+        Gauge.builder("snowstamp.restore.duration", this, m -> millisToSeconds(m.restores.get(partition).millis()))
+                .description("duration of the last restore of the worker-state store from its changelog")
+                .baseUnit("seconds").tags(tags).strongReference(true).register(registry);
+        Gauge.builder("snowstamp.restore.records", this, m -> m.restores.get(partition).records())
+                .description("changelog records read by the last restore").tags(tags).strongReference(true).register(registry);
+    }
+
+    /** Gauges follow the running tasks: registered when a task starts, removed when it closes. */
+    private void syncTaskGauges() {
+        for (Integer partition : new ArrayList<>(taskGauges.keySet())) {
+            TaskStats current = live.get(partition);
+            if (current != gaugedTasks.get(partition)) {
+                taskGauges.remove(partition).forEach(registry::remove);
+                gaugedTasks.remove(partition);
+            }
+        }
+        live.forEach((partition, task) -> {
+            ResumeDecision resume = task.resume();
+            if (resume == null || taskGauges.containsKey(partition)) {
+                return;
+            }
+            Tags tags = partitionTags(partition);
+            List<Meter> meters = new ArrayList<>();
+            meters.add(Gauge.builder("snowstamp.clock.lead", task, t -> millisToSeconds(t.leadMillis(now)))
+                    .description("how far the last ID's time runs ahead of the wall clock (negative: behind, e.g. idle)")
+                    .baseUnit("seconds").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.held.back.records", task, TaskStats::heldBack)
+                    .description("records held back by id.on-excess-lead=pause").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.lease.epoch", task, TaskStats::epoch)
+                    .description("lease epoch of the running task").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.tail.guard.duration", resume, r -> millisToSeconds(r.tail().millis()))
+                    .description("how long the tail guard read the output partition at task start")
+                    .baseUnit("seconds").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.resume.source", resume, r -> 1)
+                    .description("1, labelled with the input that decided the running task's resume point")
+                    .tags(tags.and("source", resume.source())).strongReference(true).register(registry));
+            taskGauges.put(partition, meters);
+            gaugedTasks.put(partition, task);
+        });
+    }
+
+    private static double millisToSeconds(long millis) {
+        return millis / 1000.0;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (kafkaStreamsMetrics != null) {
+            kafkaStreamsMetrics.close();
+        }
+        scheduler.shutdownNow();
+        registry.close();
+    }
+}

@@ -1,0 +1,13 @@
+package io.snowstamp.bench;
+
+/**
+ * One measured run.
+ *
+ * @param recordsPerSecond input records committed per second, from RUNNING to the last commit
+ * @param ratio            records/s relative to the baseline run of the same repetition
+ * @param p50Millis        produce-to-read_committed latency percentiles (-1 when not measured)
+ * @param peakHeapMiB      highest heap in use in this JVM during the run (broker included when embedded)
+ */
+public record BenchResult(String name, long records, double seconds, double recordsPerSecond, double ratio,
+                          double p50Millis, double p99Millis, long peakHeapMiB) {
+}

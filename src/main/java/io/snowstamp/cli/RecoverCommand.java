@@ -1,0 +1,162 @@
+package io.snowstamp.cli;
+
+import io.snowstamp.SnowstampException;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.id.IdLayout;
+import io.snowstamp.recovery.ApplicationGroup;
+import io.snowstamp.recovery.ChangelogReader;
+import io.snowstamp.recovery.ChangelogUnavailableException;
+import io.snowstamp.recovery.ChangelogWriter;
+import io.snowstamp.recovery.OutputScan;
+import io.snowstamp.recovery.ResumePlan;
+import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.state.WorkerState;
+import io.snowstamp.stream.Names;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+
+@Command(name = "recover", header = "Computes safe resume points from changelog + output topic; seeds a new deployment.",
+        description = "For every partition p, computes a resume point above everything ever issued: the larger of the "
+                + "high-water mark (max of lastId and reservedUntil) in the changelog of --from-changelog and the highest "
+                + "ID of p's worker in partition p of --from-output (its tail, read backwards until an ID of the worker "
+                + "shows up, as the stamper's tail guard does; every record with --full-scan; records of open and "
+                + "aborted transactions count). Prints one line per partition. Dry run by default: --apply writes seed "
+                + "worker states (holder 'recover', lastId = reservedUntil = resume, the old epoch) into the changelog "
+                + "of --to-application-id, creating it (compacted, as many partitions as the input topic) when missing, "
+                + "so that an application started with that id resumes above every old ID. A partition whose target "
+                + "state is already at or above its resume point is kept. A missing or empty source changelog is "
+                + "noted and the output topic alone decides. Refuses to apply while the target application has active "
+                + "members; exit 1 when neither source holds anything.")
+final class RecoverCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    KafkaOptions options;
+
+    @Option(names = "--from-changelog", paramLabel = "APP", arity = "0..1", fallbackValue = "",
+            description = "application whose changelog to read (default, and without APP: application.id)")
+    String fromChangelog;
+
+    @Option(names = "--from-output", paramLabel = "TOPIC", description = "stamped topic to scan (default: output.topic)")
+    String fromOutput;
+
+    @Option(names = "--to-application-id", paramLabel = "NEW",
+            description = "application whose changelog --apply seeds (default: the --from-changelog application)")
+    String toApplicationId;
+
+    @Option(names = "--full-scan", description = "read every record of the output topic, not only the tail of each partition")
+    boolean fullScan;
+
+    @Option(names = "--apply", description = "write the seeds (without it: print them, write nothing)")
+    boolean apply;
+
+    @Option(names = "--timeout", paramLabel = "D", defaultValue = "10m",
+            description = "give up if the changelogs or the full scan cannot be read to their end in this time"
+                    + " (default: ${DEFAULT-VALUE}); the tail of a partition gets recovery.tail-guard-timeout")
+    String timeout;
+
+    @Override
+    public Integer call() {
+        Duration limit = CliDurations.parse(spec, "--timeout", timeout);
+        SnowstampConfig loaded = options.load();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (KafkaOptions.Connection connection = options.connect(loaded, 0);
+             Admin admin = Admin.create(KafkaSettings.client(connection.config()))) {
+            SnowstampConfig config = connection.config();
+            IdLayout layout = config.layout();
+            String source = fromChangelog == null || fromChangelog.isEmpty() ? config.applicationId() : fromChangelog;
+            String target = toApplicationId == null ? source : toApplicationId;
+            String output = fromOutput == null ? config.outputTopic() : fromOutput;
+            int partitions = ChangelogWriter.partitionCount(admin, output, limit).orElseThrow(() -> new SnowstampException(
+                    "output topic " + output + " does not exist: nothing to scan (check --from-output and --bootstrap-servers)"));
+
+            if (apply) {
+                ApplicationGroup.requireStopped(admin, target, limit, "seeding its changelog");
+            }
+            List<String> running = ApplicationGroup.activeMembers(admin, source, limit);
+            if (!running.isEmpty()) {
+                err.println("warning: application " + source + " is still running (" + String.join(", ", running)
+                        + "): IDs it issues after this scan are not covered");
+            }
+            Map<Integer, WorkerState> sourceStates = new TreeMap<>();
+            String sourceNote = null;
+            try {
+                ChangelogReader.latest(KafkaSettings.consumer(config), source, limit)
+                        .forEach((key, entry) -> sourceStates.put(key, entry.state()));
+            } catch (ChangelogUnavailableException e) {
+                sourceNote = "changelog topic " + e.topic() + (e.reason() == ChangelogUnavailableException.Reason.MISSING
+                        ? " does not exist" : " is empty") + ": resume points come from " + output + " alone";
+            }
+            Map<Integer, Long> highest = OutputScan.highest(KafkaSettings.client(config), output, partitions, layout,
+                    config.datacenterId(), config.workerOffset(), fullScan, config.tailGuardTimeout(), limit);
+            Map<Integer, WorkerState> targetStates = target.equals(source) ? sourceStates
+                    : ChangelogReader.latestOrNone(KafkaSettings.consumer(config), target, limit);
+            ResumePlan plan = ResumePlan.plan(partitions, sourceStates, highest, targetStates, layout, config.workerOffset(),
+                    System.currentTimeMillis());
+
+            if (sourceNote != null) {
+                out.println("note: " + sourceNote);
+            }
+            if (plan.nothingIssued()) {
+                throw new SnowstampException("nothing to recover: changelog " + Names.changelogTopic(source) + " holds no state and "
+                        + output + " holds no ID of workers " + config.workerOffset() + ".." + (config.workerOffset() + partitions - 1)
+                        + " in layout " + layout.fingerprint() + (fullScan ? "" : " in its tail (try --full-scan)")
+                        + "; check --from-changelog, --from-output and the id.* settings");
+            }
+            out.println("recover " + Names.changelogTopic(source) + " + " + output + " (" + (fullScan ? "full scan" : "tail of each partition")
+                    + ") -> " + Names.changelogTopic(target));
+            print(plan, layout, out);
+            Map<Integer, WorkerState> seeds = plan.seeds();
+            String topic = Names.changelogTopic(target);
+            if (seeds.isEmpty()) {
+                out.println("nothing to write: " + topic + " already holds marks at or above every resume point");
+            } else if (!apply) {
+                out.println("dry run: nothing written; --apply writes " + seeds.size() + " seed" + (seeds.size() == 1 ? "" : "s")
+                        + " into " + topic);
+            } else {
+                int inputPartitions = ChangelogCommand.inputPartitions(admin, config, limit);
+                if (inputPartitions != partitions) {
+                    throw new SnowstampException("input topic " + config.inputTopic() + " has " + inputPartitions + " partitions but "
+                            + output + " has " + partitions + ": the stamper needs them equal");
+                }
+                Optional<Integer> existing = ChangelogWriter.partitionCount(admin, topic, limit);
+                ChangelogWriter.ensureTopic(admin, topic, partitions, limit);
+                ChangelogWriter.write(KafkaSettings.producer(config), topic, seeds, limit);
+                out.println("seeded " + seeds.size() + " partition" + (seeds.size() == 1 ? "" : "s") + " of " + topic
+                        + (existing.isPresent() ? "" : " (created: compacted, " + partitions + " partitions)")
+                        + "; start the stamper with application.id=" + target);
+            }
+            out.flush();
+            err.flush();
+            return 0;
+        }
+    }
+
+    private static void print(ResumePlan plan, IdLayout layout, PrintWriter out) {
+        TextTable table = new TextTable("partition", "worker", "from changelog", "from output", "resume", "resume time", "action");
+        for (ResumePlan.Row row : plan.rows()) {
+            String action = switch (row.action()) {
+                case SEED -> "seed";
+                case KEEP -> "keep (target at " + row.target().highWaterMark() + ")";
+                case NONE -> "none (nothing issued)";
+            };
+            table.add(row.partition(), row.worker(), StateText.id(row.fromChangelog()), StateText.id(row.fromOutput()),
+                    StateText.id(row.resume()), StateText.idTime(layout, row.resume()), action);
+        }
+        table.print(out);
+    }
+}

@@ -1,0 +1,66 @@
+package io.snowstamp.recovery;
+
+import io.snowstamp.SnowstampException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.StreamsGroupDescription;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Who is running an application: the members of its group. A stamper joins as a streams group
+ * ({@code group.protocol=streams}, KIP-1071, the 4.3 default); one configured with the classic
+ * protocol, or on a cluster without streams groups, joins as a consumer group. Both are asked.
+ */
+public final class ApplicationGroup {
+    private ApplicationGroup() {
+    }
+
+    /**
+     * The active members of group {@code applicationId}, as {@code client-id@host}; empty when the
+     * group does not exist or has no member.
+     */
+    public static List<String> activeMembers(Admin admin, String applicationId, Duration timeout) {
+        try {
+            StreamsGroupDescription group = ChangelogWriter.get(
+                    admin.describeStreamsGroups(Set.of(applicationId)).describedGroups().get(applicationId), timeout,
+                    "describe the streams group " + applicationId);
+            if (!group.members().isEmpty()) {
+                return group.members().stream().map(m -> m.clientId() + "@" + m.clientHost()).sorted().toList();
+            }
+        } catch (SnowstampException e) {
+            // not a streams group (or no such group), or a broker without streams groups: ask as a consumer group
+            if (!(e.getCause() instanceof GroupIdNotFoundException || e.getCause() instanceof UnsupportedVersionException)) {
+                throw e;
+            }
+        }
+        try {
+            ConsumerGroupDescription group = ChangelogWriter.get(
+                    admin.describeConsumerGroups(Set.of(applicationId)).describedGroups().get(applicationId), timeout,
+                    "describe the consumer group " + applicationId);
+            return group.members().stream().map(m -> m.clientId() + "@" + m.host()).sorted().toList();
+        } catch (SnowstampException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return List.of();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Fails when the application has active members: what is written now would be overwritten by
+     * their next commit, and they keep issuing IDs above what was read.
+     */
+    public static void requireStopped(Admin admin, String applicationId, Duration timeout, String action) {
+        List<String> members = activeMembers(admin, applicationId, timeout);
+        if (!members.isEmpty()) {
+            throw new SnowstampException("application " + applicationId + " is running (" + members.size() + " active member"
+                    + (members.size() == 1 ? "" : "s") + ": " + String.join(", ", members) + "): stop every instance before "
+                    + action + " (a crashed instance leaves the group after the session timeout)");
+        }
+    }
+}

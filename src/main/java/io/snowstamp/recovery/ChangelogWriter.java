@@ -1,0 +1,147 @@
+package io.snowstamp.recovery;
+
+import io.snowstamp.SnowstampException;
+import io.snowstamp.state.WorkerState;
+import io.snowstamp.state.WorkerStateSerde;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.IntegerSerializer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Writes worker states into an application's changelog the way Kafka Streams would: key = the
+ * partition as a 4-byte int, value = {@link WorkerStateSerde}, into changelog partition = key
+ * (Kafka Streams restores task p from changelog partition p). Creates the topic, compacted, when
+ * it does not exist. The stamper reads the changelog {@code read_committed}; records of this
+ * plain idempotent producer are committed as soon as they are acknowledged.
+ */
+public final class ChangelogWriter {
+    private static final WorkerStateSerde SERDE = new WorkerStateSerde();
+
+    private ChangelogWriter() {
+    }
+
+    /**
+     * Creates {@code topic} ({@code cleanup.policy=compact}, the broker's replication factor) with
+     * {@code partitions} partitions unless it exists; an existing topic must have that many.
+     *
+     * @return whether the topic was created
+     */
+    public static boolean ensureTopic(Admin admin, String topic, int partitions, Duration timeout) {
+        Optional<Integer> existing = partitionCount(admin, topic, timeout);
+        if (existing.isPresent()) {
+            if (existing.get() != partitions) {
+                throw new SnowstampException("changelog topic " + topic + " has " + existing.get() + " partitions but the input"
+                        + " topic has " + partitions + ": Kafka Streams needs them equal (delete the changelog and import again)");
+            }
+            return false;
+        }
+        NewTopic newTopic = new NewTopic(topic, Optional.of(partitions), Optional.empty())
+                .configs(Map.of("cleanup.policy", "compact"));
+        try {
+            get(admin.createTopics(Set.of(newTopic)).all(), timeout, "create changelog topic " + topic);
+        } catch (SnowstampException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (partitionCount(admin, topic, timeout).isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new SnowstampException("changelog topic " + topic + " was created but is not visible after "
+                        + timeout.toSeconds() + " s");
+            }
+            sleep(50);
+        }
+        return true;
+    }
+
+    /** Partition count of a topic, empty when it does not exist. */
+    public static Optional<Integer> partitionCount(Admin admin, String topic, Duration timeout) {
+        try {
+            Map<String, TopicDescription> topics = get(admin.describeTopics(Set.of(topic)).allTopicNames(), timeout,
+                    "describe topic " + topic);
+            return Optional.of(topics.get(topic).partitions().size());
+        } catch (SnowstampException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Writes one record per state and waits until every one is acknowledged by all in-sync replicas.
+     *
+     * @param producerProps connection settings; acks=all and idempotence are forced
+     */
+    public static void write(Properties producerProps, String topic, Map<Integer, WorkerState> states, Duration timeout) {
+        Properties props = new Properties();
+        props.putAll(producerProps);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        props.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+        props.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
+        props.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, "snowstamp-changelog-writer");
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        try (IntegerSerializer keys = new IntegerSerializer();
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            states.forEach((partition, state) -> sent.add(producer.send(new ProducerRecord<>(topic, partition,
+                    keys.serialize(topic, partition), SERDE.serialize(topic, state)))));
+            producer.flush();
+            for (Future<RecordMetadata> future : sent) {
+                future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (ExecutionException e) {
+            throw new SnowstampException("cannot write to " + topic + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new SnowstampException("cannot write to " + topic + ": not acknowledged within " + timeout.toSeconds() + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SnowstampException("interrupted while writing to " + topic, e);
+        }
+    }
+
+    static <T> T get(KafkaFuture<T> future, Duration timeout, String what) {
+        try {
+            return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new SnowstampException("cannot " + what + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new SnowstampException("cannot " + what + ": no answer from Kafka in " + timeout.toSeconds() + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SnowstampException("interrupted while trying to " + what, e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SnowstampException("interrupted", e);
+        }
+    }
+}

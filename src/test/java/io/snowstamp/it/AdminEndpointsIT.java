@@ -1,0 +1,282 @@
+package io.snowstamp.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.snowstamp.admin.AdminServer;
+import io.snowstamp.config.ConfigLoader;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.id.DecodedId;
+import io.snowstamp.recovery.TopicReader;
+import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.runtime.StreamsRunner;
+import io.snowstamp.state.WorkerState;
+import io.snowstamp.state.WorkerStateSerde;
+import io.snowstamp.stream.Names;
+import io.snowstamp.testing.Http;
+import io.snowstamp.testing.PrometheusText;
+import io.snowstamp.testing.PrometheusText.Sample;
+import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.common.serialization.IntegerDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The admin endpoints over real HTTP against running stampers on a real broker: readiness flips
+ * after restore (also after the local state was wiped), /metrics counts exactly what was stamped,
+ * /state matches the worker-state changelog, and /state spans every instance of the application
+ * (interactive-query metadata under the streams rebalance protocol).
+ */
+@Tag("integration")
+@Timeout(240)
+class AdminEndpointsIT {
+    private static final int RECORDS = 2_000;
+    private static TestBroker broker;
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestBroker.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    /** Topics and an application id no other test uses. */
+    private record App(String id, String in, String out, String dlq) {
+        static App create() throws Exception {
+            App app = new App(TestBroker.unique("app"), TestBroker.unique("raw"), TestBroker.unique("stamped"), TestBroker.unique("dlq"));
+            broker.createTopic(app.in, 4);
+            broker.createTopic(app.out, 4);
+            broker.createTopic(app.dlq, 1);
+            return app;
+        }
+    }
+
+    /** A stamper with its admin server, as {@code run --admin-port 0} wires them. */
+    private record Instance(SnowstampConfig config, StreamsRunner runner, AdminServer admin) implements AutoCloseable {
+        String url(String path) {
+            return "http://127.0.0.1:" + admin.getPort() + path;
+        }
+
+        @Override
+        public void close() {
+            runner.close(Duration.ofSeconds(30));
+            admin.close();
+        }
+    }
+
+    private Instance start(App app, String name) {
+        return start(app, name, "classic");
+    }
+
+    /** @param groupProtocol Kafka Streams' {@code group.protocol}: {@code classic} (its 4.3 default) or {@code streams} (KIP-1071) */
+    private Instance start(App app, String name, String groupProtocol) {
+        Map<String, String> settings = new TreeMap<>(Map.of(
+                "kafka.bootstrap.servers", broker.bootstrapServers(), "application.id", app.id,
+                "input.topic", app.in, "output.topic", app.out, "dlq.topic", app.dlq,
+                "state.dir", work.resolve("state").toString(), "instance.id", name, "admin.port", "0"));
+        settings.put("kafka.group.protocol", groupProtocol);
+        SnowstampConfig config = ConfigLoader.load(null, Map.of(), settings);
+        StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
+        AdminServer admin = AdminServer.start(config, runner, System::currentTimeMillis);
+        runner.advertise(admin.advertisedAddress());
+        Instance instance = new Instance(config, runner, admin);
+        Http.Response before = Http.get(instance.url("/health/ready"));
+        assertThat(before.status()).as("not ready before Kafka Streams starts: %s", before).isEqualTo(503);
+        runner.start();
+        return instance;
+    }
+
+    private static JsonNode awaitReady(Instance instance) throws InterruptedException {
+        JsonNode ready = Http.await(instance.url("/health/ready"), r -> r.status() == 200, 120).json();
+        assertThat(ready.get("status").asText()).isEqualTo("ready");
+        assertThat(ready.get("state").asText()).isEqualTo("RUNNING");
+        assertThat(Http.get(instance.url("/health/live")).status()).isEqualTo(200);
+        return ready;
+    }
+
+    private static List<Sample> metrics(Instance instance) {
+        Http.Response response = Http.get(instance.url("/metrics"));
+        assertThat(response.status()).isEqualTo(200);
+        return PrometheusText.parse(response.body());
+    }
+
+    @Test
+    void shouldReportReadinessMetricsAndStateOfARunningStamper() throws Exception {
+        App app = App.create();
+        try (Instance instance = start(app, "admin-1")) {
+            JsonNode ready = awaitReady(instance);
+            assertThat(ready.get("partitions")).hasSize(4);
+
+            broker.produce(app.in, 0, RECORDS);
+            assertThat(broker.consume(app.out, RECORDS, Duration.ofSeconds(120))).hasSize(RECORDS);
+
+            // every stamped record is committed, so the counters already include it
+            List<Sample> samples = metrics(instance);
+            assertThat(PrometheusText.sum(samples, "snowstamp_ids_issued_total")).isEqualTo(RECORDS);
+            assertThat(PrometheusText.named(samples, "snowstamp_ids_issued_total")).hasSize(4)
+                    .allSatisfy(s -> assertThat(s.labels().get("worker")).isEqualTo(s.labels().get("partition")));
+            assertThat(PrometheusText.named(samples, "snowstamp_clock_lead_seconds")).hasSize(4)
+                    .allSatisfy(s -> assertThat(s.value()).as("lead of an idle partition: behind the clock, by less than"
+                            + " the test's duration").isBetween(-240.0, 10.0));
+            assertThat(PrometheusText.sum(samples, "snowstamp_dead_letters_total")).isZero();
+            assertThat(PrometheusText.sum(samples, "snowstamp_held_back_records")).isZero();
+            assertThat(PrometheusText.sum(samples, "snowstamp_excess_lead_events_total")).isZero();
+            assertThat(PrometheusText.named(samples, "snowstamp_sequence_borrowed_units_total")).hasSize(4);
+            assertThat(PrometheusText.named(samples, "snowstamp_clock_behind_events_total")).hasSize(4);
+            assertThat(PrometheusText.named(samples, "snowstamp_tail_guard_duration_seconds")).hasSize(4)
+                    .allSatisfy(s -> assertThat(s.value()).isGreaterThanOrEqualTo(0));
+            assertThat(PrometheusText.named(samples, "snowstamp_resumes_total"))
+                    .containsExactly(new Sample("snowstamp_resumes_total", Map.of("source", "clock"), 4));
+            assertThat(PrometheusText.named(samples, "snowstamp_resume_source")).hasSize(4)
+                    .allSatisfy(s -> assertThat(s.labels()).containsEntry("source", "clock"));
+            assertThat(PrometheusText.sum(samples, "snowstamp_tasks")).isEqualTo(4);
+            assertThat(PrometheusText.sum(samples, "snowstamp_ready")).isEqualTo(1);
+            assertThat(PrometheusText.sum(samples, "kafka_stream_thread_process_total"))
+                    .as("Kafka Streams' own metrics, through Micrometer's binder").isGreaterThanOrEqualTo(RECORDS);
+
+            assertStateMatchesTheChangelog(instance, app, 1);
+        }
+    }
+
+    @Test
+    void shouldBecomeReadyOnlyAfterRestoringWipedStateFromTheChangelog() throws Exception {
+        App app = App.create();
+        try (Instance first = start(app, "admin-restore")) {
+            awaitReady(first);
+            broker.produce(app.in, 0, RECORDS);
+            assertThat(broker.consume(app.out, RECORDS, Duration.ofSeconds(120))).hasSize(RECORDS);
+        }
+        // the machine lost its disk: Kafka Streams must rebuild worker-state from the changelog before the tasks start
+        try (var files = Files.walk(work.resolve("state"))) {
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        try (Instance second = start(app, "admin-restore")) {
+            awaitReady(second);
+            List<Sample> samples = metrics(second);
+            assertThat(PrometheusText.named(samples, "snowstamp_restore_records")).hasSize(4)
+                    .allSatisfy(s -> assertThat(s.value()).as("changelog records restored for partition %s",
+                            s.labels().get("partition")).isPositive());
+            assertThat(PrometheusText.named(samples, "snowstamp_restore_duration_seconds")).hasSize(4);
+            assertThat(PrometheusText.named(samples, "snowstamp_resume_source")).hasSize(4)
+                    .allSatisfy(s -> assertThat(s.labels().get("source")).as("resumed above the restored state or the tail,"
+                            + " not the clock alone").isIn("state.lastId", "state.reservedUntil", "tail", "clock"));
+            assertThat(PrometheusText.sum(samples, "snowstamp_ids_issued_total")).as("a new process counts from 0").isZero();
+            assertStateMatchesTheChangelog(second, app, 2);
+        }
+    }
+
+    @ParameterizedTest(name = "group.protocol={0}")
+    @ValueSource(strings = {"classic", "streams"})
+    void shouldShowThePartitionsOfEveryInstanceInState(String groupProtocol) throws Exception {
+        App app = App.create();
+        try (Instance a = start(app, "admin-a", groupProtocol); Instance b = start(app, "admin-b", groupProtocol)) {
+            awaitReady(a);
+            awaitReady(b);
+            // the rebalance that spreads the partitions may still be on its way: wait for two owners
+            JsonNode state = Http.await(a.url("/state"), r -> r.status() == 200 && owners(r.json()).size() == 2
+                    && r.json().get("partitions").size() == 4, 120).json();
+
+            assertThat(state.has("notes")).as(state.toPrettyString()).isFalse();
+            assertThat(state.get("partitions")).extracting(p -> p.get("partition").asInt()).containsExactly(0, 1, 2, 3);
+            assertThat(owners(state)).containsExactlyInAnyOrder("admin-a", "admin-b");
+            for (JsonNode partition : state.get("partitions")) {
+                Instance owner = partition.get("instance").asText().equals("admin-a") ? a : b;
+                assertThat(partition.get("server").asText()).isEqualTo(owner.admin().advertisedAddress());
+                assertThat(partition.get("holder").asText()).startsWith(partition.get("instance").asText() + "/");
+            }
+            assertThat(state.get("instances")).hasSize(2);
+            JsonNode fromB = Http.await(b.url("/state"), r -> r.status() == 200 && owners(r.json()).size() == 2, 60).json();
+            assertThat(fromB.get("partitions")).extracting(p -> p.get("partition").asInt()).containsExactly(0, 1, 2, 3);
+            JsonNode localOnly = Http.get(a.url("/state?local=true")).json();
+            assertThat(owners(localOnly)).containsExactly("admin-a");
+        }
+    }
+
+    private static Set<String> owners(JsonNode state) {
+        Set<String> owners = new HashSet<>();
+        state.get("partitions").forEach(p -> owners.add(p.get("instance").asText()));
+        return owners;
+    }
+
+    /**
+     * /state and the changelog agree on every partition. The store can be a commit ahead of the
+     * changelog (a heartbeat just wrote), so the comparison is retried until both settle.
+     */
+    private static void assertStateMatchesTheChangelog(Instance instance, App app, long epoch) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Map<Integer, WorkerState> changelog;
+        JsonNode state;
+        do {
+            changelog = changelog(instance.config(), app);
+            state = Http.get(instance.url("/state")).json();
+            if (matches(state, changelog)) {
+                break;
+            }
+            Thread.sleep(500);
+        } while (System.nanoTime() < deadline);
+
+        assertThat(changelog).hasSize(4);
+        assertThat(state.get("partitions")).hasSize(4);
+        for (JsonNode partition : state.get("partitions")) {
+            int p = partition.get("partition").asInt();
+            WorkerState stored = changelog.get(p);
+            assertThat(partition.get("worker").asLong()).isEqualTo(stored.workerId()).isEqualTo(p);
+            assertThat(partition.get("epoch").asLong()).isEqualTo(stored.epoch()).isEqualTo(epoch);
+            assertThat(partition.get("holder").asText()).isEqualTo(stored.holder());
+            assertThat(partition.get("lastId").asLong()).isEqualTo(stored.lastId());
+            assertThat(partition.get("reservation").get("reservedUntil").asLong()).isEqualTo(stored.reservedUntil());
+            DecodedId decoded = instance.config().layout().decode(stored.lastId());
+            assertThat(partition.get("lastIdDecoded").get("time").asText()).isEqualTo(decoded.instant().toString());
+            assertThat(partition.get("lastIdDecoded").get("worker").asLong()).isEqualTo(p);
+            assertThat(partition.get("lastIdDecoded").get("sequence").asLong()).isEqualTo(decoded.sequence());
+        }
+    }
+
+    private static boolean matches(JsonNode state, Map<Integer, WorkerState> changelog) {
+        if (state.get("partitions").size() != changelog.size()) {
+            return false;
+        }
+        for (JsonNode partition : state.get("partitions")) {
+            WorkerState stored = changelog.get(partition.get("partition").asInt());
+            if (stored == null || stored.epoch() != partition.get("epoch").asLong() || stored.lastId() != partition.get("lastId").asLong()
+                    || stored.reservedUntil() != partition.get("reservation").get("reservedUntil").asLong()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The newest committed worker state of every partition, read from the changelog with a plain consumer. */
+    private static Map<Integer, WorkerState> changelog(SnowstampConfig config, App app) {
+        Map<Integer, WorkerState> newest = new TreeMap<>();
+        try (WorkerStateSerde serde = new WorkerStateSerde(); IntegerDeserializer keys = new IntegerDeserializer()) {
+            String topic = Names.changelogTopic(app.id);
+            TopicReader.readToEnd(KafkaSettings.consumer(config), topic, Duration.ofSeconds(30),
+                    record -> newest.put(keys.deserialize(topic, record.key()), serde.deserialize(topic, record.value())));
+        }
+        return newest;
+    }
+}

@@ -1,0 +1,50 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.config.Keys;
+import io.snowstamp.config.SnowstampConfig;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TuningTest {
+    private static SnowstampConfig config(String... pairs) {
+        Map<String, String> raw = new HashMap<>(Keys.defaults());
+        raw.put(Keys.INSTANCE_ID, "t");
+        raw.put(Keys.BOOTSTRAP_SERVERS, "k:9092");
+        for (int i = 0; i < pairs.length; i += 2) {
+            raw.put(pairs[i], pairs[i + 1]);
+        }
+        return SnowstampConfig.from(raw);
+    }
+
+    @Test
+    void shouldShipLargerBatchesAndPollsOnTopOfTheUntunedSettings() {
+        Properties tuned = KafkaSettings.streams(config());
+        Properties untuned = KafkaSettings.streamsUntuned(config());
+
+        assertThat(tuned).containsAllEntriesOf(untuned)
+                .containsEntry("producer.linger.ms", "5")
+                .containsEntry("producer.batch.size", "262144")
+                .containsEntry("consumer.max.poll.records", "5000")
+                .doesNotContainKey("commit.interval.ms");
+    }
+
+    @Test
+    void shouldLetTheUserWinWithOrWithoutAPrefix() {
+        Properties props = KafkaSettings.streams(config("kafka.linger.ms", "50", "kafka.consumer.max.poll.records", "100"));
+
+        assertThat(props).containsEntry("linger.ms", "50").doesNotContainKey("producer.linger.ms")
+                .containsEntry("consumer.max.poll.records", "100");
+    }
+
+    @Test
+    void shouldCommitEverySecondInTheThroughputProfileUnlessTold() {
+        assertThat(KafkaSettings.streams(config("profile", "throughput"))).containsEntry("commit.interval.ms", "1000");
+        assertThat(KafkaSettings.streams(config("profile", "throughput", "kafka.commit.interval.ms", "300")))
+                .containsEntry("commit.interval.ms", "300");
+    }
+}
