@@ -10,7 +10,10 @@ import io.snowstamp.sequence.Tags;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
+import io.snowstamp.testing.Timeline;
+import io.snowstamp.testing.TopicEnds;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -42,17 +45,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Sequence mode under faults: three tags numbered by stamper instances running as child JVMs
- * ({@code run} from the shaded jar) that are SIGKILLed, restarted with and without their local
- * state, stopped cleanly and joined by a third instance (rebalances) while records flow, with a
- * step change in the middle and a trickle of records with an unknown tag.
+ * ({@code run} from the shaded jar) that are SIGKILLed, restarted on their own state, replaced by
+ * an instance with an empty state directory, stopped cleanly and joined by a third instance
+ * (rebalances) while records flow, with a step change in the middle and a trickle of records with
+ * an unknown tag. Each fault waits until the output grows again, so the next one hits a stamper at
+ * work.
  *
  * <p>Checked afterwards: {@code verify --mode sequence} finds every input record exactly once in
  * the output or the dead-letter topic and no number twice; in the raw log ({@code read_uncommitted},
  * aborted transactions included) every tag's numbers strictly increase in offset order, with at
- * most one gap per start of the tag's task and every gap smaller than one step.
+ * most one gap per start of the tag's task and every gap smaller than one step; the step change
+ * applies from a segment boundary; {@code tags list} shows a max_id above every number written.
  *
- * <p>3 x 20,000 records by default; {@code -Dsnowstamp.soak=true} runs 3 x 100,000 with three
- * rounds of faults.
+ * <p>3 x 20,000 records and one round of faults by default; {@code -Dsnowstamp.soak=true} runs
+ * 3 x 100,000 with three rounds.
  */
 @Tag("integration")
 @Timeout(1_800)
@@ -60,11 +66,11 @@ class SequenceFaultIT {
     private static final boolean SOAK = Boolean.getBoolean("snowstamp.soak");
     private static final int PER_TAG = SOAK ? 100_000 : 20_000;
     private static final int ROUNDS = SOAK ? 3 : 1;
-    /** Producing takes about this long, so that the faults hit a stamper at work. */
-    private static final Duration PRODUCE_FOR = Duration.ofSeconds(SOAK ? 150 : 40);
+    /** Records a second: producing lasts about as long as the faults, so that they hit a stamper at work. */
+    private static final int RATE = SOAK ? 1_500 : 800;
     private static final int UNKNOWN_EVERY = 500;
     private static final int PARTITIONS = 4;
-    /** tag -> {start, step}; order's step changes to {@link #NEW_ORDER_STEP} half way. */
+    /** tag -> {start, step}; order's step changes to {@link #NEW_ORDER_STEP} in the middle round. */
     private static final Map<String, long[]> TAGS = new LinkedHashMap<>();
     private static final long NEW_ORDER_STEP = 2_000;
     private static final Pattern TASK_START = Pattern.compile("sequence partition (\\d+): lease epoch");
@@ -80,19 +86,17 @@ class SequenceFaultIT {
     @TempDir
     Path work;
 
-    private String in;
-    private String out;
-    private String dlq;
+    private Stamper.Topics topics;
     private String tagsTopic;
-    private String app;
-    private final Map<String, ChildJvm> instances = new TreeMap<>();
-    private int stateDirs;
+    private Stamper base;
+    private Timeline timeline;
+    private final List<ChildJvm> started = new ArrayList<>();
     private int kills;
-    private final List<String> events = new ArrayList<>();
+    private int freshStates;
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start();
+        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
     }
 
     @AfterAll
@@ -100,146 +104,136 @@ class SequenceFaultIT {
         broker.close();
     }
 
-    private String[] settings() {
+    /** CLI arguments that reach this test's topics and application. */
+    private String[] cliSettings() {
         return new String[] {"--bootstrap-servers", broker.bootstrapServers(),
-                "--set", "id.mode=sequence", "--set", "input.topic=" + in, "--set", "output.topic=" + out,
-                "--set", "dlq.topic=" + dlq, "--set", "sequence.tags-topic=" + tagsTopic, "--set", "application.id=" + app};
-    }
-
-    /** Starts instance {@code name} with a fresh state directory or the one it had. */
-    private void start(String name, boolean freshState) throws Exception {
-        Path state = work.resolve("state-" + name + (freshState ? "-" + (++stateDirs) : ""));
-        List<String> args = new ArrayList<>(List.of("run", "--state-dir", state.toString(), "--instance-id", name,
-                "--set", "sequence.checkpoint-interval=2s", "--shutdown-timeout", "20s"));
-        args.addAll(List.of(settings()));
-        String kafkaLog = System.getProperty("snowstamp.it.kafka-log");    // e.g. INFO, to see what Kafka Streams does
-        ChildJvm jvm = ChildJvm.start(work.resolve("logs"), name, List.of(),
-                kafkaLog == null ? List.of() : List.of("-DSNOWSTAMP_LOG_KAFKA_LEVEL=" + kafkaLog), args.toArray(String[]::new));
-        instances.put(name, jvm);
-        long stampingLines = jvm.stdout().lines().filter(line -> line.startsWith("stamping ")).count();
-        awaitLines(jvm, "stamping ", stampingLines);
-        events.add("start " + name + (freshState ? " (empty state dir)" : ""));
-    }
-
-    /** Waits for one more line starting with {@code prefix} than {@code before} (stdout is appended across restarts). */
-    private static void awaitLines(ChildJvm jvm, String prefix, long before) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (jvm.stdout().lines().filter(line -> line.startsWith(prefix)).count() <= before) {
-            if (!jvm.isAlive()) {
-                throw new AssertionError("instance exited before '" + prefix + "'\n" + jvm.logs());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no '" + prefix + "' within 120 s\n" + jvm.logs());
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    private void kill(String name) throws Exception {
-        instances.remove(name).kill();
-        kills++;
-        events.add("SIGKILL " + name);
-    }
-
-    private void stop(String name) throws Exception {
-        ChildJvm jvm = instances.remove(name);
-        int exit = jvm.terminate(60);
-        assertThat(exit).as(jvm.logs()).isIn(0, 143);
-        events.add("SIGTERM " + name);
-    }
-
-    /** One round of faults, spread over the production time. */
-    private List<ThrowingRunnable> round(boolean withStepChange) {
-        List<ThrowingRunnable> round = new ArrayList<>();
-        round.add(() -> {
-            kill("a");
-            start("a", false);
-        });
-        if (withStepChange) {
-            round.add(() -> {
-                Cli.Result step = Cli.run(Cli.concat(new String[] {"tags", "set-step", "order", Long.toString(NEW_ORDER_STEP)}, settings()));
-                assertThat(step.exitCode()).as(step.toString()).isZero();
-                events.add("tags set-step order " + NEW_ORDER_STEP);
-            });
-        }
-        round.add(() -> {
-            kill("b");
-            start("b", true);
-        });
-        round.add(() -> start("c", false));
-        round.add(() -> {
-            stop("a");
-            start("a", false);
-        });
-        round.add(() -> kill("c"));
-        return round;
-    }
-
-    @FunctionalInterface
-    private interface ThrowingRunnable {
-        void run() throws Exception;
+                "--set", "id.mode=sequence", "--set", "input.topic=" + topics.in(), "--set", "output.topic=" + topics.out(),
+                "--set", "dlq.topic=" + topics.dlq(), "--set", "sequence.tags-topic=" + tagsTopic,
+                "--set", "application.id=" + base.applicationId()};
     }
 
     @Test
     void shouldNeverRepeatANumberAcrossKillsRestartsAndRebalances() throws Exception {
-        long started = System.nanoTime();
-        in = TestBroker.unique("seqf-in");
-        out = TestBroker.unique("seqf-out");
-        dlq = TestBroker.unique("seqf-dlq");
+        long began = System.nanoTime();
+        timeline = new Timeline("sequence-fault");
+        topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
         tagsTopic = TestBroker.unique("seqf-tags");
-        app = TestBroker.unique("seqf-app");
-        broker.createTopic(in, PARTITIONS);
-        broker.createTopic(out, PARTITIONS);
-        broker.createTopic(dlq, 1);
+        base = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("seqf-app"), topics, "a")
+                .with("id.mode", "sequence")
+                .with("sequence.tags-topic", tagsTopic)
+                .with("sequence.checkpoint-interval", "2s");
         for (Map.Entry<String, long[]> tag : TAGS.entrySet()) {
             Cli.Result create = Cli.run(Cli.concat(new String[] {"tags", "create", tag.getKey(),
-                    "--start", Long.toString(tag.getValue()[0]), "--step", Long.toString(tag.getValue()[1])}, settings()));
+                    "--start", Long.toString(tag.getValue()[0]), "--step", Long.toString(tag.getValue()[1])}, cliSettings()));
             assertThat(create.exitCode()).as(create.toString()).isZero();
         }
-        start("a", false);
-        start("b", false);
-
         int total = 3 * PER_TAG + 3 * PER_TAG / UNKNOWN_EVERY;
         AtomicLong produced = new AtomicLong();
         AtomicReference<Throwable> producerFailure = new AtomicReference<>();
         Thread producer = new Thread(() -> produce(total, produced, producerFailure), "sequence-fault-producer");
-        producer.start();
+        Map<String, ChildJvm> running = new TreeMap<>();
+        try (TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
+            producer.start();
+            running.put("a", joined(base, ends, produced, total));
+            running.put("b", joined(base.instance("b"), ends, produced, total));
+            for (int round = 0; round < ROUNDS; round++) {
+                faultRound(round, running, ends, produced, total);
+            }
+            producer.join(Duration.ofMinutes(10).toMillis());
+            assertThat(producerFailure.get()).isNull();
+            assertThat(produced.get()).isEqualTo(total);
+            long producedAt = System.nanoTime();
+            timeline.mark("produced %d records (%d per tag, %d with an unknown tag)", total, PER_TAG, total - 3 * PER_TAG);
 
-        List<ThrowingRunnable> faults = new ArrayList<>();
-        for (int r = 0; r < ROUNDS; r++) {
-            faults.addAll(round(r == ROUNDS / 2));
+            awaitAccounted(total);
+            timeline.mark("all accounted for, %d s after the last record was produced", (System.nanoTime() - producedAt) / 1_000_000_000L);
+            for (Map.Entry<String, ChildJvm> instance : running.entrySet()) {
+                assertThat(instance.getValue().isAlive()).as("instance %s died:\n%s", instance.getKey(), instance.getValue().logs()).isTrue();
+                assertThat(instance.getValue().terminate(60)).as(instance.getValue().logs()).isIn(0, 143);
+            }
+        } finally {
+            producer.interrupt();
+            for (ChildJvm child : started) {
+                child.close();
+            }
         }
-        long pause = PRODUCE_FOR.toMillis() / (faults.size() + 1);
-        for (ThrowingRunnable fault : faults) {
-            Thread.sleep(pause);
-            fault.run();
-            events.add("at " + (System.nanoTime() - started) / 1_000_000_000L + " s: " + produced.get() + " produced, "
-                    + count(out) + " stamped");
-        }
-        producer.join(Duration.ofMinutes(10).toMillis());
-        assertThat(producerFailure.get()).isNull();
-        assertThat(produced.get()).isEqualTo(total);
-        long producedAt = System.nanoTime();
+        check(total, began);
+    }
 
-        awaitAccounted(total);
-        long doneAt = System.nanoTime();
-        for (String name : new ArrayList<>(instances.keySet())) {
-            assertThat(instances.get(name).isAlive()).as("instance %s died:\n%s", name, instances.get(name).logs()).isTrue();
-            stop(name);
+    /** One round of faults; each waits for the output to grow again (or for the last records) before the next. */
+    private void faultRound(int round, Map<String, ChildJvm> running, TopicEnds ends, AtomicLong produced, int total) throws Exception {
+        running.remove("a").kill();
+        kills++;
+        progress(ends, produced, total, "a killed");
+        running.put("a", rejoined(base, ends, produced, total));
+
+        if (round == ROUNDS / 2) {
+            Cli.Result step = Cli.run(Cli.concat(new String[] {"tags", "set-step", "order", Long.toString(NEW_ORDER_STEP)}, cliSettings()));
+            assertThat(step.exitCode()).as(step.toString()).isZero();
+            progress(ends, produced, total, "tags set-step order " + NEW_ORDER_STEP);
         }
 
+        running.remove("b").kill();
+        kills++;
+        progress(ends, produced, total, "b killed");
+        // b comes back as a new machine would: same application, empty state directory
+        running.put("b", joined(base.instance("b-fresh-" + (++freshStates)), ends, produced, total));
+
+        running.put("c", joined(base.instance("c"), ends, produced, total));
+        ChildJvm a = running.remove("a");
+        assertThat(a.terminate(60)).as(a.logs()).isIn(0, 143);
+        progress(ends, produced, total, "a stopped (SIGTERM)");
+        running.put("a", joined(base, ends, produced, total));
+
+        running.remove("c").kill();
+        kills++;
+        progress(ends, produced, total, "c killed");
+    }
+
+    private ChildJvm joined(Stamper stamper, TopicEnds ends, AtomicLong produced, int total) throws Exception {
+        ChildJvm child = stamper.start();
+        started.add(child);
+        return tookPartitions(stamper, child, ends, produced, total);
+    }
+
+    private ChildJvm rejoined(Stamper stamper, TopicEnds ends, AtomicLong produced, int total) throws Exception {
+        ChildJvm child = stamper.restartAfterCrash(refusal -> timeline.mark("restart refused, local state deleted: %s", refusal));
+        started.add(child);
+        return tookPartitions(stamper, child, ends, produced, total);
+    }
+
+    private ChildJvm tookPartitions(Stamper stamper, ChildJvm child, TopicEnds ends, AtomicLong produced, int total) throws Exception {
+        child.awaitLog("taken by " + stamper.instanceId() + "/", 90);
+        progress(ends, produced, total, stamper.instanceId() + " took partitions");
+        return child;
+    }
+
+    /** Waits until the output grows by a few hundred records, as long as records are still being produced. */
+    private void progress(TopicEnds ends, AtomicLong produced, int total, String after) throws Exception {
+        long before = ends.total(topics.out());
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (ends.total(topics.out()) <= before + 300 && produced.get() < total) {
+            assertThat(System.nanoTime()).as("output grows after: %s", after).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        timeline.mark("%s; output at %d, %d produced", after, ends.total(topics.out()), produced.get());
+    }
+
+    /** The checks once every record is accounted for. */
+    private void check(int total, long began) throws Exception {
         // ---- committed view: every input record once, no number twice, per tag increasing
-        Cli.Result verify = Cli.run(Cli.concat(new String[] {"verify", "--mode", "sequence", "--source", in, "--dlq", dlq}, settings()));
-        System.out.println("verify:\n" + verify.out());
+        Cli.Result verify = Cli.run(Cli.concat(new String[] {"verify", "--mode", "sequence", "--source", topics.in(),
+                "--dlq", topics.dlq()}, cliSettings()));
+        timeline.mark("verify --mode sequence:%n%s", verify.out());
         assertThat(verify.lastLine()).as(verify.toString()).isEqualTo("records=" + 3 * PER_TAG + " duplicates=0 missing=0 extra=0");
         assertThat(verify.exitCode()).as(verify.toString()).isZero();
-        List<ConsumerRecord<byte[], byte[]>> dead = read(dlq, "read_committed");
-        assertThat(dead).hasSize(3 * PER_TAG / UNKNOWN_EVERY)
+        List<ConsumerRecord<byte[], byte[]>> dead = read(topics.dlq(), "read_committed");
+        assertThat(dead).hasSize(total - 3 * PER_TAG)
                 .allSatisfy(record -> assertThat(header(record, Names.ERROR_HEADER)).isEqualTo("unknown-tag"));
 
         // ---- raw view: aborted transactions included
         Map<Integer, Integer> starts = taskStarts();
-        Map<String, List<Long>> raw = numbersByTag(read(out, "read_uncommitted"));
+        Map<String, List<Long>> raw = numbersByTag(read(topics.out(), "read_uncommitted"));
         StringBuilder report = new StringBuilder();
         for (Map.Entry<String, long[]> tag : TAGS.entrySet()) {
             String name = tag.getKey();
@@ -260,20 +254,19 @@ class SequenceFaultIT {
             }
             int taskStarts = starts.getOrDefault(partition, 0);
             assertThat(gaps).as("tag %s: gaps vs starts of task %d", name, partition).isLessThanOrEqualTo(Math.max(0, taskStarts - 1));
-            report.append(String.format("tag %s partition %d: %d numbers in the raw log (%d aborted), %d..%d, %d gaps (largest %d"
-                            + " skipped) over %d task starts; step %d%n", name, partition, numbers.size(), numbers.size() - PER_TAG,
-                    numbers.get(0), numbers.get(numbers.size() - 1), gaps, largest, taskStarts, maxStep));
+            report.append(String.format("tag %s partition %d: %d numbers in the raw log (%d in aborted transactions), %d..%d,"
+                            + " %d gaps (largest: %d numbers) over %d task starts; largest step %d%n", name, partition, numbers.size(),
+                    numbers.size() - PER_TAG, numbers.get(0), numbers.get(numbers.size() - 1), gaps, largest, taskStarts, maxStep));
         }
 
-        copyLogs();
-        // ---- the step change: from the segment after it, and never back
+        // ---- the step change: from a segment boundary, and never back
         List<SequenceState.TagSegment> orderSegments = orderSegments();
-        assertThat(orderSegments).extracting(SequenceState.TagSegment::revision).isSorted().contains(1L, 2L);
+        assertThat(orderSegments).extracting(SequenceState.TagSegment::revision).isSorted().contains(2L);
         assertThat(orderSegments).filteredOn(s -> s.segmentStart() >= 0).allSatisfy(s ->
                 assertThat(s.maxId() - s.segmentStart() + 1).as(s.toString()).isEqualTo(s.revision() == 1 ? 500 : NEW_ORDER_STEP));
 
         // ---- tags list: max_id covers every number ever written
-        Cli.Result list = Cli.run(Cli.concat(new String[] {"tags", "list"}, settings()));
+        Cli.Result list = Cli.run(Cli.concat(new String[] {"tags", "list"}, cliSettings()));
         assertThat(list.exitCode()).as(list.toString()).isZero();
         ObjectMapper json = new ObjectMapper();
         for (String line : list.outLines()) {
@@ -281,25 +274,11 @@ class SequenceFaultIT {
             List<Long> numbers = raw.get(tag.get("tag").asText());
             assertThat(tag.get("max_id").asLong()).as(line).isGreaterThanOrEqualTo(numbers.get(numbers.size() - 1));
         }
-
-        System.out.printf("sequence fault test: %d records per tag, %d rounds, %d SIGKILLs; produced in %d s, all accounted %d s"
-                        + " later, %d s in all%nevents: %s%ntask starts per partition: %s%n%s%s%n",
-                PER_TAG, ROUNDS, kills, (producedAt - started) / 1_000_000_000L, (doneAt - producedAt) / 1_000_000_000L,
-                (System.nanoTime() - started) / 1_000_000_000L, events, starts, report, list.out());
+        timeline.mark("%d records per tag, %d round(s), %d SIGKILLs, %d s in all; task starts per partition %s%n%stags list:%n%s",
+                PER_TAG, ROUNDS, kills, (System.nanoTime() - began) / 1_000_000_000L, starts, report, list.out());
     }
 
-    /** Keeps the instances' logs in target/ for a look after the run. */
-    private void copyLogs() throws Exception {
-        Path target = Path.of("target", "sequence-fault-logs");
-        Files.createDirectories(target);
-        try (var files = Files.list(work.resolve("logs"))) {
-            for (Path file : files.toList()) {
-                Files.copy(file, target.resolve(file.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-    }
-
-    /** Produces {@code total} records at an even pace over {@link #PRODUCE_FOR}: the tags in turn, an unknown one now and then. */
+    /** Produces {@code total} records at {@link #RATE} a second: the tags in turn, an unknown one now and then. */
     private void produce(int total, AtomicLong produced, AtomicReference<Throwable> failure) {
         String[] tags = TAGS.keySet().toArray(String[]::new);
         long begin = System.nanoTime();
@@ -307,12 +286,11 @@ class SequenceFaultIT {
             int known = 0;
             for (int n = 0; n < total; n++) {
                 String tag = (n + 1) % (UNKNOWN_EVERY + 1) == 0 ? "nope" : tags[known++ % tags.length];
-                producer.send(new ProducerRecord<>(in, tag.getBytes(StandardCharsets.UTF_8),
+                producer.send(new ProducerRecord<>(topics.in(), tag.getBytes(StandardCharsets.UTF_8),
                         ("{\"n\":" + n + ",\"tag\":\"" + tag + "\"}").getBytes(StandardCharsets.UTF_8)));
                 produced.incrementAndGet();
-                if (n % 500 == 499) {
-                    long due = begin + PRODUCE_FOR.toNanos() * (n + 1) / total;
-                    long wait = due - System.nanoTime();
+                if (n % 100 == 99) {
+                    long wait = begin + 1_000_000_000L * (n + 1) / RATE - System.nanoTime();
                     if (wait > 0) {
                         Thread.sleep(wait / 1_000_000);
                     }
@@ -329,18 +307,14 @@ class SequenceFaultIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(SOAK ? 900 : 240).toNanos();
         long seen = 0;
         while (System.nanoTime() < deadline) {
-            seen = count(out) + count(dlq);
+            seen = count(topics.out()) + count(topics.dlq());
             if (seen >= total) {
-                copyLogs();
                 return;
             }
             Thread.sleep(2_000);
         }
-        StringBuilder logs = new StringBuilder();
-        for (ChildJvm jvm : instances.values()) {
-            logs.append(jvm.logs());
-        }
-        throw new AssertionError("only " + seen + " of " + total + " records accounted for after the deadline\n" + logs);
+        throw new AssertionError("only " + seen + " of " + total + " records accounted for after the deadline; logs in "
+                + base.logDir());
     }
 
     private static long count(String topic) {
@@ -383,7 +357,7 @@ class SequenceFaultIT {
     /** Per partition, how often a sequence task started (INFO line of each task start, all instances). */
     private Map<Integer, Integer> taskStarts() throws Exception {
         Map<Integer, Integer> starts = new TreeMap<>();
-        try (var files = Files.list(work.resolve("logs"))) {
+        try (var files = Files.list(base.logDir())) {
             for (Path file : files.filter(f -> f.toString().endsWith(".err")).toList()) {
                 Matcher matcher = TASK_START.matcher(Files.readString(file));
                 while (matcher.find()) {
@@ -398,7 +372,7 @@ class SequenceFaultIT {
     private List<SequenceState.TagSegment> orderSegments() {
         SequenceStateSerde serde = new SequenceStateSerde();
         List<SequenceState.TagSegment> segments = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : read(SequenceNames.changelogTopic(app), "read_committed")) {
+        for (ConsumerRecord<byte[], byte[]> record : read(SequenceNames.changelogTopic(base.applicationId()), "read_committed")) {
             if ("order".equals(new String(record.key(), StandardCharsets.UTF_8))) {
                 segments.add((SequenceState.TagSegment) serde.deserialize(null, record.value()));
             }
