@@ -10,6 +10,7 @@ import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.runtime.TopicSpec;
+import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.sequence.TagAdmin;
 import io.snowstamp.sequence.TagDefinition;
 import io.snowstamp.sequence.Tags;
@@ -84,13 +85,13 @@ final class TagsCommand implements Runnable {
             try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
                 SnowstampConfig config = connection.config();
                 ensureTagsTopic(config);
-                TagDefinition existing = TagAdmin.registry(config, limit, warnings(spec)).get(tag);
+                TagDefinition existing = registry(config, limit, spec).get(tag);
                 if (existing != null) {
                     throw new SnowstampException("tag '" + tag + "' is registered already (start " + existing.start() + ", step "
                             + existing.step() + ", revision " + existing.revision() + "); change its step with 'snowstamp tags set-step'");
                 }
                 TagDefinition definition = new TagDefinition(first, size, 1, System.currentTimeMillis());
-                TagAdmin.write(config, tag, definition);
+                TagAdmin.write(KafkaSettings.producer(config), config.sequence().tagsTopic(), tag, definition);
                 spec.commandLine().getOut().println("created " + tag + " start=" + first + " step=" + size + " revision=1");
                 return 0;
             }
@@ -126,7 +127,7 @@ final class TagsCommand implements Runnable {
             SnowstampConfig loaded = options.load();
             try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
                 SnowstampConfig config = connection.config();
-                TagDefinition existing = TagAdmin.registry(config, limit, warnings(spec)).get(tag);
+                TagDefinition existing = registry(config, limit, spec).get(tag);
                 if (existing == null) {
                     throw new SnowstampException("tag '" + tag + "' is not registered in " + config.sequence().tagsTopic()
                             + "; register it with 'snowstamp tags create " + tag + "'");
@@ -137,7 +138,7 @@ final class TagsCommand implements Runnable {
                     return 0;
                 }
                 TagDefinition changed = existing.withStep(step, System.currentTimeMillis());
-                TagAdmin.write(config, tag, changed);
+                TagAdmin.write(KafkaSettings.producer(config), config.sequence().tagsTopic(), tag, changed);
                 out.println("changed " + tag + " step=" + step + " (was " + existing.step() + ") revision=" + changed.revision()
                         + "; applies from the tag's next segment");
                 return 0;
@@ -173,7 +174,15 @@ final class TagsCommand implements Runnable {
             SnowstampConfig loaded = options.load(applicationId == null ? Map.of() : Map.of(Keys.APPLICATION_ID, applicationId));
             try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
                 PrintWriter out = spec.commandLine().getOut();
-                for (TagAdmin.Listed listed : TagAdmin.list(connection.config(), limit, warnings(spec))) {
+                SnowstampConfig config = connection.config();
+                Map<String, TagDefinition> registry = registry(config, limit, spec);
+                var segments = TagAdmin.segments(KafkaSettings.consumer(config), SequenceNames.changelogTopic(config.applicationId()),
+                        limit, warnings(spec));
+                int partitions;
+                try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+                    partitions = TopicAdmin.partitions(admin, config.outputTopic()).orElse(-1);
+                }
+                for (TagAdmin.Listed listed : TagAdmin.list(registry, segments, partitions)) {
                     out.println(json(listed));
                 }
                 return 0;
@@ -223,6 +232,11 @@ final class TagsCommand implements Runnable {
         if (step < 1 || step > SequenceSettings.MAX_STEP) {
             throw new ParameterException(spec.commandLine(), name + "=" + step + " is invalid: accepted 1.." + SequenceSettings.MAX_STEP);
         }
+    }
+
+    /** The registered tags; an unreadable definition is skipped with a warning on stderr. */
+    private static Map<String, TagDefinition> registry(SnowstampConfig config, Duration limit, CommandSpec spec) {
+        return TagAdmin.registry(KafkaSettings.consumer(config), config.sequence().tagsTopic(), limit, warnings(spec));
     }
 
     private static java.util.function.Consumer<String> warnings(CommandSpec spec) {

@@ -1,12 +1,9 @@
 package io.snowstamp.sequence;
 
 import io.snowstamp.SnowstampException;
-import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.TopicReader;
-import io.snowstamp.runtime.KafkaSettings;
-import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.sequence.SequenceState.TagSegment;
-import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.SerializationException;
@@ -16,7 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Properties;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -48,13 +45,19 @@ public final class TagAdmin {
     }
 
     /**
-     * The registered tags: the newest readable record per tag of the tags topic.
+     * The registered tags: the newest readable record per tag of {@code tagsTopic}; empty when the
+     * topic does not exist.
      *
-     * @param warnings receives one line per record that cannot be read (it is skipped)
+     * @param consumerProps a group-less, read_committed byte-array consumer's settings
+     * @param warnings      receives one line per record that cannot be read (it is skipped)
      */
-    public static Map<String, TagDefinition> registry(SnowstampConfig config, Duration timeout, Consumer<String> warnings) {
+    public static Map<String, TagDefinition> registry(Properties consumerProps, String tagsTopic, Duration timeout,
+                                                      Consumer<String> warnings) {
         Map<String, TagDefinition> tags = new TreeMap<>();
-        TopicReader.readToEnd(KafkaSettings.consumer(config), config.sequence().tagsTopic(), timeout, record -> {
+        if (!exists(consumerProps, tagsTopic, timeout)) {
+            return tags;
+        }
+        TopicReader.readToEnd(consumerProps, tagsTopic, timeout, record -> {
             if (record.key() == null) {
                 return;
             }
@@ -73,16 +76,17 @@ public final class TagAdmin {
         return tags;
     }
 
-    /** The newest segment of every tag in the changelog of {@code config}'s application id; empty when it does not exist. */
-    public static Map<String, TagSegment> segments(SnowstampConfig config, Duration timeout, Consumer<String> warnings) {
-        String changelog = SequenceNames.changelogTopic(config.applicationId());
+    /**
+     * The newest segment of every tag in the changelog of the {@code sequence-segments} store
+     * ({@link SequenceNames#changelogTopic}); empty when the topic does not exist.
+     */
+    public static Map<String, TagSegment> segments(Properties consumerProps, String changelogTopic, Duration timeout,
+                                                   Consumer<String> warnings) {
         Map<String, TagSegment> segments = new TreeMap<>();
-        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
-            if (TopicAdmin.partitions(admin, changelog).isEmpty()) {
-                return segments;
-            }
+        if (!exists(consumerProps, changelogTopic, timeout)) {
+            return segments;
         }
-        TopicReader.readToEnd(KafkaSettings.consumer(config), changelog, timeout, record -> {
+        TopicReader.readToEnd(consumerProps, changelogTopic, timeout, record -> {
             if (record.key() == null || record.value() == null) {
                 return;
             }
@@ -98,37 +102,40 @@ public final class TagAdmin {
         return segments;
     }
 
-    /** Registered tags and tags with a segment, sorted by tag. */
-    public static List<Listed> list(SnowstampConfig config, Duration timeout, Consumer<String> warnings) {
-        Map<String, TagDefinition> registry = registry(config, timeout, warnings);
-        Map<String, TagSegment> segments = segments(config, timeout, warnings);
-        Optional<Integer> partitions;
-        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
-            partitions = TopicAdmin.partitions(admin, config.outputTopic());
+    private static boolean exists(Properties consumerProps, String topic, Duration timeout) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
+            return !TopicReader.partitions(consumer, topic, timeout).isEmpty();
         }
+    }
+
+    /**
+     * Registered tags and tags with a segment, sorted by tag.
+     *
+     * @param outputPartitions partition count of the output topic, or -1 when unknown
+     */
+    public static List<Listed> list(Map<String, TagDefinition> registry, Map<String, TagSegment> segments, int outputPartitions) {
         TreeSet<String> tags = new TreeSet<>(registry.keySet());
         tags.addAll(segments.keySet());
         List<Listed> listed = new ArrayList<>();
         for (String tag : tags) {
-            listed.add(new Listed(tag, registry.get(tag), segments.get(tag), partitions.map(p -> Tags.partition(tag, p)).orElse(-1)));
+            listed.add(new Listed(tag, registry.get(tag), segments.get(tag), outputPartitions > 0 ? Tags.partition(tag, outputPartitions) : -1));
         }
         return listed;
     }
 
-    /** Writes one definition to the tags topic and waits for the broker's acknowledgement. */
-    public static void write(SnowstampConfig config, String tag, TagDefinition definition) {
+    /** Writes one definition to {@code tagsTopic} and waits for the broker's acknowledgement. */
+    public static void write(Properties producerProps, String tagsTopic, String tag, TagDefinition definition) {
         String problem = Tags.problem(tag);
         if (problem != null) {
             throw new SnowstampException("tag '" + tag + "' is invalid: " + problem);
         }
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(KafkaSettings.producer(config))) {
-            producer.send(new ProducerRecord<>(config.sequence().tagsTopic(), tag.getBytes(StandardCharsets.UTF_8),
-                    DEFINITIONS.serialize(config.sequence().tagsTopic(), definition))).get(60, TimeUnit.SECONDS);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps)) {
+            producer.send(new ProducerRecord<>(tagsTopic, tag.getBytes(StandardCharsets.UTF_8),
+                    DEFINITIONS.serialize(tagsTopic, definition))).get(60, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            throw new SnowstampException("cannot write tag '" + tag + "' to " + config.sequence().tagsTopic() + ": "
-                    + e.getCause().getMessage(), e.getCause());
+            throw new SnowstampException("cannot write tag '" + tag + "' to " + tagsTopic + ": " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            throw new SnowstampException("cannot write tag '" + tag + "' to " + config.sequence().tagsTopic() + ": no answer in 60 s", e);
+            throw new SnowstampException("cannot write tag '" + tag + "' to " + tagsTopic + ": no answer in 60 s", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SnowstampException("interrupted while writing tag '" + tag + "'", e);
