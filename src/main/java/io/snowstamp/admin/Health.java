@@ -50,7 +50,8 @@ final class Health {
     /**
      * Ready when Kafka Streams is RUNNING and every active task assigned to this instance has
      * restored its state and finished {@code init} (it published its resume decision). An instance
-     * with no task (more instances than partitions) is ready: it is a healthy spare.
+     * with no task (more instances than partitions) is ready: it is a healthy spare. In sequence
+     * mode ({@code id.mode=sequence}): ready when Kafka Streams is RUNNING.
      */
     Check ready() {
         KafkaStreams.State state = runner.state();
@@ -61,6 +62,12 @@ final class Health {
             body.put("reason", runner.failure() != null ? Errors.oneLine(runner.failure())
                     : "Kafka Streams is " + state + ", not RUNNING");
             return new Check(false, body);
+        }
+        if (runner.sequenceMode()) {
+            // sequence tasks publish no per-task stats; Kafka Streams is RUNNING only once its active
+            // tasks have restored and initialized
+            body.put("status", "ready");
+            return new Check(true, body);
         }
         Set<Integer> assigned = new TreeSet<>();
         for (ThreadMetadata thread : runner.streams().metadataForLocalThreads()) {

@@ -166,6 +166,11 @@ public final class StreamsRunner implements AutoCloseable {
         return streams == null ? KafkaStreams.State.CREATED : streams.state();
     }
 
+    /** Whether this runner numbers per tag ({@code id.mode=sequence}) rather than issuing snowflake IDs. */
+    public boolean sequenceMode() {
+        return config.idMode() == SnowstampConfig.IdMode.SEQUENCE;
+    }
+
     /** What the tasks of this instance do (metrics, health, state endpoint). */
     public StamperStats stats() {
         return stats;
