@@ -79,6 +79,12 @@ final class StateView {
         ArrayNode partitions = root.putArray("partitions");
         ArrayNode instances = root.putArray("instances");
         ArrayNode notes = json.createArrayNode();
+        if (runner.sequenceMode()) {
+            // there is no worker state: the numbers live per tag, in the sequence-segments changelog
+            notes.add("id.mode=sequence: no worker state; 'snowstamp tags list' shows every tag with its max_id");
+            root.set("notes", notes);
+            return root;
+        }
         ObjectNode me = instances.addObject();
         me.put("instance", config.instanceId());
         me.put("server", root.get("server").asText(null));
