@@ -5,11 +5,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A snowstamp process started from the shaded jar ({@code target/snowstamp.jar}, built in the
  * package phase before failsafe runs), with stdout and stderr captured to files for diagnosis.
+ *
+ * <p>A command prefix such as {@code faketime} may fork the JVM instead of exec'ing it, and does
+ * not pass signals on; {@link #terminate}, {@link #kill} and {@link #close} therefore signal the
+ * process's descendants (the JVM) first, then the process itself.
  */
 public final class ChildJvm implements AutoCloseable {
     private final Process process;
@@ -32,6 +37,16 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code java [jvmArgs] -jar snowstamp.jar args...}; {@code prefix} (e.g. faketime) goes before java. */
     public static ChildJvm start(Path logDir, String name, List<String> prefix, List<String> jvmArgs, String... args) throws IOException {
+        return start(logDir, name, prefix, Map.of(), jvmArgs, args);
+    }
+
+    /**
+     * Like {@link #start(Path, String, List, List, String...)} with extra environment variables
+     * ({@code SNOWSTAMP_*} variables of this JVM are never inherited; those in {@code env} are set).
+     * Output is appended to {@code <logDir>/<name>.out} and {@code .err}: give each start its own name.
+     */
+    public static ChildJvm start(Path logDir, String name, List<String> prefix, Map<String, String> env,
+                                 List<String> jvmArgs, String... args) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
@@ -46,6 +61,7 @@ public final class ChildJvm implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
                 .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
         builder.environment().keySet().removeIf(key -> key.startsWith("SNOWSTAMP_"));
+        builder.environment().putAll(env);
         return new ChildJvm(builder.start(), out, err);
     }
 
@@ -91,6 +107,21 @@ public final class ChildJvm implements AutoCloseable {
         throw new AssertionError("no '" + text + "' within " + timeoutSeconds + " s\n" + logs());
     }
 
+    /** Waits until stderr (the log) contains {@code text}; fails with both logs if the process dies or time runs out. */
+    public void awaitLog(String text, long timeoutSeconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (System.nanoTime() < deadline) {
+            if (stderr().contains(text)) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("process exited " + process.exitValue() + " before logging '" + text + "'\n" + logs());
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no '" + text + "' logged within " + timeoutSeconds + " s\n" + logs());
+    }
+
     public String logs() throws IOException {
         return "--- stdout ---\n" + (Files.exists(out) ? Files.readString(out) : "") + "--- stderr ---\n"
                 + (Files.exists(err) ? Files.readString(err) : "");
@@ -98,6 +129,10 @@ public final class ChildJvm implements AutoCloseable {
 
     public String stdout() throws IOException {
         return Files.exists(out) ? Files.readString(out) : "";
+    }
+
+    public String stderr() throws IOException {
+        return Files.exists(err) ? Files.readString(err) : "";
     }
 
     public long pid() {
@@ -108,25 +143,41 @@ public final class ChildJvm implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** SIGTERM, then waits for the exit code. */
+    /** SIGTERM (to the JVM, also behind a forking prefix), then waits for the exit code. */
     public int terminate(long timeoutSeconds) throws InterruptedException {
-        process.destroy();
+        List<ProcessHandle> descendants = process.descendants().toList();
+        descendants.forEach(ProcessHandle::destroy);
+        if (descendants.isEmpty()) {
+            process.destroy();
+        }
         if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
+            killTree();
             throw new AssertionError("process did not stop within " + timeoutSeconds + " s of SIGTERM");
         }
         return process.exitValue();
     }
 
-    /** SIGKILL: no shutdown hook, no commit, no goodbye. */
+    /** SIGKILL: no shutdown hook, no commit, no goodbye (the JVM first, then a forking prefix). */
     public void kill() throws InterruptedException {
+        killTree();
+    }
+
+    private void killTree() throws InterruptedException {
+        for (ProcessHandle child : process.descendants().toList()) {
+            child.destroyForcibly();
+            try {
+                child.onExit().get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("process " + child.pid() + " did not die within 60 s of SIGKILL", e);
+            }
+        }
         process.destroyForcibly();
         process.waitFor();
     }
 
     public int waitFor(long timeoutSeconds) throws InterruptedException {
         if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
+            killTree();
             throw new AssertionError("process did not exit within " + timeoutSeconds + " s");
         }
         return process.exitValue();
@@ -135,8 +186,7 @@ public final class ChildJvm implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
-            process.destroyForcibly();
-            process.waitFor();
+            killTree();
         }
     }
 }

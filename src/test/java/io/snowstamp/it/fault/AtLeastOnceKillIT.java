@@ -1,0 +1,87 @@
+package io.snowstamp.it.fault;
+
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.CrashLoop;
+import io.snowstamp.testing.NumberedProducer;
+import io.snowstamp.testing.Stamper;
+import io.snowstamp.testing.TestBroker;
+import io.snowstamp.testing.Timeline;
+import io.snowstamp.testing.Verification;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * At-least-once under repeated crashes. A SIGKILL loses the stamper's uncommitted input offsets and
+ * state while its output is already durable, so records after the last commit are stamped again
+ * (verify counts them as extra, which this mode allows). What must still hold: no ID issued twice
+ * (the re-stamped records get new IDs above everything in their partition), nothing missing, and
+ * IDs increasing within every partition.
+ */
+@Tag("integration")
+@Timeout(240)
+class AtLeastOnceKillIT {
+    private static final int KILLS = 6;
+    private static final int RATE = 600;
+    private static final int MAX_RECORDS = 40_000;
+
+    private static TestBroker broker;
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    @Test
+    void shouldNeverRepeatAnIdWhenRecordsAreStampedAgain() throws Exception {
+        long seed = Long.getLong("snowstamp.fault.seed", System.nanoTime());
+        Timeline timeline = new Timeline("alos-kill");
+        timeline.mark("seed %d", seed);
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
+        Stamper spec = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "alos-1")
+                .with("processing.guarantee", "at_least_once")
+                // commit every second (default 30 s) so a crash loses a little, not everything since the start
+                .with("kafka.commit.interval.ms", "1000");
+        CrashLoop crashes = new CrashLoop(spec, new Random(seed), timeline);
+
+        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), MAX_RECORDS, RATE).start();
+             ChildJvm stamper = crashes.run(spec.start(), KILLS)) {
+            long produced = producer.stop();
+            timeline.mark("produced %d", produced);
+
+            // done when nothing is missing and the output stopped growing (re-stamping is over)
+            AtomicLong previous = new AtomicLong(-1);
+            Verification verify = Verification.await(broker.bootstrapServers(), topics.out(), topics.in(),
+                    v -> v.missing() == 0 && v.records() >= produced && v.records() == previous.getAndSet(v.records()),
+                    Duration.ofSeconds(120));
+            timeline.mark("verified: %s", verify.summaryLine());
+
+            assertThat(verify.duplicates()).as("seed %d\n%s", seed, verify).isZero();
+            assertThat(verify.missing()).as(verify.toString()).isZero();
+            assertThat(verify.records()).as(verify.toString()).isEqualTo(produced + verify.extra());
+            assertThat(verify.summaryLine()).isEqualTo("records=" + (produced + verify.extra())
+                    + " duplicates=0 missing=0 extra=" + verify.extra());
+            assertThat(verify.decreases()).as(verify.toString()).isEmpty();
+            assertThat(stamper.isAlive()).as(stamper.logs()).isTrue();
+            assertThat(stamper.terminate(60)).as(stamper.logs()).isIn(0, 143);
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package io.snowstamp.it.fault;
+
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.Faketime;
+import io.snowstamp.testing.LoggedClock;
+import io.snowstamp.testing.NumberedProducer;
+import io.snowstamp.testing.Stamper;
+import io.snowstamp.testing.TestBroker;
+import io.snowstamp.testing.Timeline;
+import io.snowstamp.testing.TopicEnds;
+import io.snowstamp.testing.Verification;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The generator state is lost, or was never written, and the IDs already in the output topic
+ * must still never be issued again: the tail guard (the stamper reads the last IDs of its own
+ * output partition at task start) is what saves these cases.
+ *
+ * <p>In every case the second run starts with its clock ten minutes behind the first run's last
+ * ID ({@code faketime -f -10m}), so a resume point that came from the wall clock alone would
+ * issue IDs below the ones already out (verify reports them as decreases, and could as
+ * duplicates). Without faketime the tests still run, but then the clock has moved forward between
+ * the runs and a pure wall-clock resume would pass too.
+ */
+@Tag("integration")
+@Timeout(180)
+class StateLossIT {
+    private static final int BATCH = 2_000;
+    private static final String BEHIND = "-10m";
+
+    private static TestBroker broker;
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    /** a. The instance's local state directory is deleted between two runs; the changelog still has the state. */
+    @Test
+    void shouldNotReissueIdsAfterTheLocalStateIsDeleted() throws Exception {
+        Timeline timeline = new Timeline("state-loss-local");
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
+        Stamper first = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
+        runToCompletion(first, 0, BATCH);
+        deleteRecursively(first.stateDir());
+        timeline.mark("first run stamped %d; local state deleted", BATCH);
+
+        Verification verify = secondRun(behind(first), BATCH, 2 * BATCH, timeline);
+        assertThat(verify.summaryLine()).as(verify.toString()).isEqualTo(Verification.clean(2 * BATCH));
+        assertThat(verify.exitCode()).as(verify.toString()).isZero();
+    }
+
+    /**
+     * b. The changelog topic is deleted and the local state with it (a botched reset); the
+     * consumer group, and so the input offsets, survive: the stamper goes on from where it was,
+     * with no state at all.
+     */
+    @Test
+    void shouldNotReissueIdsAfterTheChangelogIsDeleted() throws Exception {
+        Timeline timeline = new Timeline("state-loss-changelog");
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
+        Stamper first = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
+        runToCompletion(first, 0, BATCH);
+        deleteTopic(first.applicationId() + "-worker-state-changelog");
+        deleteRecursively(first.stateDir());
+        timeline.mark("first run stamped %d; changelog and local state deleted", BATCH);
+
+        Verification verify = secondRun(behind(first), BATCH, 2 * BATCH, timeline);
+        assertThat(verify.summaryLine()).as(verify.toString()).isEqualTo(Verification.clean(2 * BATCH));
+        assertThat(verify.exitCode()).as(verify.toString()).isZero();
+    }
+
+    /**
+     * c. A new application.id on the same topics: no state, no offsets, so the new application
+     * stamps the whole input again from the beginning. Every record of the first run is stamped
+     * twice (extra = the first run's records) but no ID twice, and IDs keep increasing in every
+     * partition.
+     */
+    @Test
+    void shouldNotReissueIdsWhenANewApplicationIdStampsTheSameTopics() throws Exception {
+        Timeline timeline = new Timeline("state-loss-new-app");
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
+        Stamper first = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
+        runToCompletion(first, 0, BATCH);
+        timeline.mark("first application stamped %d", BATCH);
+
+        Stamper second = behind(first.instance("b").withApplicationId(TestBroker.unique("app")));
+        Verification verify = secondRun(second, BATCH, 3 * BATCH, timeline);
+        assertThat(verify.summaryLine()).as(verify.toString())
+                .isEqualTo("records=" + 3 * BATCH + " duplicates=0 missing=0 extra=" + BATCH);
+        assertThat(verify.decreases()).as(verify.toString()).isEmpty();
+    }
+
+    /**
+     * d. An at-least-once stamper is SIGKILLed after it wrote records whose state and input
+     * offsets it had not committed yet (outputs durable, state not): the restarted stamper
+     * stamps them again and must resume above the IDs they already got, which only the output
+     * topic knows.
+     */
+    @Test
+    void shouldNotReissueIdsOfUncommittedOutputAfterAnAtLeastOnceCrash() throws Exception {
+        Timeline timeline = new Timeline("state-loss-alos");
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
+        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a")
+                .with("processing.guarantee", "at_least_once")
+                .with("kafka.commit.interval.ms", "10000");
+        try (ChildJvm first = stamper.start(); TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
+            produce(topics, 0, BATCH);
+            awaitCommittedInput(stamper.applicationId(), BATCH);
+            // right after a commit: the next one is 10 s away
+            produce(topics, BATCH, BATCH);
+            assertThat(ends.awaitAbove(topics.out(), 2 * BATCH - 1, Duration.ofSeconds(30))).as(first.logs()).isTrue();
+            first.kill();
+            assertThat(committedInput(stamper.applicationId()))
+                    .as("input offsets committed before the kill (the second batch must not be committed yet)")
+                    .isEqualTo(BATCH);
+            timeline.mark("killed with %d records stamped, %d committed", 2 * BATCH, BATCH);
+        }
+
+        try (ChildJvm second = behind(stamper).start()) {
+            AtomicLong previous = new AtomicLong(-1);
+            Verification verify = Verification.await(broker.bootstrapServers(), topics.out(), topics.in(),
+                    v -> v.missing() == 0 && v.records() >= 3 * BATCH && v.records() == previous.getAndSet(v.records()),
+                    Duration.ofSeconds(90));
+            timeline.mark("restarted: %s", verify.summaryLine());
+            assertClockBehind(second);
+            assertThat(verify.summaryLine()).as(verify.toString())
+                    .isEqualTo("records=" + 3 * BATCH + " duplicates=0 missing=0 extra=" + BATCH);
+            assertThat(verify.decreases()).as(verify.toString()).isEmpty();
+            assertThat(second.terminate(60)).as(second.logs()).isIn(0, 143);
+        }
+    }
+
+    // ---- steps --------------------------------------------------------------------------------
+
+    /** The stamper with its clock ten minutes behind, when faketime is installed. */
+    private static Stamper behind(Stamper stamper) {
+        return Faketime.available() ? stamper.withClockOffset(BEHIND) : stamper;
+    }
+
+    /** Starts {@code stamper}, stamps records [first, first + count), stops it cleanly. */
+    private static void runToCompletion(Stamper stamper, long first, long count) throws Exception {
+        try (ChildJvm child = stamper.start()) {
+            produce(stamper.topics(), first, count);
+            awaitStamped(stamper.topics(), first + count);
+            assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
+        }
+    }
+
+    /** Starts {@code stamper}, produces BATCH more records from {@code first}, waits for {@code records} output records. */
+    private static Verification secondRun(Stamper stamper, long first, long records, Timeline timeline) throws Exception {
+        try (ChildJvm child = stamper.start()) {
+            produce(stamper.topics(), first, BATCH);
+            Verification verify = awaitStamped(stamper.topics(), records);
+            timeline.mark("second run: %s", verify.summaryLine());
+            assertClockBehind(child);
+            assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
+            return verify;
+        }
+    }
+
+    private static void produce(Stamper.Topics topics, long first, long count) throws InterruptedException {
+        new NumberedProducer(broker.bootstrapServers(), topics.in(), first, count, 10_000, Duration.ofMinutes(1)).start()
+                .finish(Duration.ofSeconds(60));
+    }
+
+    private static Verification awaitStamped(Stamper.Topics topics, long records) throws InterruptedException {
+        Verification verify = Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), records,
+                Duration.ofSeconds(90));
+        assertThat(verify.records()).as("records stamped within 90 s\n%s", verify).isGreaterThanOrEqualTo(records);
+        return verify;
+    }
+
+    /** Under faketime, the second run's resume log shows a clock about ten minutes behind: the skew took effect. */
+    private static void assertClockBehind(ChildJvm child) throws IOException {
+        if (!Faketime.available()) {
+            return;
+        }
+        List<Instant> clocks = LoggedClock.readings(child.stderr());
+        assertThat(clocks).as(child.logs()).isNotEmpty();
+        Instant expected = Instant.now().minus(Duration.ofMinutes(10));
+        assertThat(clocks).as(child.logs()).allSatisfy(clock ->
+                assertThat(clock).isBetween(expected.minus(Duration.ofMinutes(3)), expected.plus(Duration.ofMinutes(1))));
+    }
+
+    private static Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
+    }
+
+    private static void deleteTopic(String topic) throws Exception {
+        try (Admin admin = admin()) {
+            admin.deleteTopics(Set.of(topic)).all().get(30, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
+                assertThat(System.nanoTime()).as("topic %s still listed 30 s after its deletion", topic).isLessThan(deadline);
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /** The sum of the input offsets the application's consumer group has committed. */
+    private static long committedInput(String applicationId) throws Exception {
+        try (Admin admin = admin()) {
+            Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(applicationId)
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            return offsets.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
+        }
+    }
+
+    private static void awaitCommittedInput(String applicationId, long offsets) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (committedInput(applicationId) < offsets) {
+            assertThat(System.nanoTime()).as("input offsets not committed within 60 s").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package io.snowstamp.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * How to start one stamper instance ({@code snowstamp run}) as a child JVM: broker, application
+ * id, topics, state directory and instance id, extra {@code --set} keys, and an optional command
+ * prefix (faketime) with its environment. Immutable; {@code with...} returns a copy. Every
+ * {@link #launch} logs to new files {@code <logDir>/<instance>-<n>.out/.err}, so a restarted
+ * instance never matches the previous run's output.
+ */
+public record Stamper(Path logDir, String bootstrapServers, String applicationId, Topics topics,
+                      Path stateDir, String instanceId, Map<String, String> settings,
+                      List<String> prefix, Map<String, String> env, List<String> jvmArgs) {
+    private static final AtomicInteger STARTS = new AtomicInteger();
+
+    /**
+     * Client settings for fault tests. Kafka Streams 4.3.1 still joins its group with the classic
+     * protocol by default, where a member's session timeout is a consumer setting (45 s by
+     * default): a SIGKILLed instance's partitions, and a restarted instance's own partitions, would
+     * wait that long. 4 s needs a broker whose {@code group.min.session.timeout.ms} allows it
+     * ({@link TestBroker#FAST_FAILOVER}).
+     */
+    public static final Map<String, String> FAST_FAILOVER = Map.of(
+            "kafka.session.timeout.ms", "4000",
+            "kafka.heartbeat.interval.ms", "1000");
+
+    /**
+     * JVM flags that halve a stamper's start-up on a small machine (C1 only, serial GC): restarts
+     * are what fault tests do most. They change nothing the stamper does, only how fast the JVM
+     * gets there; steady-state throughput is somewhat lower.
+     */
+    public static final List<String> FAST_START = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
+    /** The stamper prints this on stdout once Kafka Streams has been started. */
+    public static final String STARTED = "stamping ";
+
+    /** Input, output and dead-letter topic names. */
+    public record Topics(String in, String out, String dlq) {
+        /** Creates unique topics ({@code partitions} for input and output, 1 for the DLQ) on any broker. */
+        public static Topics create(String bootstrapServers, int partitions) throws Exception {
+            Topics topics = new Topics(TestBroker.unique("raw"), TestBroker.unique("stamped"), TestBroker.unique("dlq"));
+            TestBroker.createTopic(bootstrapServers, topics.in, partitions);
+            TestBroker.createTopic(bootstrapServers, topics.out, partitions);
+            TestBroker.createTopic(bootstrapServers, topics.dlq, 1);
+            return topics;
+        }
+    }
+
+    public Stamper {
+        settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
+        prefix = List.copyOf(prefix);
+        env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
+        jvmArgs = List.copyOf(jvmArgs);
+    }
+
+    /** Where child logs go by default: kept after the test (under target/, which {@code mvn clean} removes) for diagnosis. */
+    public static final Path LOGS = Path.of("target", "fault-logs");
+
+    /**
+     * An exactly-once stamper with {@link #FAST_FAILOVER} and {@link #FAST_START}, state in
+     * {@code <work>/state-<instanceId>} and logs in {@code target/fault-logs/<applicationId>/}.
+     */
+    public static Stamper of(Path work, String bootstrapServers, String applicationId, Topics topics, String instanceId) {
+        // -Dsnowstamp.fault.kafka-log=INFO makes the children log Kafka's own INFO lines, for diagnosis
+        String kafkaLog = System.getProperty("snowstamp.fault.kafka-log");
+        Map<String, String> env = kafkaLog == null ? Map.of() : Map.of("SNOWSTAMP_LOG_KAFKA_LEVEL", kafkaLog);
+        return new Stamper(LOGS.resolve(applicationId), bootstrapServers, applicationId, topics,
+                work.resolve("state-" + instanceId), instanceId, FAST_FAILOVER, List.of(), env, FAST_START);
+    }
+
+    /** A copy that logs to {@code dir} (e.g. under target/, kept after the test for diagnosis). */
+    public Stamper withLogDir(Path dir) {
+        return new Stamper(dir, bootstrapServers, applicationId, topics, stateDir, instanceId, settings, prefix, env, jvmArgs);
+    }
+
+    /** A copy with another instance id and its own state directory next to this one's. */
+    public Stamper instance(String id) {
+        return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir.resolveSibling("state-" + id), id,
+                settings, prefix, env, jvmArgs);
+    }
+
+    public Stamper withApplicationId(String id) {
+        return new Stamper(logDir, bootstrapServers, id, topics, stateDir, instanceId, settings, prefix, env, jvmArgs);
+    }
+
+    /** A copy with one more {@code --set KEY=VALUE}. */
+    public Stamper with(String key, String value) {
+        Map<String, String> more = new LinkedHashMap<>(settings);
+        more.put(key, value);
+        return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir, instanceId, more, prefix, env, jvmArgs);
+    }
+
+    /** A copy with one more environment variable for the child (e.g. {@code SNOWSTAMP_LOG_KAFKA_LEVEL=INFO}). */
+    public Stamper withEnv(String key, String value) {
+        Map<String, String> more = new LinkedHashMap<>(env);
+        more.put(key, value);
+        return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir, instanceId, settings, prefix, more, jvmArgs);
+    }
+
+    /** A copy whose wall clock is moved by {@code offset} through faketime ({@code -10m}, {@code -1h}). */
+    public Stamper withClockOffset(String offset) {
+        Map<String, String> more = new LinkedHashMap<>(env);
+        more.putAll(Faketime.ENV);
+        return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir, instanceId, settings,
+                Faketime.prefix(offset), more, jvmArgs);
+    }
+
+    /** A copy with the real clock. */
+    public Stamper withRealClock() {
+        Map<String, String> less = new LinkedHashMap<>(env);
+        Faketime.ENV.keySet().forEach(less::remove);
+        return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir, instanceId, settings, List.of(), less, jvmArgs);
+    }
+
+    /** The arguments of the {@code run} command. */
+    public String[] args() {
+        List<String> args = new ArrayList<>(List.of("run",
+                "--bootstrap-servers", bootstrapServers,
+                "--application-id", applicationId,
+                "--state-dir", stateDir.toString(),
+                "--instance-id", instanceId,
+                "--set", "input.topic=" + topics.in(),
+                "--set", "output.topic=" + topics.out(),
+                "--set", "dlq.topic=" + topics.dlq()));
+        settings.forEach((key, value) -> {
+            args.add("--set");
+            args.add(key + "=" + value);
+        });
+        return args.toArray(String[]::new);
+    }
+
+    /** Starts the child JVM and returns at once. */
+    public ChildJvm launch() throws IOException {
+        return ChildJvm.start(logDir, instanceId + "-" + STARTS.incrementAndGet(), prefix, env, jvmArgs, args());
+    }
+
+    /** Starts the child JVM and waits (bounded) until it reports that it is stamping; fails with its logs if it dies first. */
+    public ChildJvm start() throws Exception {
+        ChildJvm child = launch();
+        try {
+            child.awaitOutput(STARTED + topics.in(), 90);
+        } catch (AssertionError | Exception e) {
+            child.close();
+            throw e;
+        }
+        return child;
+    }
+
+    /**
+     * Starts this instance again after it was SIGKILLed, as {@link #start()} does, with one
+     * exception handled the way an operator would.
+     *
+     * <p>Kafka Streams 4.3.1 opens the stores found in the state directory while the
+     * {@code KafkaStreams} object is built, and treats any error there other than
+     * {@code TaskCorruptedException} as fatal. A SIGKILL in the middle of wiping or re-creating a
+     * store can leave a RocksDB directory it cannot open ({@code RocksDBException: While creating a
+     * new Db, wal_dir contains existing log file}); {@code run} then exits 1 on every start until
+     * the local state is deleted. Deleting it is safe (the state is restored from the changelog,
+     * which is what exactly-once does after a crash anyway), so this method does that, tells
+     * {@code onRefusal} (tests count and print it), and starts once more. Any other start failure,
+     * or a second refusal, fails as usual.
+     */
+    public ChildJvm restartAfterCrash(Consumer<String> onRefusal) throws Exception {
+        ChildJvm child = launch();
+        try {
+            child.awaitOutput(STARTED + topics.in(), 90);
+            return child;
+        } catch (AssertionError e) {
+            child.close();
+            String err = child.stderr();
+            if (!err.contains("RocksDBException") && !err.contains("Error opening store")) {
+                throw e;
+            }
+            onRefusal.accept(err.lines().filter(line -> line.startsWith("error:")).findFirst().orElse(err));
+            deleteRecursively(stateDir);
+            return start();
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}
