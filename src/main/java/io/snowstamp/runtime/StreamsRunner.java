@@ -39,7 +39,7 @@ public final class StreamsRunner implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final CountDownLatch running = new CountDownLatch(1);
-    private KafkaStreams streams;
+    private volatile KafkaStreams streams;
     private TailGuard tailGuard;
     private SequenceTailReader sequenceTail;
     private final StamperStats stats = new StamperStats();
@@ -76,14 +76,40 @@ public final class StreamsRunner implements AutoCloseable {
         if (applicationServer != null) {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
         }
-        streams = new KafkaStreams(sequence ? sequenceTopology(outputPartitions) : snowflakeTopology(), props);
-        streams.setUncaughtExceptionHandler(error -> {
+        Topology topology = sequence ? sequenceTopology(outputPartitions) : snowflakeTopology();
+        try {
+            streams = listen(new KafkaStreams(topology, props));
+            streams.start();
+        } catch (org.apache.kafka.streams.errors.ProcessorStateException e) {
+            if (!causedByRocksDb(e)) {
+                throw e;
+            }
+            // Kafka Streams 4.3.1 opens the local stores at start and treats a RocksDB directory left
+            // half-written by a SIGKILL as fatal on every later start. Local state is only a cache here
+            // (the changelog restores it, the tail guard covers the rest): wipe it once and start again.
+            java.nio.file.Path dir = java.nio.file.Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG));
+            log.warn("local state in {} cannot be opened ({}); wiping it once: it is restored from the changelog",
+                    dir, Errors.oneLine(e));
+            KafkaStreams broken = streams;
+            streams = null;                 // its listeners ignore it from now on
+            broken.close(Duration.ofSeconds(10));
+            deleteRecursively(dir);
+            streams = listen(new KafkaStreams(topology, props));
+            streams.start();
+        }
+    }
+
+    private KafkaStreams listen(KafkaStreams instance) {
+        instance.setUncaughtExceptionHandler(error -> {
             failure.compareAndSet(null, error);
             log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
             return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
-        streams.setGlobalStateRestoreListener(restores);
-        streams.setStateListener((now, before) -> {
+        instance.setGlobalStateRestoreListener(restores);
+        instance.setStateListener((now, before) -> {
+            if (instance != streams) {
+                return;     // a retired instance (wiped local state, see start)
+            }
             log.atInfo().addKeyValue("event", "streams-state").addKeyValue("state", now)
                     .log("stamper {} -> {} (tasks: {})", before, now, stats.tasks().keySet());
             if (now == KafkaStreams.State.RUNNING) {
@@ -94,7 +120,27 @@ public final class StreamsRunner implements AutoCloseable {
                 running.countDown();
             }
         });
-        streams.start();
+        return instance;
+    }
+
+    private static boolean causedByRocksDb(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof org.rocksdb.RocksDBException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void deleteRecursively(java.nio.file.Path dir) {
+        if (!java.nio.file.Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (java.io.IOException e) {
+            throw new SnowstampException("cannot wipe the unreadable local state in " + dir + ": " + e.getMessage(), e);
+        }
     }
 
     private int checkSnowflakeTopics(Admin admin) {

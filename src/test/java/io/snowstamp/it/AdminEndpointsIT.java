@@ -1,21 +1,17 @@
 package io.snowstamp.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.admin.AdminServer;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.DecodedId;
-import io.snowstamp.recovery.TopicReader;
-import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.runtime.StreamsRunner;
-import io.snowstamp.state.WorkerState;
-import io.snowstamp.state.WorkerStateSerde;
-import io.snowstamp.stream.Names;
+import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
 import io.snowstamp.testing.PrometheusText;
 import io.snowstamp.testing.PrometheusText.Sample;
 import io.snowstamp.testing.TestBroker;
-import org.apache.kafka.common.serialization.IntegerDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -41,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The admin endpoints over real HTTP against running stampers on a real broker: readiness flips
  * after restore (also after the local state was wiped), /metrics counts exactly what was stamped,
- * /state matches the worker-state changelog, and /state spans every instance of the application
+ * /state matches {@code changelog inspect}, and /state spans every instance of the application
  * (interactive-query metadata under the streams rebalance protocol).
  */
 @Tag("integration")
@@ -222,15 +218,16 @@ class AdminEndpointsIT {
     }
 
     /**
-     * /state and the changelog agree on every partition. The store can be a commit ahead of the
-     * changelog (a heartbeat just wrote), so the comparison is retried until both settle.
+     * /state agrees with {@code changelog inspect} (a plain read_committed read of the changelog) on
+     * every partition. The store can be a commit ahead of the changelog (a heartbeat just wrote), so
+     * the comparison is retried until both settle.
      */
     private static void assertStateMatchesTheChangelog(Instance instance, App app, long epoch) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Map<Integer, WorkerState> changelog;
+        Map<Integer, JsonNode> changelog;
         JsonNode state;
         do {
-            changelog = changelog(instance.config(), app);
+            changelog = inspect(app);
             state = Http.get(instance.url("/state")).json();
             if (matches(state, changelog)) {
                 break;
@@ -242,40 +239,51 @@ class AdminEndpointsIT {
         assertThat(state.get("partitions")).hasSize(4);
         for (JsonNode partition : state.get("partitions")) {
             int p = partition.get("partition").asInt();
-            WorkerState stored = changelog.get(p);
-            assertThat(partition.get("worker").asLong()).isEqualTo(stored.workerId()).isEqualTo(p);
-            assertThat(partition.get("epoch").asLong()).isEqualTo(stored.epoch()).isEqualTo(epoch);
-            assertThat(partition.get("holder").asText()).isEqualTo(stored.holder());
-            assertThat(partition.get("lastId").asLong()).isEqualTo(stored.lastId());
-            assertThat(partition.get("reservation").get("reservedUntil").asLong()).isEqualTo(stored.reservedUntil());
-            DecodedId decoded = instance.config().layout().decode(stored.lastId());
-            assertThat(partition.get("lastIdDecoded").get("time").asText()).isEqualTo(decoded.instant().toString());
+            JsonNode stored = changelog.get(p);
+            assertThat(partition.get("worker").asLong()).isEqualTo(stored.get("workerId").asLong()).isEqualTo(p);
+            assertThat(partition.get("epoch").asLong()).isEqualTo(stored.get("epoch").asLong()).isEqualTo(epoch);
+            assertThat(partition.get("holder").asText()).isEqualTo(stored.get("holder").asText());
+            assertThat(partition.get("acquiredAt").asText()).isEqualTo(stored.get("acquiredAt").asText());
+            assertThat(partition.get("lastId").asLong()).isEqualTo(stored.get("lastId").asLong());
+            assertThat(partition.get("reservation").get("reservedUntil").asLong()).isEqualTo(stored.get("reservedUntil").asLong());
+            assertThat(partition.get("reservation").get("until").asText()).isEqualTo(stored.get("reservedUntilTime").asText());
+            DecodedId decoded = instance.config().layout().decode(stored.get("lastId").asLong());
+            assertThat(partition.get("lastIdDecoded").get("time").asText())
+                    .isEqualTo(decoded.instant().toString()).isEqualTo(stored.get("lastIdTime").asText());
             assertThat(partition.get("lastIdDecoded").get("worker").asLong()).isEqualTo(p);
             assertThat(partition.get("lastIdDecoded").get("sequence").asLong()).isEqualTo(decoded.sequence());
         }
     }
 
-    private static boolean matches(JsonNode state, Map<Integer, WorkerState> changelog) {
+    private static boolean matches(JsonNode state, Map<Integer, JsonNode> changelog) {
         if (state.get("partitions").size() != changelog.size()) {
             return false;
         }
         for (JsonNode partition : state.get("partitions")) {
-            WorkerState stored = changelog.get(partition.get("partition").asInt());
-            if (stored == null || stored.epoch() != partition.get("epoch").asLong() || stored.lastId() != partition.get("lastId").asLong()
-                    || stored.reservedUntil() != partition.get("reservation").get("reservedUntil").asLong()) {
+            JsonNode stored = changelog.get(partition.get("partition").asInt());
+            if (stored == null || stored.get("epoch").asLong() != partition.get("epoch").asLong()
+                    || stored.get("lastId").asLong() != partition.get("lastId").asLong()
+                    || stored.get("reservedUntil").asLong() != partition.get("reservation").get("reservedUntil").asLong()) {
                 return false;
             }
         }
         return true;
     }
 
-    /** The newest committed worker state of every partition, read from the changelog with a plain consumer. */
-    private static Map<Integer, WorkerState> changelog(SnowstampConfig config, App app) {
-        Map<Integer, WorkerState> newest = new TreeMap<>();
-        try (WorkerStateSerde serde = new WorkerStateSerde(); IntegerDeserializer keys = new IntegerDeserializer()) {
-            String topic = Names.changelogTopic(app.id);
-            TopicReader.readToEnd(KafkaSettings.consumer(config), topic, Duration.ofSeconds(30),
-                    record -> newest.put(keys.deserialize(topic, record.key()), serde.deserialize(topic, record.value())));
+    /** {@code snowstamp changelog inspect --format json}: the newest committed state of every partition. */
+    private static Map<Integer, JsonNode> inspect(App app) {
+        Cli.Result inspect = Cli.run("changelog", "inspect", "--bootstrap-servers", broker.bootstrapServers(),
+                "--application-id", app.id, "--format", "json");
+        assertThat(inspect.exitCode()).as(inspect.toString()).isZero();
+        Map<Integer, JsonNode> newest = new TreeMap<>();
+        ObjectMapper json = new ObjectMapper();
+        for (String line : inspect.outLines()) {
+            try {
+                JsonNode node = json.readTree(line);
+                newest.put(node.get("partition").asInt(), node);
+            } catch (Exception e) {
+                throw new AssertionError("not a JSON line: " + line, e);
+            }
         }
         return newest;
     }
