@@ -155,8 +155,7 @@ public final class JsonIdSplicer {
         return out;
     }
 
-    /** A finer reason than "not JSON" where Jackson's message tells it. */
-    /** The dead-letter code of a JSON parse error (also used by the sequence tag field reader). */
+    /** A finer reason than "not JSON" where Jackson's message tells it (also for the sequence tag field reader). */
     public static Code codeOf(JsonProcessingException e) {
         String message = e.getOriginalMessage();
         if (message == null) {
