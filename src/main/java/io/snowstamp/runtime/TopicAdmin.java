@@ -5,13 +5,16 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,13 +89,29 @@ public final class TopicAdmin {
                 throw e;
             }
         }
-        awaitVisible(admin, spec.name());
+        awaitWritable(admin, spec.name());
     }
 
-    /** A created topic reaches every broker's metadata a moment later; callers expect to use it at once. */
-    private static void awaitVisible(Admin admin, String topic) {
+    /**
+     * A created topic reaches every broker's metadata a moment later, and its leaders open their
+     * partitions a moment after that; callers expect to write to it at once. Producing into that
+     * second window loses records despite idempotence (KAFKA-15591, open in Kafka 4.3: a batch
+     * refused with NOT_LEADER_OR_FOLLOWER is overtaken by the next one and then retried with
+     * OUT_OF_ORDER_SEQUENCE_NUMBER until it expires). Seen here with 64 partitions on the embedded
+     * broker. ListOffsets is answered only by a partition's open leader (the admin client retries
+     * until then), so once it answers for every partition, every partition takes writes.
+     */
+    private static void awaitWritable(Admin admin, String topic) {
+        TopicDescription description = awaitVisible(admin, topic);
+        Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+        description.partitions().forEach(p -> partitions.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+        get(admin.listOffsets(partitions).all(), "find the leaders of the partitions of the new topic " + topic);
+    }
+
+    private static TopicDescription awaitVisible(Admin admin, String topic) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-        while (describe(admin, topic).isEmpty()) {
+        Optional<TopicDescription> description;
+        while ((description = describe(admin, topic)).isEmpty()) {
             if (System.nanoTime() > deadline) {
                 throw new SnowstampException("topic " + topic + " was created but is not visible after " + TIMEOUT_SECONDS + " s");
             }
@@ -103,6 +122,7 @@ public final class TopicAdmin {
                 throw new SnowstampException("interrupted while waiting for topic " + topic, e);
             }
         }
+        return description.get();
     }
 
     private static List<String> drift(Admin admin, TopicSpec spec, TopicDescription description) {

@@ -1,9 +1,10 @@
 package io.snowstamp.testing;
 
 import io.snowstamp.embedded.EmbeddedKafka;
+import io.snowstamp.runtime.TopicAdmin;
+import io.snowstamp.runtime.TopicSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,8 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A real in-process Kafka broker for integration tests, with small helpers around it. */
@@ -71,14 +70,10 @@ public final class TestBroker implements AutoCloseable {
         createTopic(bootstrapServers(), name, partitions);
     }
 
-    /** Creates a topic with one replica on any broker (also one running in a child JVM) and waits until it is listed. */
+    /** Creates a topic with one replica on any broker (also one running in a child JVM), as {@code topics apply} does: ready for writes. */
     public static void createTopic(String bootstrapServers, String name, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-            admin.createTopics(Set.of(new NewTopic(name, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(name) && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            TopicAdmin.apply(admin, List.of(new TopicSpec(name, partitions, (short) 1, Map.of())));
         }
     }
 
