@@ -33,7 +33,9 @@ import java.util.concurrent.Callable;
                 + "Jackson-tree + UUID app. Prints records/s, the ratio to the identity topology on the same settings, "
                 + "and peak heap; with --latency-seconds also produce-to-read_committed p50/p99 at a steady "
                 + "--latency-rate. All exactly-once. Repeats --repeat times and reports medians; the last line is JSON. "
-                + "Without --bootstrap-servers it uses a fresh embedded broker in a temporary directory.")
+                + "Without --bootstrap-servers or --data-dir it uses a fresh embedded broker in a temporary directory "
+                + "(in this JVM: peak heap then includes the broker; run 'snowstamp broker' in another process and pass "
+                + "--bootstrap-servers to measure the stamper alone).")
 final class BenchCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -72,7 +74,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         Path tmp = null;
-        if (options.bootstrapServers == null && !options.configOptions.settings.containsKey("kafka.bootstrap.servers")) {
+        if (options.bootstrapServers == null && !options.configOptions.settings.containsKey("kafka.bootstrap.servers")
+                && !spec.commandLine().getParseResult().hasMatchedOption("--data-dir")) {
             tmp = Files.createTempDirectory("snowstamp-bench");
             options.dataDir = tmp.resolve("kafka");
         }

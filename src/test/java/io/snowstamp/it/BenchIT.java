@@ -1,0 +1,73 @@
+package io.snowstamp.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.TestBroker;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code bench} end to end on a small input: every case runs over the whole input and reports, the
+ * table and the JSON line agree. Only that it works: no timing is asserted (BENCHMARKS.md has the numbers).
+ */
+@Tag("integration")
+@Timeout(600)
+class BenchIT {
+    private static TestBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestBroker.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    @Test
+    void shouldRunEveryCaseAndPrintTableAndJson() throws Exception {
+        Cli.Result bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--records", "4000", "--partitions", "2",
+                "--jackson", "--latency-seconds", "3", "--latency-rate", "400");
+        assertThat(bench.exitCode()).as(bench.toString()).isZero();
+        assertThat(bench.out()).contains("loading 4000 records", "identity, Kafka Streams defaults", "snowstamp header, shipped",
+                "snowstamp json, shipped", "snowstamp header, throughput profile", "jackson tree + uuid, shipped",
+                "latency at 400 records/s for 3 s");
+
+        JsonNode json = new ObjectMapper().readTree(bench.lastLine());
+        assertThat(json.get("records").asLong()).isEqualTo(4000);
+        assertThat(json.get("partitions").asInt()).isEqualTo(2);
+        List<String> names = new ArrayList<>();
+        for (JsonNode result : json.get("results")) {
+            String name = result.get("name").asText();
+            names.add(name);
+            if (name.startsWith("latency: ")) {
+                assertThat(result.get("p50Millis").asDouble()).as(name).isPositive();
+                assertThat(result.get("p99Millis").asDouble()).as(name).isGreaterThanOrEqualTo(result.get("p50Millis").asDouble());
+            } else {
+                assertThat(result.get("recordsPerSecond").asDouble()).as(name).isPositive();
+                assertThat(result.get("peakHeapMiB").asLong()).as(name).isPositive();
+            }
+        }
+        assertThat(names).containsExactly("identity, Kafka Streams defaults", "identity, shipped settings", "snowstamp header, shipped",
+                "snowstamp json, shipped", "snowstamp header, throughput profile", "jackson tree + uuid, shipped",
+                "latency: identity, Kafka Streams defaults", "latency: snowstamp header, shipped",
+                "latency: snowstamp header, throughput profile");
+    }
+
+    @Test
+    void shouldRefuseNonsenseCounts() {
+        Cli.Result bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--records", "0");
+        assertThat(bench.exitCode()).isEqualTo(2);
+        assertThat(bench.err()).contains("--records, --partitions and --repeat must be >= 1");
+    }
+}
