@@ -57,8 +57,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * at all — every start resumes right after the last number in the log, and under exactly-once a
  * number that reached the log is issued again by nobody; in the committed view ({@code read_committed})
  * only numbers of aborted transactions are missing, at most one gap per SIGKILL that hit the tag's
- * task (a clean stop and the rebalances add none), each smaller than one step. The step change
- * applies from a segment boundary; {@code tags list} shows a max_id above every number written.
+ * task (a clean stop and the rebalances add none). Such a gap is what the tag received in one commit
+ * interval, which can be more than a step (a task catching up after a kill: 540 numbers of order,
+ * step 500, in one aborted transaction): no upper bound is asserted on it. The step change applies
+ * from a segment boundary; {@code tags list} shows a max_id above every number written.
  *
  * <p>3 x 100,000 records and one round of faults by default; {@code -Dsnowstamp.soak=true} runs
  * three rounds, slower.
@@ -269,8 +271,6 @@ class SequenceFaultIT {
             Gaps committedGaps = Gaps.of(name + " (committed)", start, committed.get(name));
             assertThat(committedGaps.count()).as("tag %s: gaps in the committed view vs %d SIGKILLs that hit task %d: %s",
                     name, hit, partition, committedGaps).isLessThanOrEqualTo(hit);
-            assertThat(committedGaps.largest()).as("tag %s: largest gap in the committed view: %s", name, committedGaps)
-                    .isLessThan(maxStep);
             java.util.Set<Long> written = new java.util.HashSet<>(rawNumbers);
             for (long number : committedGaps.missing()) {
                 assertThat(written).as("tag %s: %d is missing in the committed view, and not in an aborted transaction", name, number)
