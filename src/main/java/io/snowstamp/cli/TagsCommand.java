@@ -47,9 +47,9 @@ final class TagsCommand implements Runnable {
 
     @Command(name = "create", header = "Registers a tag with its first number and step.",
             description = "Registers TAG in the tags topic (created from topics/ if missing) with its first number and "
-                    + "its step (numbers reserved per state write; at most the numbers a restart can skip). Refused when "
-                    + "the tag is registered already. A tag never goes back: if the stamper already numbered it (for "
-                    + "example auto-created), numbering continues above its max_id whatever --start says.")
+                    + "its step (numbers reserved per state write). Refused when the tag is registered already. A tag "
+                    + "never goes back: if the stamper already numbered it (for example auto-created), numbering "
+                    + "continues after its last number whatever --start says.")
     static final class Create implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -149,10 +149,10 @@ final class TagsCommand implements Runnable {
     @Command(name = "list", header = "Lists the tags with their step and reserved max_id.",
             description = "Prints one JSON object per tag, sorted: {\"tag\",\"registered\",\"start\",\"step\",\"revision\","
                     + "\"max_id\",\"partition\"}. The definition comes from the tags topic; max_id — the highest number "
-                    + "reserved, so every number issued is at most max_id, and after a restart numbering resumes above "
-                    + "it — from the changelog of the application's sequence-segments store (read_committed, to its "
-                    + "end; null before the tag's first record). Tags numbered without being registered (auto-created) "
-                    + "have registered=false. Works whether or not the stamper runs.")
+                    + "reserved, so every number issued is at most max_id — from the changelog of the application's "
+                    + "sequence-segments store (read_committed, to its end; null before the tag's first record). Tags "
+                    + "numbered without being registered (auto-created) have registered=false. Works whether or not the "
+                    + "stamper runs.")
     static final class ListTags implements Callable<Integer> {
         @Spec
         CommandSpec spec;

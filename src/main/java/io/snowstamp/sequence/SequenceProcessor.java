@@ -32,13 +32,27 @@ import java.util.function.LongSupplier;
  * reserved {@code maxId} it writes the next segment — {@code step} numbers further — to the
  * {@code sequence-segments} store (one changelog record per step, in the same commit as the records).
  *
- * <p>{@link #init} runs after Kafka Streams restored the store. It reads the output partition from
- * the offset the restored checkpoint covers to its end ({@link SequenceTail}), raises each tag found
- * there to at least its highest number, and records the new covered offset. No tag resumes inside a
- * segment reserved before the start: the first record of each tag reserves a new segment above
- * everything known, so a restart, a rebalance or a crash leaves at most the rest of one segment per
- * tag unused, and never issues a number twice. A punctuator moves the covered offset forward every
- * {@code sequence.checkpoint-interval}, which bounds the next start's read.
+ * <p>Unlike Leaf, a start does not abandon the rest of the segment. Every entry records {@code issued},
+ * the tag's last number when it was written: at each reservation, and at each checkpoint for every tag
+ * that advanced since the previous one, written before the checkpoint. {@link #init} runs after Kafka
+ * Streams restored the store; it reads the output partition ({@code read_uncommitted}, aborted
+ * records included) from the offset the restored checkpoint covers to its end ({@link SequenceTail}),
+ * and each tag resumes right after {@code max(issued, highest number in the scan)}, inside its
+ * reserved segment. No number is issued twice: a record with a number above the restored
+ * {@code issued} was forwarded after the checkpoint's end offset was taken (had it been forwarded
+ * before, the checkpoint, or a later write of the tag, would record it), so if it ever reached the
+ * log the scan saw it; a number that never reached the log was never visible. Hence:
+ * <ul>
+ *   <li>clean stop, restart, rebalance: no gap (everything committed is in the log);
+ *   <li>crash: the numbers carried by the aborted transaction (exactly-once) or never sent
+ *       (at-least-once, below a recorded {@code issued}) are skipped — at most what the tag
+ *       received in one commit interval;
+ *   <li>{@code recovery.tail-guard=false}: nothing proves what was issued after the checkpoint, so the
+ *       first record of each tag reserves a new segment above everything known and the rest of the
+ *       old one is abandoned at every start (fewer than {@code step} numbers per tag).
+ * </ul>
+ * A punctuator moves the covered offset forward every {@code sequence.checkpoint-interval}, which
+ * bounds the next start's read.
  *
  * <p>No double buffer: Leaf loads the next segment ahead because its database round trip blocks;
  * here a reservation is a store write that Kafka sends with the records, so nothing waits for it.
@@ -61,15 +75,19 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private int partition;
     private PartitionCheckpoint checkpoint;
     private Cancellable checkpointer;
+    /** whether the tail was scanned at start: only then may a tag resume inside its reserved segment */
+    private boolean tailScanned;
     private long issued;
     private long segments;
 
     /** The numbers one tag may issue without another write: {@code last + 1 .. end}. */
     private static final class Counter {
-        /** the last number issued, or the one before the first of the segment */
+        /** the last number issued, or the one to resume after */
         long last;
         /** the end of the reserved segment (inclusive); {@code last == end}: reserve before issuing */
         long end;
+        /** the tag's entry as last written or restored (null: none yet); {@code last > written.issued()}: advanced since */
+        TagSegment written;
     }
 
     SequenceProcessor(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail) {
@@ -98,17 +116,21 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             throw new PartitionsChangedException(partition, restored.partitions(), partitions);
         }
         SequenceTail.Scan scan = tail.scan(partition, restored.coveredOffset());
-        Map<String, String> raised = raiseFromTail(scan, now);
+        tailScanned = scan.endOffset() >= 0;
+        Map<String, String> raised = new TreeMap<>();
+        int advanced = resumeFromTail(scan, now, raised);
         checkpoint = restored.withNewLease(holder(), now, partitions);
-        if (scan.endOffset() >= 0) {
+        if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
         }
         store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
-        log.info("sequence partition {}: lease epoch {} taken by {} (previous holder {}, since {}); {}; raised by the tail: {}",
+        log.info("sequence partition {}: lease epoch {} taken by {} (previous holder {}, since {}); {}; raised by the tail: {}; {}",
                 partition, checkpoint.epoch(), checkpoint.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.acquiredAt() == 0 ? "never" : Instant.ofEpochMilli(restored.acquiredAt()),
-                describe(scan, restored), raised.isEmpty() ? "none" : raised);
-        if (scan.endOffset() >= 0) {
+                describe(scan, restored), raised.isEmpty() ? "none" : raised,
+                tailScanned ? "tags resume after their last number issued (" + advanced + " advanced by the tail)"
+                        : "tags resume above their reserved segments");
+        if (tailScanned) {
             checkpointer = context.schedule(settings.checkpointInterval(), PunctuationType.WALL_CLOCK_TIME, ignored -> checkpoint());
         }
     }
@@ -134,12 +156,17 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         context.forward(new Record<>(envelope.key(), new StampedValue(partition, value), record.timestamp(), record.headers()));
     }
 
-    /** A counter for a tag first seen since the task started: nothing reserved yet, resume above the stored maxId. */
+    /**
+     * A counter for a tag first seen since the task started: after the tail scan, right after the last
+     * number issued (which {@link #resumeFromTail} made the stored {@code issued}), inside the reserved
+     * segment; without it, above the stored {@code maxId} (the first record reserves a new segment).
+     */
     private Counter open(String tag) {
         Counter counter = new Counter();
         TagSegment stored = segment(tag);
+        counter.written = stored;
         counter.end = stored == null ? -1 : stored.maxId();
-        counter.last = counter.end;             // nothing left: the first record reserves a new segment
+        counter.last = stored == null ? -1 : tailScanned ? stored.issued() : stored.maxId();
         return counter;
     }
 
@@ -157,42 +184,52 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         long first = Math.max(counter.end + 1, definition.start());
         long last = first > Long.MAX_VALUE - definition.step() + 1 ? Long.MAX_VALUE : first + definition.step() - 1;
-        store.put(tag, new TagSegment(last, first, definition.step(), definition.revision(), clock.getAsLong()));
+        counter.written = new TagSegment(last, first - 1, first, definition.step(), definition.revision(), clock.getAsLong());
+        store.put(tag, counter.written);
         counter.last = first - 1;
         counter.end = last;
         segments++;
     }
 
     /**
-     * Makes the store cover every tag found in the scanned tail: a tag's maxId is raised to its
-     * highest number there (a number the store may not know: at-least-once, a lost or reset
-     * changelog, a new application id, an anomaly of the transaction protocol).
+     * Makes the store cover every tag found in the scanned tail, before the checkpoint moves past it:
+     * a tag's {@code issued} is raised to its highest number there (records forwarded after the
+     * restored checkpoint: a clean stop's last commits, or a crash's aborted transaction), and its
+     * {@code maxId} too when the store does not know that number at all (at-least-once, a lost or
+     * reset changelog, a new application id, an anomaly of the transaction protocol).
      *
-     * @return per raised tag, "old -> new", the first few only
+     * @param raised receives, per tag whose maxId was raised, "old -> new", the first few only
+     * @return how many tags the tail advanced
      */
-    private Map<String, String> raiseFromTail(SequenceTail.Scan scan, long now) {
-        Map<String, String> raised = new TreeMap<>();
+    private int resumeFromTail(SequenceTail.Scan scan, long now, Map<String, String> raised) {
         List<String> tags = new ArrayList<>(scan.highest().keySet());
         tags.sort(null);
+        int advanced = 0;
         for (String tag : tags) {
             long highest = scan.highest().get(tag);
             TagSegment stored = segment(tag);
             if (stored == null || stored.maxId() < highest) {
                 // segmentStart -1, step 0: this maxId was found, not reserved
-                store.put(tag, new TagSegment(highest, -1, 0, stored == null ? 0 : stored.revision(), now));
+                store.put(tag, new TagSegment(highest, highest, -1, 0, stored == null ? 0 : stored.revision(), now));
                 if (raised.size() < LOGGED_RAISES) {
                     raised.put(tag, (stored == null ? "none" : Long.toString(stored.maxId())) + " -> " + highest);
                 }
+            } else if (stored.issued() < highest) {
+                store.put(tag, stored.withIssued(highest, now));
+            } else {
+                continue;
             }
+            advanced++;
         }
-        return raised;
+        return advanced;
     }
 
     /**
      * Records that the output partition up to its current end is covered by the store: every
-     * record there was written after its segment was written to the store, and the checkpoint is
-     * written after both, to the same changelog partition — so a restored checkpoint implies the
-     * segments before it were restored too.
+     * record there was written after its segment was written to the store ({@code maxId} at or above
+     * its number) and forwarded before now ({@code issued}, written here, at or above it); the
+     * checkpoint is written after both, to the same changelog partition — so a restored checkpoint
+     * implies the entries before it were restored too.
      */
     private void checkpoint() {
         long end;
@@ -203,8 +240,25 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             return;
         }
         if (end > checkpoint.coveredOffset()) {
-            checkpoint = checkpoint.withCoveredOffset(end, clock.getAsLong());
+            long now = clock.getAsLong();
+            recordIssued(now);
+            checkpoint = checkpoint.withCoveredOffset(end, now);
             store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
+        }
+    }
+
+    /**
+     * Writes {@code issued} for every tag that advanced since its entry was last written. Called
+     * after the end offset was taken and before the checkpoint is written: every record below that
+     * offset was forwarded before, so its number is at most its tag's {@code issued}.
+     */
+    private void recordIssued(long now) {
+        for (Map.Entry<String, Counter> entry : counters.entrySet()) {
+            Counter counter = entry.getValue();
+            if (counter.written != null && counter.last > counter.written.issued()) {
+                counter.written = counter.written.withIssued(counter.last, now);
+                store.put(entry.getKey(), counter.written);
+            }
         }
     }
 

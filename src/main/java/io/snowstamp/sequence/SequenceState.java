@@ -15,27 +15,39 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
     String CHECKPOINT_KEY = "\u0000checkpoint";
 
     /**
-     * The segment of numbers reserved for one tag: numbers up to {@code maxId} may have been issued.
-     * After any restart the tag resumes above {@code maxId}.
+     * The segment of numbers reserved for one tag, and how far the tag had got when this was written.
+     * After a start with the tail scan the tag resumes after {@code max(issued, highest number found in
+     * the scan)}, inside the segment; without the scan, above {@code maxId}.
      *
      * @param maxId        highest number reserved (Leaf's {@code max_id}); every issued number is at most this
+     * @param issued       no number of the tag above this had been issued when this was written: the last
+     *                     number issued, or the one before {@code segmentStart} at a reservation (-1: none);
+     *                     written at each reservation and, for the tags that advanced, at each checkpoint;
+     *                     {@code maxId} when unknown (format version 1 did not record it)
      * @param segmentStart first number of the reserved segment, or -1 when {@code maxId} was raised by the
      *                     tail scan (numbers found in the output partition) rather than reserved
      * @param step         size of the reserved segment; 0 when raised by the tail scan
      * @param revision     revision of the tag definition the step came from (0: defaults or tail scan)
      * @param updatedAt    wall-clock Unix millis of the write
      */
-    record TagSegment(long maxId, long segmentStart, long step, long revision, long updatedAt) implements SequenceState {
+    record TagSegment(long maxId, long issued, long segmentStart, long step, long revision, long updatedAt)
+            implements SequenceState {
         public TagSegment {
-            if (maxId < 0 || segmentStart < -1 || step < 0 || revision < 0 || (segmentStart >= 0 && segmentStart > maxId)) {
-                throw new IllegalArgumentException("impossible tag segment: maxId=" + maxId + " segmentStart=" + segmentStart
-                        + " step=" + step + " revision=" + revision);
+            if (maxId < 0 || issued < -1 || issued > maxId || segmentStart < -1 || step < 0 || revision < 0
+                    || (segmentStart >= 0 && (segmentStart > maxId || issued < segmentStart - 1))) {
+                throw new IllegalArgumentException("impossible tag segment: maxId=" + maxId + " issued=" + issued
+                        + " segmentStart=" + segmentStart + " step=" + step + " revision=" + revision);
             }
         }
 
-        /** A state that only records the highest number found in the output partition. */
+        /** A state that only records the highest number found in the output partition (issued, as far as anyone knows). */
         public static TagSegment fromTail(long highest, long now) {
-            return new TagSegment(highest, -1, 0, 0, now);
+            return new TagSegment(highest, highest, -1, 0, 0, now);
+        }
+
+        /** This segment with {@code last} as the last number issued, written at {@code now}. */
+        public TagSegment withIssued(long last, long now) {
+            return new TagSegment(maxId, last, segmentStart, step, revision, now);
         }
     }
 
@@ -45,7 +57,8 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
      * @param partitions    partition count of the output (and repartition) topic the tags were spread over;
      *                      0 before the first start
      * @param coveredOffset every record of the output partition below this offset has its tag in this store,
-     *                      with {@code maxId} at or above its number; -1 = nothing is known (scan from the start)
+     *                      with {@code maxId} and {@code issued} at or above its number; -1 = nothing is known
+     *                      (scan from the start)
      * @param epoch         bumped at each task start
      * @param holder        {@code instance-id/stream-thread} of the current holder
      * @param acquiredAt    wall-clock Unix millis of the task start

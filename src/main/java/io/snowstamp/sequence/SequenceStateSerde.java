@@ -12,12 +12,13 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Value format of the {@code sequence-segments} store and its changelog, big-endian, version 1:
+ * Value format of the {@code sequence-segments} store and its changelog, big-endian, version 2:
  * <pre>
- *   byte    version            (1)
+ *   byte    version            (2)
  *   byte    kind               1 = tag segment, 2 = partition checkpoint
  * kind 1 (key: the tag, UTF-8):
  *   long    maxId
+ *   long    issued             the last number issued when written (segmentStart - 1: none of the segment)
  *   long    segmentStart       -1 = raised by the tail scan
  *   long    step               0 = raised by the tail scan
  *   long    revision
@@ -30,12 +31,16 @@ import java.nio.charset.StandardCharsets;
  *   long    acquiredAt         Unix millis
  *   long    checkpointAt       Unix millis
  * </pre>
- * Unknown versions or kinds, truncated or trailing bytes and impossible values are refused with a
- * {@link SerializationException}: a state that cannot be read must never be taken as "no state".
- * A null value (tombstone) is null; snowstamp never writes one.
+ * Version 1 (written by earlier builds) is read too: the same without {@code issued}, which reads as
+ * {@code maxId} — what was issued is unknown, so the tag resumes above its segment, as those builds did.
+ * Only version 2 is written. Unknown versions or kinds, truncated or trailing bytes and impossible
+ * values are refused with a {@link SerializationException}: a state that cannot be read must never be
+ * taken as "no state". A null value (tombstone) is null; snowstamp never writes one.
  */
 public final class SequenceStateSerde implements Serde<SequenceState>, Serializer<SequenceState>, Deserializer<SequenceState> {
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
+    /** The format without {@code issued}, still read. */
+    static final byte VERSION_1 = 1;
     static final byte KIND_SEGMENT = 1;
     static final byte KIND_CHECKPOINT = 2;
 
@@ -45,8 +50,8 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
             return null;
         }
         if (state instanceof TagSegment segment) {
-            return ByteBuffer.allocate(2 + 5 * 8).put(VERSION).put(KIND_SEGMENT)
-                    .putLong(segment.maxId()).putLong(segment.segmentStart()).putLong(segment.step())
+            return ByteBuffer.allocate(2 + 6 * 8).put(VERSION).put(KIND_SEGMENT)
+                    .putLong(segment.maxId()).putLong(segment.issued()).putLong(segment.segmentStart()).putLong(segment.step())
                     .putLong(segment.revision()).putLong(segment.updatedAt()).array();
         }
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) state;
@@ -68,14 +73,17 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
         try {
             ByteBuffer buffer = ByteBuffer.wrap(data);
             byte version = buffer.get();
-            if (version != VERSION) {
+            if (version != VERSION && version != VERSION_1) {
                 throw new SerializationException("sequence state record has format version " + version
-                        + ", this snowstamp reads version " + VERSION + " (a newer snowstamp wrote it?)");
+                        + ", this snowstamp reads versions " + VERSION_1 + " and " + VERSION + " (a newer snowstamp wrote it?)");
             }
             byte kind = buffer.get();
             SequenceState state = switch (kind) {
-                case KIND_SEGMENT -> new TagSegment(buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong(),
-                        buffer.getLong());
+                case KIND_SEGMENT -> {
+                    long maxId = buffer.getLong();
+                    long issued = version == VERSION_1 ? maxId : buffer.getLong();
+                    yield new TagSegment(maxId, issued, buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong());
+                }
                 case KIND_CHECKPOINT -> {
                     int partitions = buffer.getInt();
                     long covered = buffer.getLong();

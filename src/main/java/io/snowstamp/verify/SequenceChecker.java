@@ -11,7 +11,7 @@ import java.util.TreeSet;
 /**
  * Checks the output of sequence mode ({@code id.mode=sequence}) tag by tag: no number issued twice
  * for a tag, numbers strictly increasing in output order (offset order within a partition), and how
- * many gaps there are (numbers skipped, as after a restart — not an error).
+ * many gaps there are (numbers skipped, as after a crash — not an error).
  *
  * <p>Pure Java: a reader feeds it the headers of each output record, each partition in increasing
  * offset order (partitions may interleave), then calls {@link #finish()} once. Memory: 8 bytes per

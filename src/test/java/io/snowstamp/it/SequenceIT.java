@@ -38,9 +38,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Sequence mode on a real broker, in-process: tags administered through the CLI, unknown tags to the
- * dead-letter topic or auto-created, a step change, {@code tags list}, and a new application id on
- * the same topics (the tail scan alone protects the numbers). The fault test with killed child JVMs
- * is {@link SequenceFaultIT}.
+ * dead-letter topic or auto-created, a step change, {@code tags list}, clean restarts (no gap), and a
+ * new application id on the same topics (the tail scan alone protects the numbers). The fault test
+ * with killed child JVMs is {@link SequenceFaultIT}.
  */
 @Tag("integration")
 @Timeout(300)
@@ -95,7 +95,7 @@ class SequenceIT {
     private StreamsRunner runner(Setup setup, String... more) throws Exception {
         Map<String, String> settings = new HashMap<>(setup.settings(more));
         settings.put("kafka.bootstrap.servers", broker.bootstrapServers());
-        settings.put("state.dir", work.resolve("state").toString());
+        settings.putIfAbsent("state.dir", work.resolve("state").toString());
         settings.putIfAbsent("instance.id", "seq-it");
         SnowstampConfig config = ConfigLoader.load(null, Map.of(), settings);
         StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
@@ -175,6 +175,25 @@ class SequenceIT {
         return numbers;
     }
 
+    /**
+     * The segments of {@code tag} in the changelog of {@code app}, in order, as {@code start..maxId/step r revision};
+     * the writes that only record how far the tag got (checkpoints, starts) repeat the segment and are left out.
+     */
+    private static List<String> segments(String app, String tag) {
+        List<String> segments = new ArrayList<>();
+        SequenceStateSerde serde = new SequenceStateSerde();
+        for (ConsumerRecord<byte[], byte[]> record : read(SequenceNames.changelogTopic(app))) {
+            if (new String(record.key(), StandardCharsets.UTF_8).equals(tag)) {
+                SequenceState.TagSegment s = (SequenceState.TagSegment) serde.deserialize(null, record.value());
+                String segment = s.segmentStart() + ".." + s.maxId() + "/" + s.step() + "r" + s.revision();
+                if (segments.isEmpty() || !segments.get(segments.size() - 1).equals(segment)) {
+                    segments.add(segment);
+                }
+            }
+        }
+        return segments;
+    }
+
     private static Map<String, JsonNode> listed(Cli.Result list) throws Exception {
         Map<String, JsonNode> tags = new TreeMap<>();
         for (String line : list.outLines()) {
@@ -219,15 +238,7 @@ class SequenceIT {
             assertThat(header(record, "__streams.errors.topic")).isEqualTo(setup.in);
         });
 
-        List<SequenceState.TagSegment> segments = new ArrayList<>();
-        SequenceStateSerde serde = new SequenceStateSerde();
-        for (ConsumerRecord<byte[], byte[]> record : read(SequenceNames.changelogTopic(setup.app))) {
-            if (new String(record.key(), StandardCharsets.UTF_8).equals("order")) {
-                segments.add((SequenceState.TagSegment) serde.deserialize(null, record.value()));
-            }
-        }
-        assertThat(segments).extracting(s -> s.segmentStart() + ".." + s.maxId() + "/" + s.step() + "r" + s.revision())
-                .as("one write per segment; the new step from the segment after the change")
+        assertThat(segments(setup.app, "order")).as("one reservation per segment; the new step from the segment after the change")
                 .containsExactly("1001..1100/100r1", "1101..1200/100r1", "1201..2200/1000r2");
 
         Map<String, JsonNode> listed = listed(cli(setup, "tags", "list"));
@@ -265,6 +276,42 @@ class SequenceIT {
         assertThat(listed.get("alpha").toString()).startsWith("{\"tag\":\"alpha\",\"registered\":false,\"start\":null,\"step\":null,"
                 + "\"revision\":null,\"max_id\":24,");
         assertThat(listed.get("registered").get("step").asLong()).as("sequence.default-step").isEqualTo(5);
+    }
+
+    @Test
+    void shouldLeaveNoGapWhenTheStamperStopsCleanlyAndStartsAgainHereOrOnAnotherMachine() throws Exception {
+        Setup setup = Setup.create("restart", 2, 2);
+        cli(setup, "tags", "create", "order", "--start", "1", "--step", "100");
+        String[] fast = {"sequence.checkpoint-interval", "1s"};
+        try (StreamsRunner ignored = runner(setup, fast)) {
+            produce(setup.in, "order", 150);
+            awaitRecords(setup, 150);
+            Thread.sleep(2_000);                // a checkpoint records 150 as issued
+            produce(setup.in, "order", 20);     // after the checkpoint: only the next start's scan sees them
+            awaitRecords(setup, 170);
+        }
+        try (StreamsRunner ignored = runner(setup, fast)) {
+            produce(setup.in, "order", 30);
+            awaitRecords(setup, 200);
+        }
+        // another machine: empty state directory, the store restored from the changelog
+        try (StreamsRunner ignored = runner(setup, "sequence.checkpoint-interval", "1s", "instance.id", "seq-it-elsewhere",
+                "state.dir", work.resolve("state-elsewhere").toString())) {
+            produce(setup.in, "order", 30);
+            awaitRecords(setup, 230);
+        }
+
+        List<Long> dense = new ArrayList<>();
+        for (long n = 1; n <= 230; n++) {
+            dense.add(n);
+        }
+        assertThat(numbers(read(setup.out)).get("order")).as("two clean restarts, no gap").isEqualTo(dense);
+        assertThat(segments(setup.app, "order")).as("no segment reserved by a start")
+                .containsExactly("1..100/100r1", "101..200/100r1", "201..300/100r1");
+        Cli.Result verify = cli(setup, "verify", "--mode", "sequence", "--source", setup.in);
+        assertThat(verify.outLines()).contains("tag order: records=230 numbers=1..230 gaps=0 skipped=0 duplicates=0 decreases=0"
+                + " partitions=[" + io.snowstamp.sequence.Tags.partition("order", 2) + "]");
+        assertThat(verify.lastLine()).isEqualTo("records=230 duplicates=0 missing=0 extra=0");
     }
 
     @Test

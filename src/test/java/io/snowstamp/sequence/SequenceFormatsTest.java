@@ -74,22 +74,45 @@ class SequenceFormatsTest {
 
     @Test
     void shouldWriteATagSegmentInTheDocumentedLayout() {
-        TagSegment segment = new TagSegment(2000, 1001, 1000, 3, 0x11L);
+        TagSegment segment = new TagSegment(2000, 1500, 1001, 1000, 3, 0x11L);
 
-        assertThat(hex(STATES.serialize("c", segment))).isEqualTo("01" + "01"
+        assertThat(hex(STATES.serialize("c", segment))).isEqualTo("02" + "01"
                 + "00000000000007d0"            // maxId 2000
+                + "00000000000005dc"            // issued 1500
                 + "00000000000003e9"            // segmentStart 1001
                 + "00000000000003e8"            // step 1000
                 + "0000000000000003"            // revision
                 + "0000000000000011");          // updatedAt
         assertThat(STATES.deserialize("c", STATES.serialize("c", segment))).isEqualTo(segment);
+        TagSegment none = new TagSegment(999, -1, 0, 1000, 1, 0);
+        assertThat(hex(STATES.serialize("c", none))).startsWith("0201" + "00000000000003e7" + "ffffffffffffffff");
+        assertThat(STATES.deserialize("c", STATES.serialize("c", none))).isEqualTo(none);
+    }
+
+    @Test
+    void shouldReadATagSegmentOfVersion1AsEverythingReservedIssued() {
+        SequenceState state = STATES.deserialize("c", hex("01" + "01"
+                + "00000000000007d0"            // maxId 2000, no issued
+                + "00000000000003e9"            // segmentStart 1001
+                + "00000000000003e8"            // step 1000
+                + "0000000000000003"            // revision
+                + "0000000000000011"));         // updatedAt
+
+        assertThat(state).isEqualTo(new TagSegment(2000, 2000, 1001, 1000, 3, 0x11L));
+    }
+
+    @Test
+    void shouldReadAPartitionCheckpointOfVersion1() {
+        assertThat(STATES.deserialize("c", hex("01" + "02" + "00000004" + "000000000000004d" + "0000000000000002"
+                + "0003" + "68c3a9" + "0000000000000021" + "0000000000000022")))
+                .isEqualTo(new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L));
     }
 
     @Test
     void shouldWriteAPartitionCheckpointInTheDocumentedLayout() {
         PartitionCheckpoint checkpoint = new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L);
 
-        assertThat(hex(STATES.serialize("c", checkpoint))).isEqualTo("01" + "02"
+        assertThat(hex(STATES.serialize("c", checkpoint))).isEqualTo("02" + "02"
                 + "00000004"                    // partitions
                 + "000000000000004d"            // coveredOffset 77
                 + "0000000000000002"            // epoch
@@ -106,7 +129,7 @@ class SequenceFormatsTest {
         for (int i = 0; i < 2_000; i++) {
             long maxId = random.nextLong() & Long.MAX_VALUE;
             SequenceState state = random.nextBoolean()
-                    ? new TagSegment(maxId, random.nextBoolean() ? -1 : maxId / 2, random.nextInt(1000), random.nextInt(9), random.nextLong())
+                    ? randomSegment(random, maxId)
                     : new PartitionCheckpoint(random.nextInt(1000), random.nextLong() & Long.MAX_VALUE, random.nextInt(100),
                     "holder-" + random.nextInt(), random.nextLong(), random.nextLong());
             assertThat(STATES.deserialize("c", STATES.serialize("c", state))).isEqualTo(state);
@@ -116,17 +139,29 @@ class SequenceFormatsTest {
     @ParameterizedTest
     @ValueSource(strings = {
             "",
-            "01",
-            "0101",
+            "02",
+            "0201",
+            // version 3, version 0
+            "0301" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            "0001" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            // kind 3
+            "0203" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            // truncated, trailing byte
+            "0201" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003",
+            "0201" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011" + "ff",
+            // a version 1 segment read as version 2 is one long short; a version 2 segment read as version 1 one long long
             "0201" + "00000000000007d0" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
-            "0103" + "00000000000007d0" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
-            "0101" + "00000000000007d0" + "00000000000003e9" + "00000000000003e8" + "0000000000000003",
-            "0101" + "00000000000007d0" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011" + "ff",
-            "0101" + "ffffffffffffffff" + "ffffffffffffffff" + "0000000000000000" + "0000000000000000" + "0000000000000000",
-            "0101" + "00000000000003e8" + "00000000000007d0" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
-            "0102" + "00000004" + "000000000000004d" + "0000000000000002" + "ffff" + "0000000000000021" + "0000000000000022",
-            "0102" + "00000004" + "000000000000004d" + "0000000000000002" + "0009" + "68c3a9",
-            "0102" + "ffffffff" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022",
+            "0101" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            // maxId -1; segment start above maxId; issued above maxId; issued -2; issued below the segment
+            "0201" + "ffffffffffffffff" + "ffffffffffffffff" + "ffffffffffffffff" + "0000000000000000" + "0000000000000000" + "0000000000000000",
+            "0201" + "00000000000003e8" + "00000000000003e8" + "00000000000007d0" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            "0201" + "00000000000007d0" + "00000000000007d1" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            "0201" + "00000000000007d0" + "fffffffffffffffe" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            "0201" + "00000000000007d0" + "00000000000003e7" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            // checkpoints: negative holder length, truncated holder, negative partition count
+            "0202" + "00000004" + "000000000000004d" + "0000000000000002" + "ffff" + "0000000000000021" + "0000000000000022",
+            "0202" + "00000004" + "000000000000004d" + "0000000000000002" + "0009" + "68c3a9",
+            "0202" + "ffffffff" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022",
     })
     void shouldRefuseAnUnreadableStoreValue(String bytes) {
         assertThatThrownBy(() -> STATES.deserialize("c", hex(bytes))).isInstanceOf(SerializationException.class);
@@ -171,6 +206,14 @@ class SequenceFormatsTest {
     @Test
     void shouldRefuseANullEnvelope() {
         assertThatThrownBy(() -> Envelope.decode(null)).isInstanceOf(SerializationException.class);
+    }
+
+    /** A valid segment: issued from -1 (raised) or the one before segmentStart (reserved) up to maxId. */
+    private static TagSegment randomSegment(Random random, long maxId) {
+        long segmentStart = random.nextBoolean() ? -1 : maxId / 2;
+        long lowest = segmentStart < 0 ? -1 : segmentStart - 1;
+        long issued = maxId - (random.nextLong() & Long.MAX_VALUE) % (maxId - lowest + 1);
+        return new TagSegment(maxId, issued, segmentStart, random.nextInt(1000), random.nextInt(9), random.nextLong());
     }
 
     private static byte[] randomBytes(Random random) {

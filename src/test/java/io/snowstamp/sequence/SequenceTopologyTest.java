@@ -3,6 +3,7 @@ package io.snowstamp.sequence;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
@@ -38,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Sequence mode through {@link TopologyTestDriver}: one task runs both steps (route, repartition,
  * number) on partition 0, with the tags topic as a global store, restarts on the same state
- * directory, and a fake output tail.
+ * directory, and a fake output tail that holds what the test read from the output topic (plus what a
+ * test adds: records of an aborted transaction or of a lost state) and can lose the rest (records
+ * never sent before a crash).
  */
 class SequenceTopologyTest {
 
@@ -61,23 +64,41 @@ class SequenceTopologyTest {
     private TestOutputTopic<byte[], byte[]> dlq;
     private TestOutputTopic<String, SequenceState> changelog;
 
-    /** A tail that reports what the test says and records how it was asked. */
+    /** The output partition as the tail reads it: per offset, the tag and number of a record; records how it was asked. */
     static final class FakeTail implements SequenceTail {
-        final Map<String, Long> highest = new HashMap<>();
-        long end = 0;
+        /** tag (null: a record without one, which the scan skips) and number, in offset order */
+        final List<Map.Entry<String, Long>> log = new ArrayList<>();
         final List<Long> scannedFrom = new ArrayList<>();
         int endOffsetCalls;
+
+        void append(String tag, long number) {
+            log.add(new java.util.AbstractMap.SimpleEntry<>(tag, number));
+        }
+
+        /** {@code count} records the scan skips (no tag), to move the end offset. */
+        void pad(int count) {
+            for (int i = 0; i < count; i++) {
+                append(null, -1);
+            }
+        }
 
         @Override
         public Scan scan(int partition, long fromOffset) {
             scannedFrom.add(fromOffset);
-            return new Scan(highest, highest.size(), Math.max(0, fromOffset), end, 1);
+            int from = (int) Math.max(0, fromOffset);
+            Map<String, Long> highest = new HashMap<>();
+            for (Map.Entry<String, Long> record : log.subList(Math.min(from, log.size()), log.size())) {
+                if (record.getKey() != null) {
+                    highest.merge(record.getKey(), record.getValue(), Math::max);
+                }
+            }
+            return new Scan(highest, Math.max(0, log.size() - from), from, log.size(), 1);
         }
 
         @Override
         public long endOffset(int partition) {
             endOffsetCalls++;
-            return end;
+            return log.size();
         }
     }
 
@@ -105,8 +126,12 @@ class SequenceTopologyTest {
     }
 
     private void start(SnowstampConfig config, int partitions) {
+        start(config, partitions, config.tailGuard() ? tail : SequenceTail.disabled());
+    }
+
+    private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         keepTaskStateOnClose(config);
-        driver = new TopologyTestDriver(SequenceTopology.build(config, partitions, clock::get, tail), KafkaSettings.streams(config));
+        driver = new TopologyTestDriver(SequenceTopology.build(config, partitions, clock::get, withTail), KafkaSettings.streams(config));
         open.add(driver);
         input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
         tags = driver.createInputTopic(config.sequence().tagsTopic(), new StringSerializer(), new TagDefinitionSerde());
@@ -133,14 +158,26 @@ class SequenceTopologyTest {
         }
     }
 
+    /** A clean restart: everything forwarded is in the output partition. */
     private void restart(SnowstampConfig config) {
+        readOutput();
         driver.close();
         open.remove(driver);
         start(config);
     }
 
+    /** A restart after a crash in which the records not read yet never reached the output partition (at-least-once). */
+    private List<Long> restartLosingUnread(SnowstampConfig config) {
+        List<Long> lost = output.readRecordsToList().stream().map(SequenceTopologyTest::number).toList();
+        driver.close();
+        open.remove(driver);
+        start(config);
+        return lost;
+    }
+
     /** Loses the local state: the next start has neither the store nor its changelog (a new application id). */
     private void wipeState(SnowstampConfig config) throws IOException {
+        readOutput();
         driver.close();
         open.remove(driver);
         Path kept = stateDir.resolve("kept-" + config.applicationId() + "-0_0");
@@ -172,12 +209,24 @@ class SequenceTopologyTest {
         return Long.parseLong(header(record, Names.ID_HEADER));
     }
 
+    /** The records the driver wrote to the output topic since the last read; they are in the output partition the tail reads now. */
+    private List<TestRecord<byte[], byte[]>> readOutput() {
+        List<TestRecord<byte[], byte[]>> records = output.readRecordsToList();
+        records.forEach(record -> tail.append(header(record, SequenceNames.TAG_HEADER), number(record)));
+        return records;
+    }
+
     /** Pipes {@code count} records keyed by {@code tag} and returns their numbers. */
     private List<Long> pipe(String tag, int count) {
+        pipeUnread(tag, count);
+        return readOutput().stream().map(SequenceTopologyTest::number).toList();
+    }
+
+    /** Pipes {@code count} records keyed by {@code tag} without reading the output: still in the producer, as it were. */
+    private void pipeUnread(String tag, int count) {
         for (int i = 0; i < count; i++) {
             input.pipeInput(bytes(tag), bytes("{\"n\":" + i + "}"));
         }
-        return output.readRecordsToList().stream().map(SequenceTopologyTest::number).toList();
     }
 
     private static List<Long> range(long first, long last) {
@@ -186,6 +235,12 @@ class SequenceTopologyTest {
             numbers.add(n);
         }
         return numbers;
+    }
+
+    /** Moves the wall clock (and the driver's) on: the checkpoint punctuator runs every sequence.checkpoint-interval. */
+    private void advance(int seconds) {
+        clock.addAndGet(seconds * 1_000L);
+        driver.advanceWallClockTime(Duration.ofSeconds(seconds));
     }
 
     private SequenceState stored(String key) {
@@ -220,7 +275,7 @@ class SequenceTopologyTest {
         input.pipeInput(bytes("order"), bytes("c"));
         input.pipeInput(bytes("invoice"), bytes("d"));
 
-        List<TestRecord<byte[], byte[]>> out = output.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> out = readOutput();
         assertThat(out).extracting(r -> header(r, SequenceNames.TAG_HEADER)).containsExactly("order", "invoice", "order", "invoice");
         assertThat(out).extracting(SequenceTopologyTest::number).containsExactly(1001L, 1L, 1002L, 2L);
         assertThat(out).extracting(r -> new String(r.value(), UTF_8)).containsExactly("a", "b", "c", "d");
@@ -238,7 +293,7 @@ class SequenceTopologyTest {
         input.pipeInput(new TestRecord<>(bytes("order"), new byte[] {(byte) 0xc3, 0x28, 0},
                 new RecordHeaders().add("trace", bytes("abc")).add(Names.ID_HEADER, bytes("77")), timestamp));
 
-        TestRecord<byte[], byte[]> out = output.readRecord();
+        TestRecord<byte[], byte[]> out = readOutput().get(0);
         assertThat(out.key()).isEqualTo(bytes("order"));
         assertThat(out.value()).containsExactly((byte) 0xc3, 0x28, 0);
         assertThat(out.getRecordTime()).isEqualTo(timestamp);
@@ -255,10 +310,10 @@ class SequenceTopologyTest {
         assertThat(pipe("order", 25)).isEqualTo(range(1001, 1025));
 
         assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(1001L, 1010L),
-                        org.assertj.core.groups.Tuple.tuple(1011L, 1020L),
-                        org.assertj.core.groups.Tuple.tuple(1021L, 1030L));
-        assertThat(segment("order")).isEqualTo(new TagSegment(1030, 1021, 10, 1, T0));
+                .containsExactly(tuple(1001L, 1010L),
+                        tuple(1011L, 1020L),
+                        tuple(1021L, 1030L));
+        assertThat(segment("order")).isEqualTo(new TagSegment(1030, 1020, 1021, 10, 1, T0));
     }
 
     @Test
@@ -272,16 +327,149 @@ class SequenceTopologyTest {
         assertThat(segmentWrites("order")).hasSize(1);
     }
 
-    @Test
-    void shouldResumeAfterTheReservedSegmentAfterARestart() {
-        SnowstampConfig config = config();
+    // ---- restarts: where a tag resumes
+
+    /** Starts with {@code order} (start 1001, step 10) numbered 1001..1003. */
+    private SnowstampConfig startWithOrderAt1003(String... pairs) {
+        SnowstampConfig config = config(pairs);
         start(config);
         create("order", 1001, 10);
         assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
+        return config;
+    }
+
+    @Test
+    void shouldContinueWithoutAGapAfterACleanRestart() {
+        SnowstampConfig config = startWithOrderAt1003();
 
         restart(config);
 
+        assertThat(tail.scannedFrom).as("the records since the first start's checkpoint").containsExactly(-1L, 0L);
+        assertThat(segment("order")).as("the tail's highest, recorded before the checkpoint moved past it")
+                .isEqualTo(new TagSegment(1010, 1003, 1001, 10, 1, T0));
+        assertThat(pipe("order", 9)).as("inside the reserved segment, then the next one").isEqualTo(range(1004, 1012));
+        assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId, TagSegment::issued)
+                .as("no segment reserved until the restored one is used up").containsExactly(tuple(1011L, 1020L, 1010L));
+    }
+
+    @Test
+    void shouldContinueWithoutAGapAfterRestartsInARow() {
+        SnowstampConfig config = startWithOrderAt1003();
+
+        restart(config);
+        restart(config);                        // the scan starts after 1003 now: the store must know it
+
+        assertThat(tail.scannedFrom).containsExactly(-1L, 0L, 3L);
+        assertThat(pipe("order", 1)).containsExactly(1004L);
+    }
+
+    @Test
+    void shouldRecordTheLastNumberIssuedBeforeEachCheckpoint() {
+        SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        start(config);
+        create("order", 1001, 10);
+        create("idle", 1, 10);
+        assertThat(pipe("idle", 2)).containsExactly(1L, 2L);
+        advance(10);
+        changelog.readRecordsToList();
+        assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
+
+        advance(10);
+
+        assertThat(changelog.readRecordsToList()).extracting(record -> record.key())
+                .as("only the tag that advanced, then the checkpoint; one write per checkpoint")
+                .containsExactly("order", "order", SequenceState.CHECKPOINT_KEY);
+        assertThat(segment("order")).isEqualTo(new TagSegment(1010, 1003, 1001, 10, 1, T0 + 20_000));
+        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).coveredOffset()).isEqualTo(5);
+    }
+
+    @Test
+    void shouldContinueAfterTheNumberTheCheckpointRecordedWhenTheTailAfterItIsEmpty() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        advance(10);
+
+        restart(config);
+
+        assertThat(tail.scannedFrom).containsExactly(-1L, 3L);
+        assertThat(pipe("order", 1)).as("the scan sees nothing of order: the checkpoint's record of 1003 is what counts")
+                .containsExactly(1004L);
+    }
+
+    @Test
+    void shouldContinueRightAfterTheHighestNumberInTheTailAfterTheCheckpoint() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        advance(10);
+        assertThat(pipe("order", 2)).containsExactly(1004L, 1005L);
+        tail.append("order", 1006);             // a crash: 1006 was in the aborted transaction, visible to read_uncommitted
+
+        restart(config);
+
+        assertThat(tail.scannedFrom).containsExactly(-1L, 3L);
+        assertThat(pipe("order", 2)).containsExactly(1007L, 1008L);
+    }
+
+    @Test
+    void shouldNotGoBackWhenTheTailShowsLessThanTheCheckpointRecorded() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        advance(10);
+        tail.append("order", 1002);             // not what snowstamp writes: the store's record wins
+
+        restart(config);
+
+        assertThat(pipe("order", 1)).containsExactly(1004L);
+    }
+
+    @Test
+    void shouldReuseNumbersThatNeverReachedTheOutputAndSkipThoseRecordedAsIssued() {
+        SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        start(config);
+        create("order", 1001, 10);
+        assertThat(pipe("order", 2)).containsExactly(1001L, 1002L);
+        pipeUnread("order", 1);                 // 1003: forwarded before the checkpoint, not in the log yet
+        advance(10);                            // records order issued=1003, covered offset 2
+        pipeUnread("order", 2);                 // 1004, 1005: forwarded after it
+
+        assertThat(restartLosingUnread(config)).as("an at-least-once crash: never sent").containsExactly(1003L, 1004L, 1005L);
+
+        assertThat(pipe("order", 1)).as("1003 may have been sent before the checkpoint: skipped; 1004 and 1005 were not")
+                .containsExactly(1004L);
+    }
+
+    @Test
+    void shouldResumeAfterTheReservedSegmentWhenWhatWasIssuedIsUnknown() {
+        SnowstampConfig config = startWithOrderAt1003();
+        advance(30);                            // the checkpoint covers 1001..1003
+        // the entry as an earlier build wrote it: format version 1, no issued
+        driver.<String, SequenceState>getKeyValueStore(SequenceNames.STORE).put("order", new SequenceStateSerde().deserialize("c",
+                java.util.HexFormat.of().parseHex("0101" + "00000000000003f2" + "00000000000003e9" + "000000000000000a"
+                        + "0000000000000001" + "0000000000000000")));
+
+        restart(config);
+
+        assertThat(pipe("order", 1)).as("1004..1010 may have been issued: skipped").containsExactly(1011L);
+    }
+
+    @Test
+    void shouldAbandonTheRestOfTheSegmentAtEveryStartWithoutTheTailGuard() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.RECOVERY_TAIL_GUARD, "false");
+
+        restart(config);
         assertThat(pipe("order", 2)).as("1004..1010 were reserved and are skipped, never reissued").containsExactly(1011L, 1012L);
+        restart(config);
+
+        assertThat(pipe("order", 1)).containsExactly(1021L);
+        assertThat(tail.scannedFrom).isEmpty();
+    }
+
+    @Test
+    void shouldApplyAStepChangeAtTheNextSegmentBoundaryAfterARestart() {
+        SnowstampConfig config = startWithOrderAt1003();
+        restart(config);
+
+        define("order", new TagDefinition(1001, 100, 2, T0 + 1));
+
+        assertThat(pipe("order", 10)).isEqualTo(range(1004, 1013));
+        assertThat(segment("order")).isEqualTo(new TagSegment(1110, 1010, 1011, 100, 2, T0));
     }
 
     @Test
@@ -294,9 +482,9 @@ class SequenceTopologyTest {
 
         assertThat(pipe("order", 10)).as("no gap: the current segment runs out first").isEqualTo(range(1016, 1025));
         assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId, TagSegment::step, TagSegment::revision)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(1001L, 1010L, 10L, 1L),
-                        org.assertj.core.groups.Tuple.tuple(1011L, 1020L, 10L, 1L),
-                        org.assertj.core.groups.Tuple.tuple(1021L, 1120L, 100L, 2L));
+                .containsExactly(tuple(1001L, 1010L, 10L, 1L),
+                        tuple(1011L, 1020L, 10L, 1L),
+                        tuple(1021L, 1120L, 100L, 2L));
     }
 
     @Test
@@ -307,7 +495,7 @@ class SequenceTopologyTest {
         for (int i = 0; i < 6; i++) {
             input.pipeInput(bytes(i % 2 == 0 ? "a" : "b"), bytes("x"));
         }
-        List<TestRecord<byte[], byte[]>> out = output.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> out = readOutput();
         assertThat(out).extracting(SequenceTopologyTest::number).containsExactly(1L, 1L, 2L, 2L, 3L, 3L);
         assertThat(segment("a").maxId()).isEqualTo(4);
         assertThat(segment("b").maxId()).isEqualTo(3);
@@ -333,7 +521,7 @@ class SequenceTopologyTest {
         assertThat(header(dead, "__streams.errors.topic")).isEqualTo("events.raw");
         assertThat(header(dead, "__streams.errors.offset")).isEqualTo("0");
         assertThat(dead.headers().headers(Names.SOURCE_HEADER)).isEmpty();
-        assertThat(output.readRecordsToList()).extracting(SequenceTopologyTest::number).containsExactly(1L);
+        assertThat(readOutput()).extracting(SequenceTopologyTest::number).containsExactly(1L);
         assertThat(stored("nope")).isNull();
     }
 
@@ -344,7 +532,7 @@ class SequenceTopologyTest {
         assertThat(pipe("fresh", 5)).containsExactly(100L, 101L, 102L, 103L, 104L);
 
         assertThat(dlq.isEmpty()).isTrue();
-        assertThat(segment("fresh")).isEqualTo(new TagSegment(107, 104, 4, 0, T0));
+        assertThat(segment("fresh")).isEqualTo(new TagSegment(107, 103, 104, 4, 0, T0));
     }
 
     @Test
@@ -355,21 +543,18 @@ class SequenceTopologyTest {
         create("t", 1, 50);
 
         assertThat(pipe("t", 4)).as("the old segment runs out, the next one has the registered step").containsExactly(3L, 4L, 5L, 6L);
-        assertThat(segment("t")).isEqualTo(new TagSegment(54, 5, 50, 1, T0));
+        assertThat(segment("t")).isEqualTo(new TagSegment(54, 4, 5, 50, 1, T0));
     }
 
     @Test
     void shouldNeverGoBackWhenATagIsCreatedAgainWithALowerStart() {
-        SnowstampConfig config = config();
-        start(config);
-        create("order", 1001, 10);
-        assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
+        SnowstampConfig config = startWithOrderAt1003();
 
         define("order", null);                       // deleted by hand
         define("order", new TagDefinition(1, 10, 1, T0));
         restart(config);
 
-        assertThat(pipe("order", 1)).containsExactly(1011L);
+        assertThat(pipe("order", 8)).isEqualTo(range(1004, 1011));
     }
 
     @Test
@@ -398,7 +583,7 @@ class SequenceTopologyTest {
 
         assertThat(dlq.readRecordsToList()).extracting(r -> header(r, Names.ERROR_HEADER))
                 .containsExactly("no-tag", "no-tag", "invalid-tag", "invalid-tag", "invalid-tag");
-        assertThat(output.readRecordsToList()).extracting(r -> new String(r.value(), UTF_8)).containsExactly("longest tag");
+        assertThat(readOutput()).extracting(r -> new String(r.value(), UTF_8)).containsExactly("longest tag");
     }
 
     @Test
@@ -410,7 +595,7 @@ class SequenceTopologyTest {
         input.pipeInput(bytes("user-1"), bytes("{\"kind\":\"order\",\"x\":{\"kind\":\"nested\"}}"));
         input.pipeInput(bytes("user-2"), bytes("{\"kind\":42}"));
 
-        List<TestRecord<byte[], byte[]>> out = output.readRecordsToList();
+        List<TestRecord<byte[], byte[]>> out = readOutput();
         assertThat(out).extracting(r -> new String(r.value(), UTF_8))
                 .containsExactly("{\"no\":7,\"kind\":\"order\",\"x\":{\"kind\":\"nested\"}}", "{\"no\":1,\"kind\":42}");
         assertThat(out).extracting(r -> new String(r.key(), UTF_8)).containsExactly("user-1", "user-2");
@@ -450,21 +635,16 @@ class SequenceTopologyTest {
         List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
         assertThat(dead).extracting(r -> header(r, Names.ERROR_HEADER)).containsExactly("field-exists", "not-object");
         assertThat(dead).extracting(r -> header(r, "__streams.errors.topic")).containsOnly("events.raw");
-        assertThat(output.readRecordsToList()).extracting(r -> new String(r.value(), UTF_8)).containsExactly("{\"no\":1,\"a\":1}");
+        assertThat(readOutput()).extracting(r -> new String(r.value(), UTF_8)).containsExactly("{\"no\":1,\"a\":1}");
     }
 
     // ---- the tail and the checkpoint
 
     @Test
     void shouldResumeAboveTheTailWhenTheStateIsLost() throws IOException {
-        SnowstampConfig config = config();
-        start(config);
-        create("order", 1001, 10);
-        assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
+        SnowstampConfig config = startWithOrderAt1003();
         wipeState(config);
-        tail.highest.put("order", 1003L);
-        tail.highest.put("gone", 77L);
-        tail.end = 3;
+        tail.append("gone", 77);
 
         start(config);
 
@@ -479,35 +659,22 @@ class SequenceTopologyTest {
         start(config);
         create("order", 1, 10);
         assertThat(pipe("order", 1)).containsExactly(1L);
-        tail.highest.put("order", 25L);        // e.g. at-least-once: records out, state write lost
+        tail.append("order", 25);               // e.g. at-least-once: records out, state write lost
 
         restart(config);
 
-        assertThat(segment("order")).isEqualTo(new TagSegment(25, -1, 0, 1, T0));
+        assertThat(segment("order")).isEqualTo(new TagSegment(25, 25, -1, 0, 1, T0));
         assertThat(pipe("order", 1)).containsExactly(26L);
-    }
-
-    @Test
-    void shouldNotLowerAStoredTagThatTheTailShowsLower() {
-        SnowstampConfig config = config();
-        start(config);
-        create("order", 1, 10);
-        assertThat(pipe("order", 4)).containsExactly(1L, 2L, 3L, 4L);
-        tail.highest.put("order", 4L);
-
-        restart(config);
-
-        assertThat(pipe("order", 1)).containsExactly(11L);
     }
 
     @Test
     void shouldScanFromTheCheckpointTheRestoredStateCovers() {
         SnowstampConfig config = config();
-        tail.end = 7;
+        tail.pad(7);
         start(config);
         assertThat(stored(SequenceState.CHECKPOINT_KEY)).isEqualTo(new PartitionCheckpoint(1, 7, 1, INSTANCE + "/" + Thread.currentThread().getName(), T0, T0));
 
-        tail.end = 12;
+        tail.pad(5);
         restart(config);
 
         assertThat(tail.scannedFrom).containsExactly(-1L, 7L);
@@ -519,10 +686,9 @@ class SequenceTopologyTest {
     @Test
     void shouldMoveTheCheckpointForwardEveryInterval() {
         start(config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s"));
-        tail.end = 40;
-        clock.addAndGet(10_000);
+        tail.pad(40);
 
-        driver.advanceWallClockTime(Duration.ofSeconds(10));
+        advance(10);
 
         assertThat(tail.endOffsetCalls).isEqualTo(1);
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY);
@@ -565,14 +731,14 @@ class SequenceTopologyTest {
         create("order", 1, 10);
         driver.close();
         open.remove(driver);
-        tail.highest.put("order", Long.MAX_VALUE - 2);
+        tail.append("order", Long.MAX_VALUE - 2);
         start(config());
 
         input.pipeInput(bytes("order"), bytes("a"));
         input.pipeInput(bytes("order"), bytes("b"));
         Throwable thrown = catchThrowable(() -> input.pipeInput(bytes("order"), bytes("c")));
 
-        assertThat(output.readRecordsToList()).extracting(SequenceTopologyTest::number)
+        assertThat(readOutput()).extracting(SequenceTopologyTest::number)
                 .containsExactly(Long.MAX_VALUE - 1, Long.MAX_VALUE);
         assertThat(thrown).hasRootCauseInstanceOf(SequenceExhaustedException.class);
     }
