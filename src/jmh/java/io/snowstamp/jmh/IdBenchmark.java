@@ -3,6 +3,7 @@ package io.snowstamp.jmh;
 import cn.hutool.core.lang.Snowflake;
 import com.github.f4b6a3.tsid.TsidCreator;
 import com.github.f4b6a3.tsid.TsidFactory;
+import io.snowstamp.id.CachedClock;
 import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
 import me.ahoo.cosid.snowflake.MillisecondSnowflakeId;
@@ -39,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 public class IdBenchmark {
     private static final int WORKER = 1;
 
+    private IdGenerator snowstamp;
     private IdGenerator snowstampSystemClock;
     private TsidFactory tsidFactory;
     private Snowflake hutool;
@@ -47,11 +49,19 @@ public class IdBenchmark {
     @Setup
     public void setUp() {
         IdLayout layout = IdLayout.preset("snowflake");
+        // as the stamper builds it: the default layout, the production clock (see RunCommand)
+        snowstamp = new IdGenerator(layout, 0, WORKER, CachedClock::millis);
         snowstampSystemClock = new IdGenerator(layout, 0, WORKER, System::currentTimeMillis);
         // what an application that knows its node builds; new TsidFactory(1) is the same factory
         tsidFactory = TsidFactory.newInstance1024(WORKER);
         hutool = new Snowflake(WORKER, 0);
         cosid = new MillisecondSnowflakeId(WORKER);
+    }
+
+    /** snowstamp's generator as the stamper runs it: reading the {@link CachedClock} on every ID. */
+    @Benchmark
+    public long snowstamp() {
+        return snowstamp.next();
     }
 
     /** snowstamp's generator reading {@code System.currentTimeMillis()} on every ID. */
