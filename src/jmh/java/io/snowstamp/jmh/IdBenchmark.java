@@ -43,6 +43,7 @@ public class IdBenchmark {
     private IdGenerator snowstamp;
     private IdGenerator snowstampSystemClock;
     private TsidFactory tsidFactory;
+    private TsidFactory tsidFactoryCachedClock;
     private Snowflake hutool;
     private MillisecondSnowflakeId cosid;
 
@@ -54,6 +55,8 @@ public class IdBenchmark {
         snowstampSystemClock = new IdGenerator(layout, 0, WORKER, System::currentTimeMillis);
         // what an application that knows its node builds; new TsidFactory(1) is the same factory
         tsidFactory = TsidFactory.newInstance1024(WORKER);
+        tsidFactoryCachedClock = TsidFactory.builder().withNodeBits(10).withNode(WORKER)
+                .withTimeFunction(CachedClock::millis).build();
         hutool = new Snowflake(WORKER, 0);
         cosid = new MillisecondSnowflakeId(WORKER);
     }
@@ -74,6 +77,15 @@ public class IdBenchmark {
     @Benchmark
     public long tsidFactory() {
         return tsidFactory.create().toLong();
+    }
+
+    /**
+     * tsid-creator 5 given snowstamp's clock ({@code Builder.withTimeFunction}): shows how much of the
+     * difference is the clock and how much the rest (tsid-creator locks, allocates a {@code Tsid}).
+     */
+    @Benchmark
+    public long tsidFactoryCachedClock() {
+        return tsidFactoryCachedClock.create().toLong();
     }
 
     /** tsid-creator 5: the static default factory (10 node bits, node from a property or random). */
