@@ -2,6 +2,7 @@ package io.snowstamp.bench;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.id.CachedClock;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.runtime.TopicSpec;
@@ -199,7 +200,7 @@ public final class Bench {
                         : BenchTopologies.jacksonUuid(config.inputTopic(), output);
             } else {
                 tailGuard = new TailGuard(KafkaSettings.client(config), output, config.layout(), config.tailGuardTimeout());
-                topology = StampTopology.build(config, System::currentTimeMillis, (TailProbe) tailGuard, new StamperStats());
+                topology = StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());
             }
             streams = new KafkaStreams(topology, props);
         }

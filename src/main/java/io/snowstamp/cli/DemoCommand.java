@@ -3,6 +3,7 @@ package io.snowstamp.cli;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.id.CachedClock;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.runtime.StreamsRunner;
@@ -76,7 +77,7 @@ final class DemoCommand implements Callable<Integer> {
             TopicsCommand.apply(config, Path.of("topics")).forEach(line -> out.println("topics: " + line));
             out.flush();
             List<ConsumerRecord<byte[], byte[]>> stamped;
-            try (StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis)) {
+            try (StreamsRunner runner = new StreamsRunner(config, CachedClock::millis)) {
                 runner.start();
                 if (!runner.awaitRunning(WAIT)) {
                     throw new SnowstampException("the stamper did not reach RUNNING within " + WAIT.toSeconds() + " s");

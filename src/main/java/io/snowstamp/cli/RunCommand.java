@@ -3,6 +3,7 @@ package io.snowstamp.cli;
 import io.snowstamp.admin.AdminServer;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.id.CachedClock;
 import io.snowstamp.runtime.StreamsRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -74,7 +75,8 @@ final class RunCommand implements Callable<Integer> {
         SnowstampConfig loaded = options.load(flags);
         KafkaOptions.Connection connection = options.connect(loaded, 0);
         PrintWriter out = spec.commandLine().getOut();
-        StreamsRunner runner = new StreamsRunner(connection.config(), System::currentTimeMillis);
+        // the cached clock: a volatile read per ID instead of a system call (see CachedClock)
+        StreamsRunner runner = new StreamsRunner(connection.config(), CachedClock::millis);
         // started before Kafka Streams: its port is the application.server other instances query
         AdminServer admin = loaded.admin().enabled()
                 ? AdminServer.start(connection.config(), runner, System::currentTimeMillis) : null;

@@ -57,7 +57,8 @@ public final class IdGenerator {
      * @param layout          the ID layout
      * @param datacenterId    this generator's datacenter field, 0..{@link IdLayout#maxDatacenter()}
      * @param workerId        this generator's worker field, 0..{@link IdLayout#maxWorker()}
-     * @param wallClockMillis the wall clock in Unix milliseconds, e.g. {@code System::currentTimeMillis};
+     * @param wallClockMillis the wall clock in Unix milliseconds, e.g. {@code CachedClock::millis} (the stamper's)
+     *                        or {@code System::currentTimeMillis};
      *                        may step backwards or stand still
      * @throws IllegalArgumentException if the datacenter or worker ID does not fit the layout
      * @throws NullPointerException     if the layout or the clock is null

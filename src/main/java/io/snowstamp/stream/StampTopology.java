@@ -21,7 +21,7 @@ public final class StampTopology {
     }
 
     /**
-     * @param clock     wall clock in Unix millis ({@code System::currentTimeMillis} in production)
+     * @param clock     wall clock in Unix millis ({@code CachedClock::millis} in production)
      * @param tailProbe reads the output partition tail at task start ({@link TailProbe#disabled()} to skip)
      */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe) {
