@@ -3,7 +3,8 @@ package io.snowstamp.bench;
 /**
  * One measured run.
  *
- * @param recordsPerSecond input records committed per second, from RUNNING to the last commit
+ * @param seconds          from RUNNING until every input record was committed
+ * @param recordsPerSecond steady rate: output records per second while the output grew from 10% to 90% of the input
  * @param ratio            records/s relative to the baseline run of the same repetition
  * @param p50Millis        produce-to-read_committed latency percentiles (-1 when not measured)
  * @param peakHeapMiB      highest heap in use in this JVM during the run (broker included when embedded)

@@ -30,8 +30,10 @@ import java.util.concurrent.Callable;
                 + "with a fresh application id, output topic and state: the identity (pass-through) topology on Kafka "
                 + "Streams' defaults and on snowstamp's shipped settings, snowstamp in header mode and in JSON mode "
                 + "(shipped settings), snowstamp in header mode with the throughput profile, and (with --jackson) a "
-                + "Jackson-tree + UUID app. Prints records/s, the ratio to the identity topology on the same settings, "
-                + "and peak heap; with --latency-seconds also produce-to-read_committed p50/p99 at a steady "
+                + "Jackson-tree + UUID app. Prints the steady rate (output records/s while the output grows from 10% to "
+                + "90% of the input: start-up and the wait for the last commit left out), the ratio to the identity "
+                + "topology on the same settings and to Kafka Streams' defaults, peak heap and the whole run's time; with "
+                + "--latency-seconds also produce-to-read_committed p50/p99 at a steady "
                 + "--latency-rate. All exactly-once. Repeats --repeat times and reports medians; the last line is JSON. "
                 + "Without --bootstrap-servers or --data-dir it uses a fresh embedded broker in a temporary directory "
                 + "(in this JVM: peak heap then includes the broker; run 'snowstamp broker' in another process and pass "
@@ -121,15 +123,16 @@ final class BenchCommand implements Callable<Integer> {
             runs.forEach((name, results) -> medians.put(name, median(results)));
             double defaults = medians.get("identity, Kafka Streams defaults").recordsPerSecond();
             out.println();
-            out.printf("%-40s %12s %14s %14s %10s%n", "topology (exactly-once)", "records/s", "x identity", "x id. defaults", "peak heap");
+            out.printf("%-40s %12s %14s %14s %10s %9s%n", "topology (exactly-once)", "records/s", "x identity", "x id. defaults", "peak heap",
+                    "whole run");
             ArrayNode rows = JSON.createArrayNode();
             for (Case c : cases) {
                 BenchResult m = medians.get(c.name());
                 double sameSettings = c.baseline() == null ? Double.NaN
                         : m.recordsPerSecond() / medians.get(c.baseline()).recordsPerSecond();
                 double vsDefaults = m.recordsPerSecond() / defaults;
-                out.printf("%-40s %,12.0f %14s %14.2f %7d MiB%n", c.name(), m.recordsPerSecond(),
-                        Double.isNaN(sameSettings) ? "-" : String.format("%.2f", sameSettings), vsDefaults, m.peakHeapMiB());
+                out.printf("%-40s %,12.0f %14s %14.2f %7d MiB %7.1f s%n", c.name(), m.recordsPerSecond(),
+                        Double.isNaN(sameSettings) ? "-" : String.format("%.2f", sameSettings), vsDefaults, m.peakHeapMiB(), m.seconds());
                 ObjectNode row = rows.addObject();
                 row.put("name", c.name());
                 row.put("recordsPerSecond", Math.round(m.recordsPerSecond()));
@@ -138,6 +141,7 @@ final class BenchCommand implements Callable<Integer> {
                 }
                 row.put("ratioIdentityDefaults", Math.round(vsDefaults * 1000) / 1000.0);
                 row.put("peakHeapMiB", m.peakHeapMiB());
+                row.put("wholeRunSeconds", Math.round(m.seconds() * 10) / 10.0);
             }
             if (latencySeconds > 0) {
                 out.println();
@@ -162,6 +166,7 @@ final class BenchCommand implements Callable<Integer> {
             summary.put("partitions", partitions);
             summary.put("repeat", repeat);
             summary.put("cores", Runtime.getRuntime().availableProcessors());
+            summary.put("maxHeapMiB", Runtime.getRuntime().maxMemory() / (1024 * 1024));
             summary.set("results", rows);
             out.println(JSON.writeValueAsString(summary));
         }

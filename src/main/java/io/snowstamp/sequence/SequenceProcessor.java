@@ -5,6 +5,7 @@ import io.snowstamp.config.SequenceSettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
+import io.snowstamp.stream.Decimal;
 import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.Names;
 import io.snowstamp.stream.StampedValue;
@@ -151,8 +152,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         long number = ++counter.last;
         issued++;
         record.headers().add(SequenceNames.TAG_HEADER, record.key());
-        record.headers().add(Names.ID_HEADER, Long.toString(number).getBytes(StandardCharsets.US_ASCII));
-        byte[] value = plan == null ? envelope.value() : splicer.write(envelope.value(), plan, number);
+        byte[] digits = Decimal.ascii(number);
+        record.headers().add(Names.ID_HEADER, digits);
+        byte[] value = plan == null ? envelope.value() : splicer.write(envelope.value(), plan, digits);
         context.forward(new Record<>(envelope.key(), new StampedValue(partition, value), record.timestamp(), record.headers()));
     }
 

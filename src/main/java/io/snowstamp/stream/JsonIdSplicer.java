@@ -124,10 +124,14 @@ public final class JsonIdSplicer {
 
     /** The value with the ID spliced in as planned; the value itself when the plan says keep. */
     public byte[] write(byte[] value, Plan plan, long id) {
+        return write(value, plan, Decimal.ascii(id));
+    }
+
+    /** As {@link #write(byte[], Plan, long)}, with the ID's decimal digits already at hand (the header has them too). */
+    public byte[] write(byte[] value, Plan plan, byte[] digits) {
         if (plan.skip()) {
             return value;
         }
-        byte[] digits = Long.toString(id).getBytes(StandardCharsets.US_ASCII);
         int removed = plan.removeFrom() < 0 ? 0 : plan.removeTo() - plan.removeFrom();
         int extra = memberPrefix.length + digits.length + (quoted ? 1 : 0) + (plan.othersRemain() ? 1 : 0);
         byte[] out = new byte[value.length - removed + extra];

@@ -66,6 +66,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private long lastLeadWarning = Long.MIN_VALUE;
     private boolean clockBehind;
     private Cancellable heartbeat;
+    private String sourceTopic;
+    private int sourcePartition = -1;
+    private byte[] sourcePrefix;
     private Cancellable drain;
     private TaskStats taskStats;
 
@@ -156,8 +159,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         taskStats.issued(id, config.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
-        record.headers().add(Names.ID_HEADER, Long.toString(id).getBytes(StandardCharsets.US_ASCII));
-        byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, id);
+        byte[] digits = Decimal.ascii(id);
+        record.headers().add(Names.ID_HEADER, digits);
+        byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, digits);
         context.forward(record.withValue(new StampedValue(partition, value)));
         if (paused == null) {
             checkLead();
@@ -257,8 +261,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private void addSourceHeader(Headers headers) {
         if (config.provenance()) {
             RecordMetadata source = context.recordMetadata().orElseThrow();
-            String src = source.topic() + "/" + source.partition() + "/" + source.offset();
-            headers.add(Names.SOURCE_HEADER, src.getBytes(StandardCharsets.UTF_8));
+            // "topic/partition/" is the same for every record of the task: encode it once
+            if (!source.topic().equals(sourceTopic) || source.partition() != sourcePartition) {
+                sourceTopic = source.topic();
+                sourcePartition = source.partition();
+                sourcePrefix = (sourceTopic + "/" + sourcePartition + "/").getBytes(StandardCharsets.UTF_8);
+            }
+            headers.add(Names.SOURCE_HEADER, Decimal.ascii(sourcePrefix, source.offset()));
         }
     }
 
