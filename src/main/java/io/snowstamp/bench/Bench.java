@@ -101,7 +101,7 @@ public final class Bench {
             double steady = run.steadyRate(records);
             run.awaitCommitted(records);
             double seconds = (System.nanoTime() - started) / 1e9;
-            return new BenchResult(name, records, seconds, steady, 0, -1, -1, heap.peakMiB());
+            return new BenchResult(name, records, seconds, steady, run.cpuMicrosPerRecord, -1, -1, heap.peakMiB());
         }
     }
 
@@ -147,7 +147,7 @@ public final class Bench {
         if (sorted.isEmpty()) {
             throw new SnowstampException("latency run " + name + " saw no output records");
         }
-        return new BenchResult(name, sorted.size(), seconds, rate, 0, percentile(sorted, 0.50), percentile(sorted, 0.99),
+        return new BenchResult(name, sorted.size(), seconds, rate, -1, percentile(sorted, 0.50), percentile(sorted, 0.99),
                 heap.peakMiB());
     }
 
@@ -184,6 +184,8 @@ public final class Bench {
         final SnowstampConfig config;
         final KafkaStreams streams;
         final TailGuard tailGuard;
+        /** CPU time of this JVM (all threads, the embedded broker's included) per record in the steady window. */
+        double cpuMicrosPerRecord = -1;
 
         Run(Topo topo, Settings settings, Map<String, String> overrides) {
             long n = runs.incrementAndGet();
@@ -235,6 +237,7 @@ public final class Bench {
             long high = records - low;
             long lowCount = -1;
             long lowNanos = 0;
+            long lowCpu = 0;
             long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
             try (Admin admin = Admin.create(KafkaSettings.client(config))) {
                 while (true) {
@@ -243,8 +246,10 @@ public final class Bench {
                     if (lowCount < 0 && written >= low) {
                         lowCount = written;
                         lowNanos = now;
+                        lowCpu = processCpuNanos();
                     }
                     if (lowCount >= 0 && written >= high && written > lowCount) {
+                        cpuMicrosPerRecord = (processCpuNanos() - lowCpu) / 1e3 / (written - lowCount);
                         return (written - lowCount) / ((now - lowNanos) / 1e9);
                     }
                     if (System.currentTimeMillis() > deadline || streams.state() == KafkaStreams.State.ERROR) {
@@ -309,6 +314,10 @@ public final class Bench {
                 tailGuard.close();
             }
         }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static void sleep(long millis) {

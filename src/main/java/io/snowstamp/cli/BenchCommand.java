@@ -34,7 +34,8 @@ import java.util.concurrent.Callable;
                 + "90% of the input: start-up and the wait for the last commit left out), the ratio to the identity "
                 + "topology on the same settings and to Kafka Streams' defaults, peak heap and the whole run's time; with "
                 + "--latency-seconds also produce-to-read_committed p50/p99 at a steady "
-                + "--latency-rate. All exactly-once. Repeats --repeat times and reports medians; the last line is JSON. "
+                + "--latency-rate. All exactly-once. Every case runs once on up to 300,000 records first, to warm up the JIT. "
+                + "Repeats --repeat times and reports medians; the last line is JSON. "
                 + "Without --bootstrap-servers or --data-dir it uses a fresh embedded broker in a temporary directory "
                 + "(in this JVM: peak heap then includes the broker; run 'snowstamp broker' in another process and pass "
                 + "--bootstrap-servers to measure the stamper alone).")
@@ -106,8 +107,11 @@ final class BenchCommand implements Callable<Integer> {
             if (jackson) {
                 cases.add(new Case("jackson tree + uuid, shipped", Topo.JACKSON_UUID, Settings.SHIPPED, "identity, shipped settings"));
             }
-            // warm the JIT (and the broker's page cache) first, so the first case measured is not penalized
-            bench.throughput("warm-up", Topo.HEADER, Settings.SHIPPED, Math.min(records, 200_000));
+            // warm the JIT (the broker's too, when embedded) on every case first: one short warm-up left
+            // the first repetition up to 2x slower than the next ones
+            for (Case c : cases) {
+                bench.throughput("warm-up", c.topo(), c.settings(), Math.min(records, 300_000));
+            }
             Map<String, List<BenchResult>> runs = new LinkedHashMap<>();
             for (int r = 0; r < repeat; r++) {
                 List<Case> order = new ArrayList<>(cases);
@@ -123,16 +127,17 @@ final class BenchCommand implements Callable<Integer> {
             runs.forEach((name, results) -> medians.put(name, median(results)));
             double defaults = medians.get("identity, Kafka Streams defaults").recordsPerSecond();
             out.println();
-            out.printf("%-40s %12s %14s %14s %10s %9s%n", "topology (exactly-once)", "records/s", "x identity", "x id. defaults", "peak heap",
-                    "whole run");
+            out.printf("%-40s %12s %14s %14s %10s %9s %11s%n", "topology (exactly-once)", "records/s", "x identity", "x id. defaults",
+                    "peak heap", "whole run", "CPU/record");
             ArrayNode rows = JSON.createArrayNode();
             for (Case c : cases) {
                 BenchResult m = medians.get(c.name());
                 double sameSettings = c.baseline() == null ? Double.NaN
                         : m.recordsPerSecond() / medians.get(c.baseline()).recordsPerSecond();
                 double vsDefaults = m.recordsPerSecond() / defaults;
-                out.printf("%-40s %,12.0f %14s %14.2f %7d MiB %7.1f s%n", c.name(), m.recordsPerSecond(),
-                        Double.isNaN(sameSettings) ? "-" : String.format("%.2f", sameSettings), vsDefaults, m.peakHeapMiB(), m.seconds());
+                out.printf("%-40s %,12.0f %14s %14.2f %7d MiB %7.1f s %8.2f us%n", c.name(), m.recordsPerSecond(),
+                        Double.isNaN(sameSettings) ? "-" : String.format("%.2f", sameSettings), vsDefaults, m.peakHeapMiB(), m.seconds(),
+                        m.cpuMicros());
                 ObjectNode row = rows.addObject();
                 row.put("name", c.name());
                 row.put("recordsPerSecond", Math.round(m.recordsPerSecond()));
@@ -142,6 +147,7 @@ final class BenchCommand implements Callable<Integer> {
                 row.put("ratioIdentityDefaults", Math.round(vsDefaults * 1000) / 1000.0);
                 row.put("peakHeapMiB", m.peakHeapMiB());
                 row.put("wholeRunSeconds", Math.round(m.seconds() * 10) / 10.0);
+                row.put("cpuMicrosPerRecord", Math.round(m.cpuMicros() * 100) / 100.0);
             }
             if (latencySeconds > 0) {
                 out.println();
