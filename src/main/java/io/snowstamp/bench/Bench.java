@@ -184,6 +184,7 @@ public final class Bench {
         final SnowstampConfig config;
         final KafkaStreams streams;
         final TailGuard tailGuard;
+        final Admin sampler;
         /** CPU time of this JVM (all threads, the embedded broker's included) per record in the steady window. */
         double cpuMicrosPerRecord = -1;
 
@@ -212,6 +213,9 @@ public final class Bench {
                 topology = StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());
             }
             streams = new KafkaStreams(topology, props);
+            // ready before the start, so that the first samples of the output see it empty
+            sampler = Admin.create(KafkaSettings.client(config));
+            written(sampler);
         }
 
         long startAndAwaitRunning() {
@@ -228,36 +232,48 @@ public final class Bench {
         }
 
         /**
-         * Output records per second between 10% and 90% of {@code records} (offsets of the output
-         * partitions, read_uncommitted: a record counts when written, before its commit; transaction
-         * markers take one offset per partition and commit, under 0.1% here).
+         * Output records per second between 10% and 90% of {@code records}: the output partitions'
+         * end offsets (read_uncommitted: a record counts when written, before its commit; transaction
+         * markers take one offset per partition and commit, under 0.1% here) are sampled from the
+         * start, and the times the output crossed 10% and 90% are interpolated between samples.
          */
         double steadyRate(long records) {
             long low = records / 10;
             long high = records - low;
-            long lowCount = -1;
-            long lowNanos = 0;
-            long lowCpu = 0;
             long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-            try (Admin admin = Admin.create(KafkaSettings.client(config))) {
-                while (true) {
-                    long written = written(admin);
-                    long now = System.nanoTime();
-                    if (lowCount < 0 && written >= low) {
-                        lowCount = written;
-                        lowNanos = now;
-                        lowCpu = processCpuNanos();
-                    }
-                    if (lowCount >= 0 && written >= high && written > lowCount) {
-                        cpuMicrosPerRecord = (processCpuNanos() - lowCpu) / 1e3 / (written - lowCount);
-                        return (written - lowCount) / ((now - lowNanos) / 1e9);
-                    }
-                    if (System.currentTimeMillis() > deadline || streams.state() == KafkaStreams.State.ERROR) {
-                        throw new SnowstampException("bench application " + app + " wrote only " + written + " of " + records
-                                + " records (" + streams.state() + ")");
-                    }
-                    sleep(5);
+            long prevCount = 0;
+            long prevNanos = System.nanoTime();
+            long prevCpu = processCpuNanos();
+            double lowNanos = -1;
+            double lowCpu = 0;
+            while (true) {
+                long written = written(sampler);
+                long now = System.nanoTime();
+                long cpu = processCpuNanos();
+                if (lowNanos < 0 && written >= low) {
+                    double f = written == prevCount ? 1 : (double) (low - prevCount) / (written - prevCount);
+                    lowNanos = prevNanos + f * (now - prevNanos);
+                    lowCpu = prevCpu + f * (cpu - prevCpu);
                 }
+                if (lowNanos >= 0 && written >= high) {
+                    double f = written == prevCount ? 1 : (double) (high - prevCount) / (written - prevCount);
+                    double highNanos = prevNanos + f * (now - prevNanos);
+                    double highCpu = prevCpu + f * (cpu - prevCpu);
+                    if (highNanos <= lowNanos) {
+                        throw new SnowstampException("bench application " + app + ": the output grew from 10% to 90% between two"
+                                + " samples; use more --records");
+                    }
+                    cpuMicrosPerRecord = (highCpu - lowCpu) / 1e3 / (high - low);
+                    return (high - low) / ((highNanos - lowNanos) / 1e9);
+                }
+                if (System.currentTimeMillis() > deadline || streams.state() == KafkaStreams.State.ERROR) {
+                    throw new SnowstampException("bench application " + app + " wrote only " + written + " of " + records
+                            + " records (" + streams.state() + ")");
+                }
+                prevCount = written;
+                prevNanos = now;
+                prevCpu = cpu;
+                sleep(2);
             }
         }
 
@@ -310,6 +326,7 @@ public final class Bench {
         public void close() {
             streams.close(Duration.ofSeconds(30));
             streams.cleanUp();
+            sampler.close();
             if (tailGuard != null) {
                 tailGuard.close();
             }
