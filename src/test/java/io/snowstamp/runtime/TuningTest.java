@@ -30,7 +30,9 @@ class TuningTest {
                 .containsEntry("producer.linger.ms", "5")
                 .containsEntry("producer.batch.size", "262144")
                 .containsEntry("consumer.max.poll.records", "5000")
-                .doesNotContainKey("commit.interval.ms");
+                .doesNotContainKey("commit.interval.ms")
+                .as("waiting for bytes costs latency: Kafka's defaults answer at once").doesNotContainKeys(
+                        "consumer.fetch.min.bytes", "consumer.fetch.max.wait.ms");
     }
 
     @Test
