@@ -49,6 +49,10 @@ final class RunCommand implements Callable<Integer> {
             + " admin.bind=ADDRESS; default: 127.0.0.1; 0.0.0.0 = every interface)")
     String adminBind;
 
+    @Option(names = "--profile", paramLabel = "NAME", description = "same as --set profile=NAME: default (exactly-once,"
+            + " 100 ms commits) or throughput (1 s commits: more records/s, about 1 s end-to-end latency); see BENCHMARKS.md")
+    String profile;
+
     @Option(names = "--shutdown-timeout", paramLabel = "D", defaultValue = "30s",
             description = "how long a clean stop may take (default: ${DEFAULT-VALUE})")
     String shutdownTimeout;
@@ -71,6 +75,9 @@ final class RunCommand implements Callable<Integer> {
         }
         if (adminBind != null) {
             flags.put(Keys.ADMIN_BIND, adminBind);
+        }
+        if (profile != null) {
+            flags.put(Keys.PROFILE, profile);
         }
         SnowstampConfig loaded = options.load(flags);
         KafkaOptions.Connection connection = options.connect(loaded, 0);

@@ -86,7 +86,7 @@ public final class Keys {
         define(STAMP_ON_EXISTING_FIELD, "reject", "reject (to the DLQ), overwrite or keep when the field already exists");
         define(STAMP_MAX_DEPTH, "64", "deepest nesting of objects and arrays accepted in JSON field mode (deeper: to the DLQ)");
         define(STAMP_PROVENANCE, "true", "add header snowstamp-src = topic/partition/offset of the input record");
-        define(PROFILE, "default", "default (exactly-once, 100 ms commits) or throughput (1 s commits: ~1.3x the records/s, ~1 s latency)");
+        define(PROFILE, "default", "default (exactly-once, 100 ms commits) or throughput (1 s commits: fewer, larger transactions; ~1 s latency)");
         define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
         define(ADMIN_PORT, "", "port of the admin HTTP server (health, metrics, state) of 'run'; empty: off; 0: any free port");
