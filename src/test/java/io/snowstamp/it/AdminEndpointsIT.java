@@ -1,5 +1,7 @@
 package io.snowstamp.it;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.admin.AdminServer;
@@ -12,7 +14,6 @@ import io.snowstamp.testing.Http;
 import io.snowstamp.testing.PrometheusText;
 import io.snowstamp.testing.PrometheusText.Sample;
 import io.snowstamp.testing.TestBroker;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (interactive-query metadata under the streams rebalance protocol).
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(240)
 class AdminEndpointsIT {
     private static final int RECORDS = 2_000;
@@ -50,13 +52,8 @@ class AdminEndpointsIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     /** Topics and an application id no other test uses. */

@@ -1,10 +1,11 @@
 package io.snowstamp.it;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.TestBroker;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -20,18 +21,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * table and the JSON line agree. Only that it works: no timing is asserted (BENCHMARKS.md has the numbers).
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(600)
 class BenchIT {
     private static TestBroker broker;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     @Test

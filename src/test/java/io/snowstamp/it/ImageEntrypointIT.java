@@ -1,12 +1,13 @@
 package io.snowstamp.it;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
 import io.snowstamp.testing.TestBroker;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -45,6 +46,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code .ci/image-offline.sh}), a second test runs the image's own layers with its own config.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(180)
 class ImageEntrypointIT {
     private static final Pattern ADMIN = Pattern.compile("admin: http://[^:]+:(\\d+)");
@@ -55,13 +57,8 @@ class ImageEntrypointIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     /** What the image runs: entrypoint + arguments (Docker's Entrypoint and Cmd), environment, working directory. */

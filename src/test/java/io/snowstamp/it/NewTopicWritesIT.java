@@ -1,5 +1,7 @@
 package io.snowstamp.it;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.runtime.TopicSpec;
 import io.snowstamp.testing.TestBroker;
@@ -12,7 +14,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code bench --partitions 64} lost records that way before {@code apply} waited for the leaders.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(300)
 class NewTopicWritesIT {
     private static final int PARTITIONS = 64;
@@ -44,13 +46,8 @@ class NewTopicWritesIT {
     private static TestBroker broker;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     @Test

@@ -1,12 +1,13 @@
 package io.snowstamp.it;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * guard off and a clock frozen at the instant the old IDs were issued.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(300)
 class RecoverIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,13 +39,8 @@ class RecoverIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     private static String[] cli(FrozenStamper.Topics topics, String... args) {

@@ -1,5 +1,7 @@
 package io.snowstamp.it;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.stream.Names;
@@ -7,7 +9,6 @@ import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * under exactly-once, consumed read_committed, verified record by record.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(300)
 class RunEndToEndIT {
     private static final int RECORDS = 100_000;
@@ -36,13 +38,8 @@ class RunEndToEndIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.snowstamp.it;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
@@ -10,7 +12,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * IDs), whereas exactly-once would hide an unclean stop by aborting the transaction.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(240)
 class ShutdownIT {
     private static final int RECORDS = 20_000;
@@ -47,13 +49,8 @@ class ShutdownIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     @Test

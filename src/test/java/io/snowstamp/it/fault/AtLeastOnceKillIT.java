@@ -1,5 +1,7 @@
 package io.snowstamp.it.fault;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.CrashLoop;
 import io.snowstamp.testing.NumberedProducer;
@@ -7,7 +9,6 @@ import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * IDs increasing within every partition.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(240)
 class AtLeastOnceKillIT {
     private static final int KILLS = 6;
@@ -41,13 +43,8 @@ class AtLeastOnceKillIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.snowstamp.it.fault;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Faketime;
@@ -12,7 +14,6 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -38,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the first instance's last ID. Skipped where faketime is not installed.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(180)
 class ClockBehindIT {
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
@@ -50,17 +52,8 @@ class ClockBehindIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        if (Faketime.available()) {
-            broker = TestBroker.start(TestBroker.FAST_FAILOVER);
-        }
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     @BeforeEach

@@ -1,5 +1,7 @@
 package io.snowstamp.it.fault;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.CrashLoop;
 import io.snowstamp.testing.NumberedProducer;
@@ -7,7 +9,6 @@ import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stamped exactly once, with no ID issued twice, as read_committed consumers see it.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(300)
 class EosKillRestartIT {
     private static final int KILLS = 10;
@@ -39,13 +41,8 @@ class EosKillRestartIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.snowstamp.it.fault;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
 import io.snowstamp.testing.Stamper;
@@ -7,7 +9,6 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * resume above everything the previous holder issued. Exactly-once; verified clean at the end.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(300)
 class RebalanceIT {
     private static final int PARTITIONS = 6;
@@ -40,13 +42,8 @@ class RebalanceIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.snowstamp.it.fault;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Faketime;
 import io.snowstamp.testing.LoggedClock;
@@ -12,7 +14,6 @@ import io.snowstamp.testing.Verification;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the runs and a pure wall-clock resume would pass too.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(180)
 class StateLossIT {
     private static final int BATCH = 2_000;
@@ -56,13 +58,8 @@ class StateLossIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     /** a. The instance's local state directory is deleted between two runs; the changelog still has the state. */

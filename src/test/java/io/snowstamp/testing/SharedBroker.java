@@ -1,0 +1,38 @@
+package io.snowstamp.testing;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * One in-process broker for every integration test class of the JVM that does not need a broker of
+ * its own: {@code @ExtendWith(SharedBroker.class)} and a {@code TestBroker} parameter on the
+ * {@code @BeforeAll} method. Starting a broker costs seconds; the suite used to start one per class.
+ *
+ * <p>The broker is started on first use with {@link TestBroker#FAST_FAILOVER} (the settings the
+ * fault tests need, harmless to the others) and stopped once, after the last test of the run: it
+ * lives in the root context's store, which JUnit closes at the end. Tests share it safely because
+ * each uses topic, application and group names of its own ({@link TestBroker#unique}); a test that
+ * stops, restarts or reconfigures the broker must start its own with {@link TestBroker#start}.
+ */
+public final class SharedBroker implements ParameterResolver {
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(SharedBroker.class);
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        return parameter.getParameter().getType() == TestBroker.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        return context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(TestBroker.class, key -> start(), TestBroker.class);
+    }
+
+    private static TestBroker start() {
+        try {
+            return TestBroker.start(TestBroker.FAST_FAILOVER);
+        } catch (Exception e) {
+            throw new IllegalStateException("the shared test broker did not start", e);
+        }
+    }
+}
