@@ -52,7 +52,7 @@ public final class Main implements Callable<Integer> {
         cmd.registerConverter(Duration.class, text -> {
             Duration parsed = Durations.parse(text);
             if (parsed == null) {
-                throw new CommandLine.TypeConversionException("'" + text + "' is not " + Durations.ACCEPTED);
+                throw new CommandLine.TypeConversionException("accepted " + Durations.ACCEPTED);
             }
             return parsed;
         });
@@ -70,11 +70,25 @@ public final class Main implements Callable<Integer> {
         cmd.setParameterExceptionHandler((error, args) -> {
             CommandLine failed = error.getCommandLine();
             PrintWriter err = failed.getErr();
-            err.println("error: " + error.getMessage().replaceAll("\\s*\\R\\s*", " ").trim() + " (see '" + failed.getCommandSpec().qualifiedName() + " --help')");
+            err.println("error: " + message(error) + " (see '" + failed.getCommandSpec().qualifiedName() + " --help')");
             err.flush();
             return 2;
         });
         return cmd;
+    }
+
+    /**
+     * A parse error's message; a value no converter accepts in snowstamp's own form,
+     * {@code --timeout=soon is invalid: accepted a duration such as ...}, like configuration errors.
+     */
+    private static String message(CommandLine.ParameterException error) {
+        String text = error.getMessage();
+        if (error.getCause() instanceof CommandLine.TypeConversionException && error.getArgSpec() != null && error.getValue() != null) {
+            String name = error.getArgSpec() instanceof CommandLine.Model.OptionSpec option ? option.longestName()
+                    : error.getArgSpec().paramLabel();
+            text = name + "=" + error.getValue() + " is invalid: " + error.getCause().getMessage();
+        }
+        return text.replaceAll("\\s*\\R\\s*", " ").trim();
     }
 
     /** Bare {@code snowstamp}: a usage error, the usage on stderr. */

@@ -50,6 +50,17 @@ public final class Errors {
         return deepest == null ? UNEXPECTED : flatten(phrase(deepest));
     }
 
+    /** Whether the chain holds a snowstamp exception: its message explains the error, a stack trace adds nothing for people. */
+    public static boolean explained(Throwable error) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+            if (t instanceof SnowstampException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static String phrase(Throwable t) {
         if (t instanceof FileSystemException file) {
             String reason = file.getReason() != null ? file.getReason()
