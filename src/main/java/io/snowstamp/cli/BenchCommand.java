@@ -40,7 +40,7 @@ import java.util.concurrent.Callable;
                 + "(in this JVM: peak heap then includes the broker; run 'snowstamp broker' in another process and pass "
                 + "--bootstrap-servers to measure the stamper alone).",
         footer = {"", "Examples:", "  snowstamp bench --records 200000",
-                "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --records 1000000 --repeat 3 --latency-seconds 30"})
+                "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --repeat 3"})
 final class BenchCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -17,7 +17,7 @@ import java.util.concurrent.CountDownLatch;
                 + "SIGTERM or Ctrl-C. Prints bootstrap.servers=HOST:PORT once ready; data stays in --data-dir. Any "
                 + "Kafka client can use it; snowstamp commands without --bootstrap-servers find it through "
                 + "--data-dir. Exits 0 after a clean stop.",
-        footer = {"", "Examples:", "  snowstamp broker", "  snowstamp broker --port 0 --data-dir /tmp/kafka --broker-config log.retention.hours=1"})
+        footer = {"", "Examples:", "  snowstamp broker", "  snowstamp broker --port 0 --data-dir /tmp/kafka"})
 final class BrokerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -51,7 +51,7 @@ import java.util.concurrent.Callable;
                 + "per input partition, the worker lease (epoch, holder, heartbeat) and the high-water mark (lastId, "
                 + "reservedUntil). These commands replay it with a plain consumer (read_committed, no consumer group, "
                 + "up to the end offsets taken when the read starts), so they work while the stamper is stopped.",
-        footer = {"", "Example:", "  snowstamp changelog inspect --application-id orders-stamper"},
+        footer = {"", "Example:", "  snowstamp changelog inspect --application-id orders"},
         subcommands = {ChangelogCommand.Inspect.class, ChangelogCommand.History.class, ChangelogCommand.Export.class,
                 ChangelogCommand.Import.class})
 final class ChangelogCommand implements Callable<Integer> {
@@ -103,7 +103,7 @@ final class ChangelogCommand implements Callable<Integer> {
                     + "\"heartbeatAgoMillis\", \"lastId\", \"lastIdTime\", \"reservedUntil\", \"reservedUntilTime\", "
                     + "\"leadMillis\", \"layoutFingerprint\", \"layoutMatches\", \"offset\", \"writtenAt\"} (times ISO-8601 "
                     + "UTC, null when none; IDs -1 when none). Exit 1 if the changelog does not exist or is empty.",
-            footer = {"", "Examples:", "  snowstamp changelog inspect", "  snowstamp changelog inspect --application-id orders-stamper --format json"})
+            footer = {"", "Examples:", "  snowstamp changelog inspect", "  snowstamp changelog inspect --application-id orders --format json"})
     static final class Inspect implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -171,7 +171,7 @@ final class ChangelogCommand implements Callable<Integer> {
                     + "(times as Unix millis, changes as a list of kinds: first, lease, lastId, reservedUntil, heartbeat, "
                     + "...).",
             footer = {"", "Examples:", "  snowstamp changelog history --partition 0",
-                    "  snowstamp changelog history --application-id orders-stamper --format json > history.jsonl"})
+                    "  snowstamp changelog history --application-id orders --format json > h.jsonl"})
     static final class History implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -244,7 +244,7 @@ final class ChangelogCommand implements Callable<Integer> {
                     + "millis, -1 = no ID). 'changelog import' reads it back. The file is replaced atomically. Exit 1 if "
                     + "the changelog does not exist or is empty.",
             footer = {"", "Examples:", "  snowstamp changelog export --file state.jsonl",
-                    "  snowstamp changelog export --application-id orders-stamper --file - | gzip > state.jsonl.gz"})
+                    "  snowstamp changelog export --application-id orders --file - | gzip > s.gz"})
     static final class Export implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -313,7 +313,7 @@ final class ChangelogCommand implements Callable<Integer> {
                     + "members (stop it first). The epoch never goes down either. --dry-run checks and prints the "
                     + "same, and writes nothing.",
             footer = {"", "Examples:", "  snowstamp changelog import --file state.jsonl --dry-run",
-                    "  snowstamp changelog import --application-id orders-stamper --file state.jsonl"})
+                    "  snowstamp changelog import --application-id orders --file state.jsonl"})
     static final class Import implements Callable<Integer> {
         @Spec
         CommandSpec spec;

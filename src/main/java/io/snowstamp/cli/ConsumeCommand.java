@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
                 + "when it parses, else as a string). Reads read_committed with no consumer group; stops at --max "
                 + "records, or when no record arrived for --idle-timeout.",
         footer = {"", "Examples:", "  snowstamp consume --topic events.stamped --max 10",
-                "  snowstamp consume --bootstrap-servers kafka:9092 --idle-timeout 30s > stamped.jsonl"})
+                "  snowstamp consume --bootstrap-servers kafka:9092 --idle-timeout 30s"})
 final class ConsumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

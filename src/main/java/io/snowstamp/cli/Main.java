@@ -28,10 +28,11 @@ import java.util.concurrent.Callable;
                 ProduceCommand.class, ConsumeCommand.class, DecodeCommand.class, VerifyCommand.class, BenchCommand.class,
                 ChangelogCommand.class, RecoverCommand.class, TagsCommand.class,
                 CommandLine.HelpCommand.class},
-        footer = {"", "Exit status: 0 ok (also after a clean stop by SIGTERM or Ctrl-C), 1 failure, 2 usage error.",
-                "Errors are one line on stderr; --verbose adds the stack trace. Every command has --help.",
-                "", "Examples:", "  snowstamp demo", "  snowstamp run --bootstrap-servers kafka:9092 --application-id orders-stamper"})
+        footer = {"", Main.EXIT_STATUS, "Errors are one line on stderr; --verbose adds the stack trace.", "Every command has --help.",
+                "", "Examples:", "  snowstamp demo", "  snowstamp run --bootstrap-servers kafka:9092 --application-id orders"})
 public final class Main implements Callable<Integer> {
+    /** The last line of every help screen. */
+    static final String EXIT_STATUS = "Exit status: 0 ok (also after SIGTERM or Ctrl-C), 1 failure, 2 usage error.";
     private static final Logger log = LoggerFactory.getLogger(Main.class);
 
     @CommandLine.Spec
@@ -56,6 +57,7 @@ public final class Main implements Callable<Integer> {
             }
             return parsed;
         });
+        cmd.getSubcommands().values().forEach(Main::endHelpWithExitStatus);
         cmd.setExecutionExceptionHandler((error, commandLine, parseResult) -> {
             PrintWriter err = commandLine.getErr();
             err.println("error: " + Errors.oneLine(error));
@@ -89,6 +91,19 @@ public final class Main implements Callable<Integer> {
             text = name + "=" + error.getValue() + " is invalid: " + error.getCause().getMessage();
         }
         return text.replaceAll("\\s*\\R\\s*", " ").trim();
+    }
+
+    /** Every subcommand's help ends with its examples (its own footer), then the exit status, said once here. */
+    private static void endHelpWithExitStatus(CommandLine command) {
+        if (command.getCommand() instanceof CommandLine.HelpCommand) {
+            return;
+        }
+        var usage = command.getCommandSpec().usageMessage();
+        String[] footer = java.util.Arrays.copyOf(usage.footer(), usage.footer().length + 2);
+        footer[footer.length - 2] = "";
+        footer[footer.length - 1] = EXIT_STATUS;
+        usage.footer(footer);
+        command.getSubcommands().values().forEach(Main::endHelpWithExitStatus);
     }
 
     /** Bare {@code snowstamp}: a usage error, the usage on stderr. */

@@ -42,7 +42,7 @@ import java.util.concurrent.Callable;
                 + "state is already at or above its resume point is kept. A missing or empty source changelog is "
                 + "noted and the output topic alone decides. Refuses to apply while the target application has active "
                 + "members; exit 1 when neither source holds anything.",
-        footer = {"", "Examples:", "  snowstamp recover --application-id orders-stamper",
+        footer = {"", "Examples:", "  snowstamp recover --application-id orders",
                 "  snowstamp recover --from-changelog old-app --to-application-id new-app --apply"})
 final class RecoverCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();

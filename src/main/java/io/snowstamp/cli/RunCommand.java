@@ -28,7 +28,7 @@ import java.util.concurrent.Callable;
                 + "layout must be able to issue IDs now) and so is Kafka: unreachable, or the input or output topic "
                 + "missing, ends in one line within seconds.",
         footer = {"", "Examples:", "  snowstamp run",
-                "  snowstamp run --bootstrap-servers kafka:9092 --application-id orders-stamper --instance-id host-a --admin-port 8080"})
+                "  snowstamp run --application-id orders --instance-id a --admin-port 8080"})
 final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
                 + "checks are per tag (snowstamp-tag header): no number twice, numbers increasing in output order; "
                 + "one line per tag with its gaps (skipped numbers, not a problem) comes first.",
         footer = {"", "Examples:", "  snowstamp verify --topic events.stamped --source events.raw --dlq events.dlq",
-                "  snowstamp verify --bootstrap-servers kafka:9092 --topic orders.stamped --timeout 30m"})
+                "  snowstamp verify --bootstrap-servers kafka:9092 --timeout 30m"})
 final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
