@@ -7,8 +7,8 @@ import java.util.regex.Pattern;
  * clients refuse a missing port only once constructed, with a message naming their own classes.
  */
 final class BootstrapServers {
-    /** {@code host:port}, {@code [v6-address]:port}. */
-    private static final Pattern ADDRESS = Pattern.compile("(\\[[0-9a-fA-F:.]+]|[a-zA-Z0-9._-]+):(\\d{1,5})");
+    /** {@code host:port}, {@code [v6-address]:port}, each with the optional {@code PROTOCOL://} the clients accept too. */
+    private static final Pattern ADDRESS = Pattern.compile("(?:[a-zA-Z_]+://)?(\\[[0-9a-fA-F:.]+]|[a-zA-Z0-9._-]+):(\\d{1,5})");
     static final String ACCEPTED = "HOST:PORT[,HOST:PORT...] with ports 1..65535, e.g. localhost:9092";
 
     private BootstrapServers() {

@@ -55,7 +55,8 @@ public final class Preflight {
         String servers = servers(config);
         probeTcp(servers, min(limit, CONNECT));
         Duration bound = min(limit, LIMIT);
-        try (Admin admin = Admin.create(properties(config, bound))) {
+        Admin admin = Admin.create(properties(config, bound));
+        try {
             admin.describeCluster().nodes().get(bound.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw failure(servers, "", e.getCause());
@@ -66,6 +67,8 @@ public final class Preflight {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SnowstampException("interrupted while connecting to Kafka at " + servers, e);
+        } finally {
+            close(admin);
         }
     }
 
@@ -77,7 +80,8 @@ public final class Preflight {
     public static void requireTopics(SnowstampConfig config, Duration limit, List<String> topics) {
         String servers = servers(config);
         Duration bound = min(limit, LIMIT);
-        try (Admin admin = Admin.create(properties(config, bound))) {
+        Admin admin = Admin.create(properties(config, bound));
+        try {
             for (String topic : topics) {
                 try {
                     admin.describeTopics(List.of(topic)).allTopicNames().get(bound.toMillis(), TimeUnit.MILLISECONDS);
@@ -95,7 +99,17 @@ public final class Preflight {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SnowstampException("interrupted while checking topics at " + servers, e);
+        } finally {
+            close(admin);
         }
+    }
+
+    /**
+     * Without waiting: {@code Admin.close()} waits for pending calls without end, and a call to a port
+     * that accepts connections but never answers stays pending after its own timeout (seen: 10 min).
+     */
+    private static void close(Admin admin) {
+        admin.close(Duration.ZERO);
     }
 
     private static SnowstampException failure(String servers, String doing, Throwable cause) {
@@ -111,9 +125,10 @@ public final class Preflight {
         List<String> failures = new ArrayList<>();
         for (String address : servers.split(",")) {
             String entry = address.trim();
-            int colon = entry.lastIndexOf(':');
-            String host = entry.substring(0, colon).replace("[", "").replace("]", "");
-            int port = Integer.parseInt(entry.substring(colon + 1));
+            String hostPort = entry.replaceFirst("^[a-zA-Z_]+://", "");   // config/BootstrapServers checked the shape
+            int colon = hostPort.lastIndexOf(':');
+            String host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
+            int port = Integer.parseInt(hostPort.substring(colon + 1));
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(host, port), (int) Math.max(1, timeout.toMillis()));
                 return;

@@ -41,6 +41,9 @@ class UsageErrorsTest {
         assertThat(usageError("consume", "--bootstrap-servers", "localhost").err())
                 .contains("kafka.bootstrap.servers=localhost is invalid: accepted HOST:PORT", "(from --bootstrap-servers)");
         assertThat(usageError("verify", "--set", "kafka.bootstrap.servers=a:1,b:99999").err()).contains("(from --set)");
+        // the forms the Kafka clients accept pass: a protocol prefix, an IPv6 address in brackets
+        Cli.Result accepted = Cli.run("decode", "--set", "kafka.bootstrap.servers=SASL_SSL://kafka-1:9093,[::1]:9092", "1");
+        assertThat(accepted.exitCode()).as(accepted.toString()).isZero();
     }
 
     @Test

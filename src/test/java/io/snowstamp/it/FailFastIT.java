@@ -82,6 +82,20 @@ class FailFastIT {
     }
 
     @Test
+    void shouldGiveUpAfterTimeoutWhenTheAddressAcceptsConnectionsButNoKafkaAnswers() throws Exception {
+        try (ServerSocket silent = new ServerSocket()) {
+            silent.bind(new InetSocketAddress("127.0.0.1", 0), 50);     // accepts (the backlog), never answers
+            String address = "127.0.0.1:" + silent.getLocalPort();
+
+            Cli.Result result = timed("verify", "--bootstrap-servers", address, "--timeout", "3s");
+
+            assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+            assertOneErrorLine(result.err(), result.toString());
+            assertThat(result.err()).contains("Kafka at " + address + " did not answer within 3s");
+        }
+    }
+
+    @Test
     void shouldSayATopicIsMissingWithinSecondsForEveryCommandThatNeedsOne() {
         String missing = TestBroker.unique("nope");
         for (String[] args : List.of(new String[] {"produce", "--count", "3", "--topic", missing},
