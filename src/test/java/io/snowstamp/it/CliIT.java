@@ -132,7 +132,7 @@ class CliIT {
         Cli.Result badValue = Cli.run("decode", "--set", "id.worker-offset=5000", "1");
         assertThat(badValue.exitCode()).isEqualTo(2);
         assertThat(badValue.err().trim()).as(badValue.toString())
-                .isEqualTo("error: id.worker-offset=5000 is invalid: accepted 0..1023 (the layout has 10 worker bits)");
+                .isEqualTo("error: id.worker-offset=5000 is invalid: accepted 0..1023 (the layout has 10 worker bits) (from --set)");
 
         Cli.Result usage = Cli.run("consume", "--no-such-flag");
         assertThat(usage.exitCode()).isEqualTo(2);
