@@ -50,11 +50,15 @@ public final class Errors {
         return deepest == null ? UNEXPECTED : flatten(phrase(deepest));
     }
 
-    /** Whether the chain holds a snowstamp exception: its message explains the error, a stack trace adds nothing for people. */
+    /**
+     * Whether the chain holds one of snowstamp's own exceptions (also those of the pure {@code id}
+     * package, such as an exhausted ID space): its message explains the error, a stack trace adds
+     * nothing for people.
+     */
     public static boolean explained(Throwable error) {
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
-            if (t instanceof SnowstampException) {
+            if (t instanceof SnowstampException || t.getClass().getPackageName().startsWith("io.snowstamp.")) {
                 return true;
             }
         }

@@ -87,4 +87,11 @@ class ErrorsTest {
         own.initCause(loop);
         assertThat(Errors.oneLine(loop)).isEqualTo("own");
     }
+
+    @Test
+    void shouldCallOnlySnowstampsOwnErrorsExplained() {
+        assertThat(Errors.explained(new RuntimeException("wrapper", new SnowstampException("own")))).isTrue();
+        assertThat(Errors.explained(new io.snowstamp.id.IdSpaceExhaustedException(io.snowstamp.id.IdLayout.preset("snowflake"), 1L << 42))).isTrue();
+        assertThat(Errors.explained(new IllegalStateException("a bug"))).isFalse();
+    }
 }
