@@ -59,11 +59,13 @@ public final class Preflight {
         try {
             admin.describeCluster().nodes().get(bound.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
+            // the Admin's own timeout (set to the same bound) usually fires first: the same situation as below
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+                throw noAnswer(servers, bound);
+            }
             throw failure(servers, "", e.getCause());
         } catch (TimeoutException e) {
-            throw new SnowstampException("Kafka at " + servers + " did not answer within " + Durations.format(bound)
-                    + ": the address accepts connections but no Kafka broker answered there (wrong port, TLS or SASL settings"
-                    + " missing in kafka.*?)");
+            throw noAnswer(servers, bound);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SnowstampException("interrupted while connecting to Kafka at " + servers, e);
@@ -83,18 +85,25 @@ public final class Preflight {
         Admin admin = Admin.create(properties(config, bound));
         try {
             for (String topic : topics) {
+                Throwable error;
                 try {
                     admin.describeTopics(List.of(topic)).allTopicNames().get(bound.toMillis(), TimeUnit.MILLISECONDS);
+                    continue;
                 } catch (ExecutionException e) {
-                    if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                        throw new SnowstampException("topic " + topic + " does not exist at " + servers
-                                + ": check the topic name, or create it ('snowstamp topics apply' creates the configured topics)");
-                    }
-                    throw failure(servers, " describing topic " + topic, e.getCause());
+                    error = e.getCause();
                 } catch (TimeoutException e) {
+                    error = e;
+                }
+                if (error instanceof UnknownTopicOrPartitionException) {
+                    throw new SnowstampException("topic " + topic + " does not exist at " + servers
+                            + ": check the topic name, or create it ('snowstamp topics apply' creates the configured topics)");
+                }
+                // the Admin's own timeout (the same bound) or ours, whichever fired first
+                if (error instanceof TimeoutException || error instanceof org.apache.kafka.common.errors.TimeoutException) {
                     throw new SnowstampException("Kafka at " + servers + " did not describe topic " + topic + " within "
                             + Durations.format(bound));
                 }
+                throw failure(servers, " describing topic " + topic, error);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -112,10 +121,15 @@ public final class Preflight {
         admin.close(Duration.ZERO);
     }
 
+    private static SnowstampException noAnswer(String servers, Duration bound) {
+        return new SnowstampException("Kafka at " + servers + " did not answer within " + Durations.format(bound)
+                + ": the address accepts connections but no Kafka broker answered there (wrong port, TLS or SASL settings"
+                + " missing in kafka.*?)");
+    }
+
     private static SnowstampException failure(String servers, String doing, Throwable cause) {
         String what = cause instanceof AuthenticationException ? "refused the credentials (kafka.sasl.* / kafka.ssl.*)"
                 : cause instanceof AuthorizationException ? "refused access (ACLs)"
-                : cause instanceof org.apache.kafka.common.errors.TimeoutException ? "did not answer in time"
                 : "failed";
         return new SnowstampException("Kafka at " + servers + " " + what + doing + ": " + Errors.oneLine(cause), cause);
     }
