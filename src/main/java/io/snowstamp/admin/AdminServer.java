@@ -15,7 +15,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -67,7 +66,7 @@ public final class AdminServer implements AutoCloseable {
      * Binds and starts the server for a runner that may not have started yet (call
      * {@code runner.advertise(server.advertisedAddress())} before {@code runner.start()}).
      *
-     * @throws UncheckedIOException when the address cannot be bound (port in use, unknown address)
+     * @throws io.snowstamp.SnowstampException when the address cannot be bound (port in use, unknown address)
      */
     public static AdminServer start(SnowstampConfig config, StreamsRunner runner, LongSupplier clock) {
         AdminSettings settings = config.admin();
@@ -80,8 +79,12 @@ public final class AdminServer implements AutoCloseable {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(settings.bind()), Math.max(settings.port(), 0)), 16);
         } catch (IOException e) {
             metrics.close();
-            throw new UncheckedIOException("cannot start the admin server on " + settings.bind() + ":" + settings.port()
-                    + " (admin.bind, admin.port): " + e.getMessage(), e);
+            // one line naming the port: the CLI prints only the message of a SnowstampException
+            throw new io.snowstamp.SnowstampException(e instanceof java.net.BindException
+                    ? "cannot start the admin server: port " + settings.port() + " on " + settings.bind() + " is in use or not"
+                    + " available (--admin-port, admin.port; 0 = any free port)"
+                    : "cannot start the admin server on " + settings.bind() + ":" + settings.port() + " (admin.bind, admin.port): "
+                    + Errors.oneLine(e), e);
         }
         ExecutorService executor = Executors.newFixedThreadPool(2, daemonThreads("snowstamp-admin"));
         server.setExecutor(executor);

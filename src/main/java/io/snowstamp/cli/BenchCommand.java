@@ -38,7 +38,9 @@ import java.util.concurrent.Callable;
                 + "Repeats --repeat times and reports medians; the last line is JSON. "
                 + "Without --bootstrap-servers or --data-dir it uses a fresh embedded broker in a temporary directory "
                 + "(in this JVM: peak heap then includes the broker; run 'snowstamp broker' in another process and pass "
-                + "--bootstrap-servers to measure the stamper alone).")
+                + "--bootstrap-servers to measure the stamper alone).",
+        footer = {"", "Examples:", "  snowstamp bench --records 200000",
+                "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --repeat 3"})
 final class BenchCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -86,6 +88,7 @@ final class BenchCommand implements Callable<Integer> {
         Map<String, String> flags = new HashMap<>(Map.of("input.topic", input, "state.dir",
                 (tmp != null ? tmp : Files.createTempDirectory("snowstamp-bench")).resolve("streams").toString()));
         SnowstampConfig loaded = options.load(flags);
+        options.configOptions.requireIssuableLayout();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             String servers = connection.config().kafka().get("bootstrap.servers");
             Bench bench = new Bench(overrides -> {

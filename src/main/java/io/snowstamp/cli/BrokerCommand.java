@@ -16,7 +16,8 @@ import java.util.concurrent.CountDownLatch;
         description = "Runs only the embedded Kafka broker (a real single-node KRaft broker) in the foreground, until "
                 + "SIGTERM or Ctrl-C. Prints bootstrap.servers=HOST:PORT once ready; data stays in --data-dir. Any "
                 + "Kafka client can use it; snowstamp commands without --bootstrap-servers find it through "
-                + "--data-dir.")
+                + "--data-dir. Exits 0 after a clean stop.",
+        footer = {"", "Examples:", "  snowstamp broker", "  snowstamp broker --port 0 --data-dir /tmp/kafka"})
 final class BrokerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -28,11 +29,16 @@ final class BrokerCommand implements Callable<Integer> {
     Path dataDir;
 
     @Option(names = "--broker-config", paramLabel = "KEY=VALUE",
-            description = "a Kafka broker property for this broker (repeatable), e.g. group.streams.session.timeout.ms=6000")
+            description = "a Kafka broker property for this broker (repeatable), e.g. group.streams.session.timeout.ms=6000"
+                    + " (default: none)")
     Map<String, String> brokerConfig = new java.util.LinkedHashMap<>();
 
     @Override
     public Integer call() throws InterruptedException {
+        if (port < 0 || port > 65_535) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--port=" + port + " is invalid: accepted 0..65535");
+        }
+        CleanStop.exitZeroOnSignal();
         LocalBroker broker = LocalBroker.obtain(dataDir, port, brokerConfig);
         if (!broker.owned()) {
             throw new SnowstampException("a broker already runs on " + dataDir + " at " + broker.bootstrapServers()

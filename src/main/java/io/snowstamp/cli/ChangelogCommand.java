@@ -51,17 +51,18 @@ import java.util.concurrent.Callable;
                 + "per input partition, the worker lease (epoch, holder, heartbeat) and the high-water mark (lastId, "
                 + "reservedUntil). These commands replay it with a plain consumer (read_committed, no consumer group, "
                 + "up to the end offsets taken when the read starts), so they work while the stamper is stopped.",
+        footer = {"", "Example:", "  snowstamp changelog inspect --application-id orders"},
         subcommands = {ChangelogCommand.Inspect.class, ChangelogCommand.History.class, ChangelogCommand.Export.class,
                 ChangelogCommand.Import.class})
-final class ChangelogCommand implements Runnable {
+final class ChangelogCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Spec
     CommandSpec spec;
 
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        return Main.usageError(spec);
     }
 
     /** Output of inspect and history. */
@@ -70,12 +71,13 @@ final class ChangelogCommand implements Runnable {
     /** The application whose changelog is read, and how long reading may take. */
     static final class Target {
         @Option(names = "--application-id", paramLabel = "ID",
-                description = "the application whose changelog to use (ID-worker-state-changelog); same as --set application.id=ID")
+                description = "the application whose changelog to use (ID-worker-state-changelog); same as --set application.id=ID"
+                        + " (default: application.id)")
         String applicationId;
 
         @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
                 description = "give up if the changelog cannot be read to its end in this time (default: ${DEFAULT-VALUE})")
-        String timeout;
+        Duration limit;
 
         Map<String, String> flags() {
             Map<String, String> flags = new LinkedHashMap<>();
@@ -85,8 +87,9 @@ final class ChangelogCommand implements Runnable {
             return flags;
         }
 
-        Duration timeout(CommandSpec spec) {
-            return CliDurations.parse(spec, "--timeout", timeout);
+        /** Connects within --timeout: an unreachable cluster fails in seconds, naming it. */
+        KafkaOptions.Connection connect(KafkaOptions options, SnowstampConfig loaded) {
+            return options.connect(loaded, 0, limit);
         }
     }
 
@@ -99,7 +102,8 @@ final class ChangelogCommand implements Runnable {
                     + "line: {\"partition\", \"workerId\", \"epoch\", \"holder\", \"acquiredAt\", \"heartbeatAt\", "
                     + "\"heartbeatAgoMillis\", \"lastId\", \"lastIdTime\", \"reservedUntil\", \"reservedUntilTime\", "
                     + "\"leadMillis\", \"layoutFingerprint\", \"layoutMatches\", \"offset\", \"writtenAt\"} (times ISO-8601 "
-                    + "UTC, null when none; IDs -1 when none). Exit 1 if the changelog does not exist or is empty.")
+                    + "UTC, null when none; IDs -1 when none). Exit 1 if the changelog does not exist or is empty.",
+            footer = {"", "Examples:", "  snowstamp changelog inspect", "  snowstamp changelog inspect --application-id orders --format json"})
     static final class Inspect implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -116,9 +120,9 @@ final class ChangelogCommand implements Runnable {
 
         @Override
         public Integer call() {
-            Duration limit = target.timeout(spec);
+            Duration limit = target.limit;
             SnowstampConfig loaded = options.load(target.flags());
-            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+            try (KafkaOptions.Connection connection = target.connect(options, loaded)) {
                 SnowstampConfig config = connection.config();
                 Map<Integer, ChangelogEntry> latest = ChangelogReader.latest(KafkaSettings.consumer(config), config.applicationId(), limit);
                 print(config, latest, System.currentTimeMillis(), spec.commandLine().getOut(), spec.commandLine().getErr());
@@ -165,7 +169,9 @@ final class ChangelogCommand implements Runnable {
                     + "line: {\"partition\", \"offset\", \"writtenAt\", \"layoutFingerprint\", \"workerId\", \"epoch\", "
                     + "\"holder\", \"acquiredAt\", \"heartbeatAt\", \"lastId\", \"reservedUntil\", \"changes\", \"change\"} "
                     + "(times as Unix millis, changes as a list of kinds: first, lease, lastId, reservedUntil, heartbeat, "
-                    + "...).")
+                    + "...).",
+            footer = {"", "Examples:", "  snowstamp changelog history --partition 0",
+                    "  snowstamp changelog history --application-id orders --format json > h.jsonl"})
     static final class History implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -176,7 +182,7 @@ final class ChangelogCommand implements Runnable {
         @Mixin
         Target target;
 
-        @Option(names = "--partition", paramLabel = "P", description = "only this partition")
+        @Option(names = "--partition", paramLabel = "P", description = "only this partition (default: all)")
         Integer partition;
 
         @Option(names = "--format", paramLabel = "F", defaultValue = "table",
@@ -185,10 +191,10 @@ final class ChangelogCommand implements Runnable {
 
         @Override
         public Integer call() {
-            Duration limit = target.timeout(spec);
+            Duration limit = target.limit;
             SnowstampConfig loaded = options.load(target.flags());
             PrintWriter out = spec.commandLine().getOut();
-            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+            try (KafkaOptions.Connection connection = target.connect(options, loaded)) {
                 SnowstampConfig config = connection.config();
                 IdLayout configured = config.layout();
                 Map<Integer, WorkerState> previous = new HashMap<>();
@@ -236,7 +242,9 @@ final class ChangelogCommand implements Runnable {
                     + "then one line per partition with every field: {\"partition\", \"layoutFingerprint\", \"workerId\", "
                     + "\"epoch\", \"holder\", \"acquiredAt\", \"heartbeatAt\", \"lastId\", \"reservedUntil\"} (times as Unix "
                     + "millis, -1 = no ID). 'changelog import' reads it back. The file is replaced atomically. Exit 1 if "
-                    + "the changelog does not exist or is empty.")
+                    + "the changelog does not exist or is empty.",
+            footer = {"", "Examples:", "  snowstamp changelog export --file state.jsonl",
+                    "  snowstamp changelog export --application-id orders --file - | gzip > s.gz"})
     static final class Export implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -252,9 +260,9 @@ final class ChangelogCommand implements Runnable {
 
         @Override
         public Integer call() throws IOException {
-            Duration limit = target.timeout(spec);
+            Duration limit = target.limit;
             SnowstampConfig loaded = options.load(target.flags());
-            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+            try (KafkaOptions.Connection connection = target.connect(options, loaded)) {
                 SnowstampConfig config = connection.config();
                 Map<Integer, ChangelogEntry> latest = ChangelogReader.latest(KafkaSettings.consumer(config), config.applicationId(), limit);
                 Map<Integer, WorkerState> states = new TreeMap<>();
@@ -303,7 +311,9 @@ final class ChangelogCommand implements Runnable {
                     + "that does not fit the configuration; any partition whose high-water mark (max of lastId and "
                     + "reservedUntil) would be lower than the changelog's now; and an application that has active "
                     + "members (stop it first). The epoch never goes down either. --dry-run checks and prints the "
-                    + "same, and writes nothing.")
+                    + "same, and writes nothing.",
+            footer = {"", "Examples:", "  snowstamp changelog import --file state.jsonl --dry-run",
+                    "  snowstamp changelog import --application-id orders --file state.jsonl"})
     static final class Import implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -322,11 +332,11 @@ final class ChangelogCommand implements Runnable {
 
         @Override
         public Integer call() throws IOException {
-            Duration limit = target.timeout(spec);
+            Duration limit = target.limit;
             StateFile export = read(file);
             SnowstampConfig loaded = options.load(target.flags());
             PrintWriter out = spec.commandLine().getOut();
-            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+            try (KafkaOptions.Connection connection = target.connect(options, loaded)) {
                 SnowstampConfig config = connection.config();
                 String app = config.applicationId();
                 String topic = Names.changelogTopic(app);
@@ -368,7 +378,8 @@ final class ChangelogCommand implements Runnable {
             }
             Path path = Path.of(name);
             if (!Files.isRegularFile(path)) {
-                throw new SnowstampException("--file=" + name + " is invalid: the file does not exist");
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--file=" + name + " is invalid: "
+                        + (Files.exists(path) ? "not a regular file" : "the file does not exist"));
             }
             try (BufferedReader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
                 return StateFile.read(reader, name);

@@ -21,7 +21,9 @@ import java.util.concurrent.Callable;
         description = "Prints the records of a topic from the beginning, one JSON object per line: "
                 + "{\"partition\",\"offset\",\"key\",\"id\",\"value\"} (id from header snowstamp-id; value as JSON "
                 + "when it parses, else as a string). Reads read_committed with no consumer group; stops at --max "
-                + "records, or when no record arrived for --timeout.")
+                + "records, or when no record arrived for --idle-timeout.",
+        footer = {"", "Examples:", "  snowstamp consume --topic events.stamped --max 10",
+                "  snowstamp consume --bootstrap-servers kafka:9092 --idle-timeout 30s"})
 final class ConsumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -35,20 +37,26 @@ final class ConsumeCommand implements Callable<Integer> {
     @Option(names = "--max", paramLabel = "N", description = "stop after N records (default: no limit)")
     Long max;
 
-    @Option(names = "--timeout", paramLabel = "D", defaultValue = "5s",
+    @Option(names = {"--idle-timeout", "--idle"}, paramLabel = "D", defaultValue = "5s",
             description = "stop once no record arrived for this long (default: ${DEFAULT-VALUE})")
-    String timeout;
+    Duration idle;
+
+    @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
+            description = "give up if Kafka or the topic's metadata does not answer in this time (default: ${DEFAULT-VALUE})")
+    Duration limit;
 
     @Override
     public Integer call() {
-        Duration idle = CliDurations.parse(spec, "--timeout", timeout);
+        if (max != null && max < 0) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--max=" + max + " is invalid: accepted 0 or more");
+        }
         SnowstampConfig loaded = options.load();
-        try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
-            String target = topic == null ? connection.config().outputTopic() : topic;
+        String target = topic == null ? loaded.outputTopic() : topic;
+        try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, target)) {
             PrintWriter out = spec.commandLine().getOut();
             long printed = 0;
             try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(connection.config()))) {
-                List<TopicPartition> partitions = TopicReader.partitions(consumer, target, Duration.ofSeconds(30));
+                List<TopicPartition> partitions = TopicReader.partitions(consumer, target, limit);
                 if (partitions.isEmpty()) {
                     throw new io.snowstamp.SnowstampException("topic " + target + " does not exist");
                 }

@@ -16,7 +16,8 @@ import java.util.concurrent.Callable;
 
 @Command(name = "decode", header = "Decodes IDs into time, worker, datacenter and sequence.",
         description = "Decodes IDs with the configured layout (id.* keys): one JSON object per ID, "
-                + "{\"id\",\"time\",\"worker\",\"datacenter\",\"sequence\"}, time as an ISO-8601 instant.")
+                + "{\"id\",\"time\",\"worker\",\"datacenter\",\"sequence\"}, time as an ISO-8601 instant.",
+        footer = {"", "Examples:", "  snowstamp decode 1234567890123456789", "  snowstamp decode --set id.preset=sonyflake 1234567890123"})
 final class DecodeCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -37,7 +38,12 @@ final class DecodeCommand implements Callable<Integer> {
             try {
                 id = Long.parseLong(text.trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + text + "' is not an ID: accepted a decimal number 0.." + Long.MAX_VALUE);
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                        "ID '" + text + "' is invalid: accepted a decimal number 0.." + Long.MAX_VALUE);
+            }
+            if (id < 0 || id > config.layout().maxId()) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "ID '" + text + "' is invalid: accepted 0.."
+                        + config.layout().maxId() + " (" + config.layout().totalBits() + " bits) in layout " + config.layout().fingerprint());
             }
             DecodedId decoded = config.layout().decode(id);
             ObjectNode node = JSON.createObjectNode();

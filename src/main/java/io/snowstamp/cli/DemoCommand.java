@@ -40,7 +40,8 @@ import java.util.concurrent.Future;
         description = "The whole job on the embedded broker: starts the broker (data in --data-dir) and the stamper, "
                 + "creates the topics, produces --events sample events, prints the stamped records as they arrive, "
                 + "stops the stamper, verifies the whole output topic against the input, prints a one-line summary "
-                + "and exits (0 when verify is clean). Run it again: the IDs continue above the previous run's.")
+                + "and exits (0 when verify is clean). Run it again: the IDs continue above the previous run's.",
+        footer = {"", "Examples:", "  snowstamp demo", "  snowstamp demo --events 100000 --show 5 --data-dir /tmp/snowstamp-demo"})
 final class DemoCommand implements Callable<Integer> {
     private static final Duration WAIT = Duration.ofSeconds(120);
 
@@ -69,12 +70,13 @@ final class DemoCommand implements Callable<Integer> {
             throw new io.snowstamp.config.ConfigException(Keys.ID_MODE, loaded.idMode(), "snowflake here: demo shows snowflake"
                     + " IDs; for sequences see the README (tags create, run, verify --mode sequence)");
         }
+        options.configOptions.requireIssuableLayout();
         PrintWriter out = spec.commandLine().getOut();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             SnowstampConfig config = connection.config();
             out.println("broker: " + config.kafka().get("bootstrap.servers") + (connection.embedded() ? " (embedded, data in "
                     + options.dataDir + ")" : ""));
-            TopicsCommand.apply(config, Path.of("topics")).forEach(line -> out.println("topics: " + line));
+            TopicsCommand.apply(config, Path.of("topics"), WAIT).forEach(line -> out.println("topics: " + line));
             out.flush();
             List<ConsumerRecord<byte[], byte[]>> stamped;
             try (StreamsRunner runner = new StreamsRunner(config, CachedClock::millis)) {

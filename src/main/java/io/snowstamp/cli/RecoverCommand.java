@@ -1,7 +1,10 @@
 package io.snowstamp.cli;
 
 import io.snowstamp.SnowstampException;
+import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.recovery.ApplicationGroup;
 import io.snowstamp.recovery.ChangelogReader;
@@ -38,13 +41,21 @@ import java.util.concurrent.Callable;
                 + "so that an application started with that id resumes above every old ID. A partition whose target "
                 + "state is already at or above its resume point is kept. A missing or empty source changelog is "
                 + "noted and the output topic alone decides. Refuses to apply while the target application has active "
-                + "members; exit 1 when neither source holds anything.")
+                + "members; exit 1 when neither source holds anything.",
+        footer = {"", "Examples:", "  snowstamp recover --application-id orders",
+                "  snowstamp recover --from-changelog old-app --to-application-id new-app --apply"})
 final class RecoverCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     @Spec
     CommandSpec spec;
 
     @Mixin
     KafkaOptions options;
+
+    @Option(names = "--application-id", paramLabel = "ID", description = "same as --set application.id=ID: the"
+            + " application recovered, when --from-changelog does not name another (default: application.id)")
+    String applicationId;
 
     @Option(names = "--from-changelog", paramLabel = "APP", arity = "0..1", fallbackValue = "",
             description = "application whose changelog to read (default, and without APP: application.id)")
@@ -63,18 +74,21 @@ final class RecoverCommand implements Callable<Integer> {
     @Option(names = "--apply", description = "write the seeds (without it: print them, write nothing)")
     boolean apply;
 
+    @Option(names = "--format", paramLabel = "F", defaultValue = "table",
+            description = "table (for a terminal) or json (one object per partition and line) (default: ${DEFAULT-VALUE})")
+    ChangelogCommand.Format format;
+
     @Option(names = "--timeout", paramLabel = "D", defaultValue = "10m",
             description = "give up if the changelogs or the full scan cannot be read to their end in this time"
                     + " (default: ${DEFAULT-VALUE}); the tail of a partition gets recovery.tail-guard-timeout")
-    String timeout;
+    Duration limit;
 
     @Override
     public Integer call() {
-        Duration limit = CliDurations.parse(spec, "--timeout", timeout);
-        SnowstampConfig loaded = options.load();
+        SnowstampConfig loaded = options.load(applicationId == null ? Map.of() : Map.of(Keys.APPLICATION_ID, applicationId));
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (KafkaOptions.Connection connection = options.connect(loaded, 0);
+        try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit);
              Admin admin = Admin.create(KafkaSettings.client(connection.config()))) {
             SnowstampConfig config = connection.config();
             IdLayout layout = config.layout();
@@ -108,8 +122,10 @@ final class RecoverCommand implements Callable<Integer> {
             ResumePlan plan = ResumePlan.plan(partitions, sourceStates, highest, targetStates, layout, config.workerOffset(),
                     System.currentTimeMillis());
 
+            // in JSON mode stdout carries only the rows, for scripts; what surrounds them goes to stderr
+            PrintWriter notes = format == ChangelogCommand.Format.json ? err : out;
             if (sourceNote != null) {
-                out.println("note: " + sourceNote);
+                notes.println("note: " + sourceNote);
             }
             if (plan.nothingIssued()) {
                 throw new SnowstampException("nothing to recover: changelog " + Names.changelogTopic(source) + " holds no state and "
@@ -117,15 +133,19 @@ final class RecoverCommand implements Callable<Integer> {
                         + " in layout " + layout.fingerprint() + (fullScan ? "" : " in its tail (try --full-scan)")
                         + "; check --from-changelog, --from-output and the id.* settings");
             }
-            out.println("recover " + Names.changelogTopic(source) + " + " + output + " (" + (fullScan ? "full scan" : "tail of each partition")
+            notes.println("recover " + Names.changelogTopic(source) + " + " + output + " (" + (fullScan ? "full scan" : "tail of each partition")
                     + ") -> " + Names.changelogTopic(target));
-            print(plan, layout, out);
+            if (format == ChangelogCommand.Format.json) {
+                plan.rows().forEach(row -> out.println(json(row, layout)));
+            } else {
+                print(plan, layout, out);
+            }
             Map<Integer, WorkerState> seeds = plan.seeds();
             String topic = Names.changelogTopic(target);
             if (seeds.isEmpty()) {
-                out.println("nothing to write: " + topic + " already holds marks at or above every resume point");
+                notes.println("nothing to write: " + topic + " already holds marks at or above every resume point");
             } else if (!apply) {
-                out.println("dry run: nothing written; --apply writes " + seeds.size() + " seed" + (seeds.size() == 1 ? "" : "s")
+                notes.println("dry run: nothing written; --apply writes " + seeds.size() + " seed" + (seeds.size() == 1 ? "" : "s")
                         + " into " + topic);
             } else {
                 int inputPartitions = ChangelogCommand.inputPartitions(admin, config, limit);
@@ -136,7 +156,7 @@ final class RecoverCommand implements Callable<Integer> {
                 Optional<Integer> existing = ChangelogWriter.partitionCount(admin, topic, limit);
                 ChangelogWriter.ensureTopic(admin, topic, partitions, limit);
                 ChangelogWriter.write(KafkaSettings.producer(config), topic, seeds, limit);
-                out.println("seeded " + seeds.size() + " partition" + (seeds.size() == 1 ? "" : "s") + " of " + topic
+                notes.println("seeded " + seeds.size() + " partition" + (seeds.size() == 1 ? "" : "s") + " of " + topic
                         + (existing.isPresent() ? "" : " (created: compacted, " + partitions + " partitions)")
                         + "; start the stamper with application.id=" + target);
             }
@@ -144,6 +164,19 @@ final class RecoverCommand implements Callable<Integer> {
             err.flush();
             return 0;
         }
+    }
+
+    private static String json(ResumePlan.Row row, IdLayout layout) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("partition", row.partition());
+        node.put("worker", row.worker());
+        node.put("fromChangelog", row.fromChangelog());
+        node.put("fromOutput", row.fromOutput());
+        node.put("resume", row.resume());
+        Long millis = StateText.idMillis(layout, row.resume());
+        node.put("resumeTime", millis == null ? null : StateText.iso(millis));
+        node.put("action", row.action().name().toLowerCase(java.util.Locale.ROOT));
+        return node.toString();
     }
 
     private static void print(ResumePlan plan, IdLayout layout, PrintWriter out) {

@@ -4,6 +4,7 @@ import io.snowstamp.admin.AdminServer;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.CachedClock;
+import io.snowstamp.runtime.Preflight;
 import io.snowstamp.runtime.StreamsRunner;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,8 +23,12 @@ import java.util.concurrent.Callable;
         description = "Runs the stamper until SIGTERM or Ctrl-C, then commits in-flight work and stops. Without "
                 + "--bootstrap-servers it uses the embedded broker of --data-dir (starting one if no snowstamp "
                 + "process runs it) and creates the topics from topics/. Start more instances with the same "
-                + "--application-id and different --instance-id to spread the partitions; exits 1 with the reason "
-                + "if the stamper dies.")
+                + "--application-id and different --instance-id to spread the partitions. Exits 0 after a clean stop, "
+                + "1 with the reason if the stamper dies. Before anything starts, the configuration is checked (the ID "
+                + "layout must be able to issue IDs now) and so is Kafka: unreachable, or the input or output topic "
+                + "missing, ends in one line within seconds.",
+        footer = {"", "Examples:", "  snowstamp run",
+                "  snowstamp run --application-id orders --instance-id a --admin-port 8080"})
 final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -31,14 +36,16 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     KafkaOptions options;
 
-    @Option(names = "--application-id", paramLabel = "ID", description = "same as --set application.id=ID")
+    @Option(names = "--application-id", paramLabel = "ID", description = "same as --set application.id=ID"
+            + " (default: application.id, which defaults to snowstamp)")
     String applicationId;
 
-    @Option(names = "--state-dir", paramLabel = "DIR", description = "same as --set state.dir=DIR")
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "same as --set state.dir=DIR"
+            + " (default: state.dir, which defaults to data/streams)")
     Path stateDir;
 
     @Option(names = "--instance-id", paramLabel = "NAME", description = "same as --set instance.id=NAME;"
-            + " instances on one machine need different names")
+            + " instances on one machine need different names (default: instance.id, else the host name)")
     String instanceId;
 
     @Option(names = "--admin-port", paramLabel = "PORT", description = "serve /health/live, /health/ready, /metrics and"
@@ -50,16 +57,16 @@ final class RunCommand implements Callable<Integer> {
     String adminBind;
 
     @Option(names = "--profile", paramLabel = "NAME", description = "same as --set profile=NAME: default (exactly-once,"
-            + " 100 ms commits) or throughput (1 s commits: more records/s, about 1 s end-to-end latency); see BENCHMARKS.md")
+            + " 100 ms commits) or throughput (1 s commits: more records/s, about 1 s end-to-end latency); see BENCHMARKS.md"
+            + " (default: profile, which defaults to default)")
     String profile;
 
     @Option(names = "--shutdown-timeout", paramLabel = "D", defaultValue = "30s",
             description = "how long a clean stop may take (default: ${DEFAULT-VALUE})")
-    String shutdownTimeout;
+    Duration timeout;
 
     @Override
     public Integer call() throws InterruptedException {
-        Duration timeout = CliDurations.parse(spec, "--shutdown-timeout", shutdownTimeout);
         Map<String, String> flags = new LinkedHashMap<>();
         if (applicationId != null) {
             flags.put(Keys.APPLICATION_ID, applicationId);
@@ -80,6 +87,7 @@ final class RunCommand implements Callable<Integer> {
             flags.put(Keys.PROFILE, profile);
         }
         SnowstampConfig loaded = options.load(flags);
+        options.configOptions.requireIssuableLayout();
         KafkaOptions.Connection connection = options.connect(loaded, 0);
         PrintWriter out = spec.commandLine().getOut();
         // the cached clock: a volatile read per ID instead of a system call (see CachedClock)
@@ -87,6 +95,7 @@ final class RunCommand implements Callable<Integer> {
         // started before Kafka Streams: its port is the application.server other instances query
         AdminServer admin = loaded.admin().enabled()
                 ? AdminServer.start(connection.config(), runner, System::currentTimeMillis) : null;
+        CleanStop.exitZeroOnSignal();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             runner.close(timeout);
             if (admin != null) {
@@ -100,9 +109,10 @@ final class RunCommand implements Callable<Integer> {
                     + String.join(" ", AdminServer.ENDPOINTS) + ")");
         }
         if (connection.embedded()) {
-            TopicsCommand.apply(connection.config(), Path.of("topics"));
+            TopicsCommand.apply(connection.config(), Path.of("topics"), Preflight.LIMIT);
             out.println("bootstrap.servers=" + connection.config().kafka().get("bootstrap.servers"));
         }
+        connection.requireTopics(Preflight.LIMIT, loaded.inputTopic(), loaded.outputTopic());
         runner.start();
         out.println("stamping " + loaded.inputTopic() + " -> " + loaded.outputTopic() + " as " + loaded.applicationId()
                 + "/" + loaded.instanceId() + " (" + loaded.processingGuarantee() + "); stop with SIGTERM or Ctrl-C");

@@ -33,23 +33,25 @@ import java.util.concurrent.Callable;
 @Command(name = "tags", header = "Creates, changes and lists the tags of sequence mode.",
         description = "Tags of sequence mode (id.mode=sequence) are records of the compacted tags topic "
                 + "(sequence.tags-topic), read by the stamper as a global table.",
+        footer = {"", "Example:", "  snowstamp tags create orders --start 1000 --step 500"},
         subcommands = {TagsCommand.Create.class, TagsCommand.SetStep.class, TagsCommand.ListTags.class})
-final class TagsCommand implements Runnable {
+final class TagsCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Spec
     CommandSpec spec;
 
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        return Main.usageError(spec);
     }
 
     @Command(name = "create", header = "Registers a tag with its first number and step.",
             description = "Registers TAG in the tags topic (created from topics/ if missing) with its first number and "
                     + "its step (numbers reserved per state write). Refused when the tag is registered already. A tag "
                     + "never goes back: if the stamper already numbered it (for example auto-created), numbering "
-                    + "continues after its last number whatever --start says.")
+                    + "continues after its last number whatever --start says.",
+            footer = {"", "Examples:", "  snowstamp tags create orders", "  snowstamp tags create invoices --start 100000 --step 100"})
     static final class Create implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -69,11 +71,10 @@ final class TagsCommand implements Runnable {
 
         @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
                 description = "give up reading the tags topic after this long (default: ${DEFAULT-VALUE})")
-        String timeout;
+        Duration limit;
 
         @Override
         public Integer call() {
-            Duration limit = CliDurations.parse(spec, "--timeout", timeout);
             checkTag(spec, tag);
             SnowstampConfig loaded = options.load();
             long first = start == null ? loaded.sequence().defaultStart() : start;
@@ -82,7 +83,7 @@ final class TagsCommand implements Runnable {
                 throw new ParameterException(spec.commandLine(), "--start=" + first + " is invalid: accepted 0.." + SequenceSettings.MAX_START);
             }
             checkStep(spec, "--step", size);
-            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+            try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit)) {
                 SnowstampConfig config = connection.config();
                 ensureTagsTopic(config);
                 TagDefinition existing = registry(config, limit, spec).get(tag);
@@ -101,7 +102,8 @@ final class TagsCommand implements Runnable {
     @Command(name = "set-step", header = "Changes the step of a tag, from its next segment on.",
             description = "Writes a new revision of TAG's definition with STEP. Each task applies it when the tag's "
                     + "current segment is used up (the numbers already reserved are issued first), so the change "
-                    + "neither skips nor repeats a number.")
+                    + "neither skips nor repeats a number.",
+            footer = {"", "Example:", "  snowstamp tags set-step orders 5000"})
     static final class SetStep implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -117,15 +119,14 @@ final class TagsCommand implements Runnable {
 
         @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
                 description = "give up reading the tags topic after this long (default: ${DEFAULT-VALUE})")
-        String timeout;
+        Duration limit;
 
         @Override
         public Integer call() {
-            Duration limit = CliDurations.parse(spec, "--timeout", timeout);
             checkTag(spec, tag);
             checkStep(spec, "STEP", step);
             SnowstampConfig loaded = options.load();
-            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+            try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit)) {
                 SnowstampConfig config = connection.config();
                 TagDefinition existing = registry(config, limit, spec).get(tag);
                 if (existing == null) {
@@ -152,7 +153,8 @@ final class TagsCommand implements Runnable {
                     + "reserved, so every number issued is at most max_id — from the changelog of the application's "
                     + "sequence-segments store (read_committed, to its end; null before the tag's first record). Tags "
                     + "numbered without being registered (auto-created) have registered=false. Works whether or not the "
-                    + "stamper runs.")
+                    + "stamper runs.",
+            footer = {"", "Examples:", "  snowstamp tags list", "  snowstamp tags list --application-id orders-numberer --timeout 30s"})
     static final class ListTags implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -161,18 +163,17 @@ final class TagsCommand implements Runnable {
         KafkaOptions options;
 
         @Option(names = "--application-id", paramLabel = "ID", description = "same as --set application.id=ID: whose changelog"
-                + " to read max_id from")
+                + " to read max_id from (default: application.id)")
         String applicationId;
 
         @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
                 description = "give up reading a topic to its end after this long (default: ${DEFAULT-VALUE})")
-        String timeout;
+        Duration limit;
 
         @Override
         public Integer call() {
-            Duration limit = CliDurations.parse(spec, "--timeout", timeout);
             SnowstampConfig loaded = options.load(applicationId == null ? Map.of() : Map.of(Keys.APPLICATION_ID, applicationId));
-            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
+            try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit)) {
                 PrintWriter out = spec.commandLine().getOut();
                 SnowstampConfig config = connection.config();
                 Map<String, TagDefinition> registry = registry(config, limit, spec);

@@ -5,6 +5,7 @@ import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.runtime.TopicSpec;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,20 +13,23 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 @Command(name = "topics", header = "Creates the topics declared in topics/ and reports drift.",
         description = "Topic files live in topics/, one NAME.properties per topic.",
+        footer = {"", "Example:", "  snowstamp topics apply --check"},
         subcommands = TopicsCommand.Apply.class)
-final class TopicsCommand implements Runnable {
+final class TopicsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        return Main.usageError(spec);
     }
 
     @Command(name = "apply", header = "Creates missing topics from their files; reports drift.",
@@ -35,7 +39,8 @@ final class TopicsCommand implements Runnable {
                 + "are created too, from the events.raw / events.stamped / events.dlq files, when no file names "
                 + "them (in sequence mode also the tags topic, from snowstamp-tags). Without a topics/ directory "
                 + "the files bundled in the jar are used. Exit 1 on drift with "
-                + "--check.")
+                + "--check.",
+            footer = {"", "Examples:", "  snowstamp topics apply", "  snowstamp topics apply --bootstrap-servers kafka:9092 --dir topics --check"})
     static final class Apply implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -49,19 +54,23 @@ final class TopicsCommand implements Runnable {
         @Option(names = "--check", description = "exit 1 if any existing topic drifts from its file")
         boolean check;
 
+        @Option(names = "--timeout", paramLabel = "D", defaultValue = "60s",
+                description = "give up if Kafka does not answer a request in this time (default: ${DEFAULT-VALUE})")
+        Duration limit;
+
         @Override
         public Integer call() {
             SnowstampConfig loaded = options.load();
-            try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
-                List<String> report = apply(connection.config(), dir);
+            try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit)) {
+                List<String> report = apply(connection.config(), dir, limit);
                 report.forEach(spec.commandLine().getOut()::println);
                 return check && report.stream().anyMatch(line -> line.startsWith("drift")) ? 1 : 0;
             }
         }
     }
 
-    /** Applies the topic files plus the configured input, output and dead-letter topics. */
-    static List<String> apply(SnowstampConfig config, Path dir) {
+    /** Applies the topic files plus the configured input, output and dead-letter topics; each request within {@code limit}. */
+    static List<String> apply(SnowstampConfig config, Path dir, Duration limit) {
         List<TopicSpec> specs = new ArrayList<>(TopicSpec.load(dir));
         List<TopicSpec> wanted = new ArrayList<>(specs);
         addIfMissing(wanted, TopicSpec.named(specs, config.inputTopic(), "events.raw"));
@@ -70,7 +79,9 @@ final class TopicsCommand implements Runnable {
         if (config.idMode() == SnowstampConfig.IdMode.SEQUENCE) {
             addIfMissing(wanted, TopicSpec.named(specs, config.sequence().tagsTopic(), "snowstamp-tags"));
         }
-        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+        Properties props = KafkaSettings.client(config);
+        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(Math.max(1, limit.toMillis())));
+        try (Admin admin = Admin.create(props)) {
             return TopicAdmin.apply(admin, wanted);
         }
     }

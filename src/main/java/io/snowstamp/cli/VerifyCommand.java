@@ -28,7 +28,9 @@ import java.util.concurrent.Callable;
                 + "snowstamp-src header. Prints the problems found, then a last line records=N duplicates=D "
                 + "missing=M extra=E. Exit 1 on any problem. With --mode sequence (id.mode=sequence output) the "
                 + "checks are per tag (snowstamp-tag header): no number twice, numbers increasing in output order; "
-                + "one line per tag with its gaps (skipped numbers, not a problem) comes first.")
+                + "one line per tag with its gaps (skipped numbers, not a problem) comes first.",
+        footer = {"", "Examples:", "  snowstamp verify --topic events.stamped --source events.raw --dlq events.dlq",
+                "  snowstamp verify --bootstrap-servers kafka:9092 --timeout 30m"})
 final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -39,11 +41,11 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--topic", paramLabel = "T", description = "stamped topic (default: output.topic)")
     String topic;
 
-    @Option(names = "--source", paramLabel = "S", description = "input topic to account for, record by record")
+    @Option(names = "--source", paramLabel = "S", description = "input topic to account for, record by record (default: none, no source check)")
     String source;
 
     @Option(names = "--dlq", paramLabel = "D", description = "dead-letter topic whose records account for source records"
-            + " too (with --source): every input record must then be in exactly one of --topic and --dlq")
+            + " too (with --source): every input record must then be in exactly one of --topic and --dlq (default: none)")
     String dlq;
 
     @Option(names = "--mode", paramLabel = "M", description = "snowflake or sequence: what the topic holds (default: id.mode)")
@@ -51,18 +53,17 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Option(names = "--timeout", paramLabel = "D", defaultValue = "10m",
             description = "give up if a topic cannot be read to its end in this time (default: ${DEFAULT-VALUE})")
-    String timeout;
+    Duration limit;
 
     @Override
     public Integer call() {
-        Duration limit = CliDurations.parse(spec, "--timeout", timeout);
         if (dlq != null && source == null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--dlq needs --source");
         }
         SnowstampConfig loaded = options.load();
         boolean sequence = mode == null ? loaded.idMode() == SnowstampConfig.IdMode.SEQUENCE : sequenceMode(mode);
-        try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
-            String target = topic == null ? connection.config().outputTopic() : topic;
+        String target = topic == null ? loaded.outputTopic() : topic;
+        try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, target, source, dlq)) {
             if (sequence) {
                 return verifySequence(connection.config(), target, limit);
             }

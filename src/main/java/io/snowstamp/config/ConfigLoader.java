@@ -5,6 +5,7 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -13,16 +14,42 @@ import java.util.Properties;
  * Merges the configuration sources, lowest first: defaults, {@code snowstamp.properties} in the
  * working directory (or the file given with {@code --config}), {@code SNOWSTAMP_*} environment
  * variables, then command-line flags and {@code --set KEY=VALUE}. Unknown keys are refused from
- * every source, so a typo stops startup instead of being silently ignored.
+ * every source, so a typo stops startup instead of being silently ignored. An invalid value is
+ * reported with where it came from: the file, the environment variable, the option or the default.
  */
 public final class ConfigLoader {
     public static final String DEFAULT_FILE = "snowstamp.properties";
     /** Environment variables read by the logging setup (logback.xml), not configuration keys. */
     static final String LOGGING_PREFIX = "SNOWSTAMP_LOG_";
+    static final String DEFAULT_SOURCE = "the default";
 
     private final Map<String, String> values = new LinkedHashMap<>();
+    private final Map<String, String> sources = new LinkedHashMap<>();
 
     private ConfigLoader() {
+    }
+
+    /**
+     * A validated configuration with the merged values it was built from and where each came from.
+     *
+     * @param values  every key's merged value (defaults included)
+     * @param sources key -> where its value came from, e.g. {@code --set}, {@code environment variable SNOWSTAMP_ID_EPOCH}
+     */
+    public record Loaded(SnowstampConfig config, Map<String, String> values, Map<String, String> sources) {
+        public Loaded {
+            values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
+            sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
+        }
+
+        /** Where the value of {@code key} came from ({@code the default} when nobody set it). */
+        public String sourceOf(String key) {
+            return sources.getOrDefault(key, DEFAULT_SOURCE);
+        }
+
+        /** Whether {@code key} was set by a file, the environment or the command line. */
+        public boolean isSet(String key) {
+            return sources.containsKey(key);
+        }
     }
 
     /**
@@ -31,12 +58,30 @@ public final class ConfigLoader {
      * @param overrides   command-line flags and {@code --set} pairs, applied last
      */
     public static SnowstampConfig load(Path configFile, Map<String, String> environment, Map<String, String> overrides) {
+        return read(configFile, environment, overrides, Map.of()).config();
+    }
+
+    /**
+     * Like {@link #load}, keeping the values and their sources.
+     *
+     * @param overrideSources key of {@code overrides} -> the option that set it ({@code --set} and
+     *                        the like); keys not in it are reported as {@code the command line}
+     */
+    public static Loaded read(Path configFile, Map<String, String> environment, Map<String, String> overrides,
+                              Map<String, String> overrideSources) {
         ConfigLoader loader = new ConfigLoader();
         loader.values.putAll(Keys.DEFAULTS);
         loader.readFile(configFile);
         loader.readEnvironment(environment);
-        overrides.forEach((key, value) -> loader.put(key, value, "command line"));
-        return SnowstampConfig.from(loader.values);
+        overrides.forEach((key, value) -> loader.put(key, value, overrideSources.getOrDefault(key, "the command line")));
+        try {
+            SnowstampConfig config = SnowstampConfig.from(loader.values);
+            // not part of SnowstampConfig: only the commands that issue IDs use it (LayoutLifetime)
+            new Values(loader.values).duration(Keys.ID_LIFETIME_WARNING, java.time.Duration.ZERO, java.time.Duration.ofDays(36_500));
+            return new Loaded(config, loader.values, loader.sources);
+        } catch (ConfigException e) {
+            throw e.key() == null ? e : e.from(loader.sources.getOrDefault(e.key(), DEFAULT_SOURCE));
+        }
     }
 
     private void readFile(Path configFile) {
@@ -50,11 +95,13 @@ public final class ConfigLoader {
         Properties properties = new Properties();
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             properties.load(reader);
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new ConfigException("--config=" + file + " is invalid: accepted a properties file in UTF-8 (this is not UTF-8 text)");
         } catch (IOException | IllegalArgumentException e) {
             throw new ConfigException("--config=" + file + " is invalid: cannot read it (" + e.getMessage() + ")");
         }
         properties.stringPropertyNames().stream().sorted()
-                .forEach(key -> put(key, properties.getProperty(key).trim(), file.toString()));
+                .forEach(key -> put(key, properties.getProperty(key).trim(), "file " + file));
     }
 
     private void readEnvironment(Map<String, String> environment) {
@@ -68,7 +115,7 @@ public final class ConfigLoader {
                                 + " names no configuration key: accepted SNOWSTAMP_ followed by a key in capitals"
                                 + " with '.' and '-' as '_' (SNOWSTAMP_ID_WORKER_OFFSET, SNOWSTAMP_KAFKA_SASL_MECHANISM)");
                     }
-                    put(key, e.getValue(), "environment");
+                    put(key, e.getValue(), "environment variable " + e.getKey());
                 });
     }
 
@@ -78,5 +125,6 @@ public final class ConfigLoader {
                     + "): accepted " + String.join(", ", Keys.DEFAULTS.keySet()) + " and kafka.*");
         }
         values.put(key, value);
+        sources.put(key, source);
     }
 }

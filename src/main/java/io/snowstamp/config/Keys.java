@@ -25,6 +25,7 @@ public final class Keys {
     public static final String ID_WORKER_IN_LOW_BITS = "id.worker-in-low-bits";
     public static final String ID_DATACENTER_ID = "id.datacenter-id";
     public static final String ID_WORKER_OFFSET = "id.worker-offset";
+    public static final String ID_LIFETIME_WARNING = "id.lifetime-warning";
     public static final String STAMP_JSON_FIELD = "stamp.json-field";
     public static final String STAMP_JSON_TYPE = "stamp.json-type";
     public static final String STAMP_ON_EXISTING_FIELD = "stamp.on-existing-field";
@@ -74,6 +75,7 @@ public final class Keys {
         define(ID_WORKER_IN_LOW_BITS, "", "true puts datacenter+worker below the sequence; default from the preset");
         define(ID_DATACENTER_ID, "0", "datacenter field of every ID");
         define(ID_WORKER_OFFSET, "0", "worker ID = worker offset + input partition");
+        define(ID_LIFETIME_WARNING, "365d", "run and demo warn when the ID layout runs out sooner than this, and refuse once it has run out");
         define(ID_MAX_LEAD, "10s", "how far IDs may run ahead of the wall clock before id.on-excess-lead applies");
         define(ID_ON_EXCESS_LEAD, "continue", "continue (warn once a minute) or pause (hold the partition's records until the clock catches up)");
         define(ID_RESERVATION, "1s", "IDs reserved ahead in the state per write; 0 = write the state for every record");

@@ -156,6 +156,7 @@ public record SnowstampConfig(
                 kafka.put(key.substring(Keys.KAFKA_PREFIX.length()), value);
             }
         });
+        BootstrapServers.check(kafka.get("bootstrap.servers"));
         String instanceId = v.isSet(Keys.INSTANCE_ID) ? v.string(Keys.INSTANCE_ID) : hostName();
         if (!instanceId.matches("[a-zA-Z0-9._-]{1,100}")) {
             throw new ConfigException(Keys.INSTANCE_ID, instanceId, "1-100 of a-z A-Z 0-9 . _ -");

@@ -47,7 +47,7 @@ public final class EmbeddedKafka implements AutoCloseable {
      */
     public static EmbeddedKafka start(Path dataDir, int port, Map<String, String> extra) {
         Path logDir = dataDir.toAbsolutePath().resolve("logs");
-        int clientPort = port == 0 ? freePort() : port;
+        int clientPort = port == 0 ? freePort() : requireFree(port);
         int controllerPort = freePort();
         Properties props = brokerProperties(logDir, clientPort, controllerPort);
         extra.forEach(props::setProperty);
@@ -117,6 +117,21 @@ public final class EmbeddedKafka implements AutoCloseable {
                 .setIgnoreFormatted(true)
                 .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
                 .run();
+    }
+
+    /**
+     * Fails with one line naming the port when something listens on it already. Kafka would find out
+     * only deep inside its start-up, after a minute of retries, with a stack trace that never names it.
+     */
+    private static int requireFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress("127.0.0.1", port));
+            return port;
+        } catch (IOException e) {
+            throw new SnowstampException("port " + port + " on 127.0.0.1 is in use (another Kafka broker?): stop what listens"
+                    + " there, or choose another port (broker --port; 0 = any free port)", e);
+        }
     }
 
     private static int freePort() {

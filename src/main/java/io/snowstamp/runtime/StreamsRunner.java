@@ -102,7 +102,12 @@ public final class StreamsRunner implements AutoCloseable {
     private KafkaStreams listen(KafkaStreams instance) {
         instance.setUncaughtExceptionHandler(error -> {
             failure.compareAndSet(null, error);
-            log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
+            if (Errors.explained(error)) {  // a refusal written for people (a layout change...): its stack trace says nothing more
+                log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error));
+                log.debug("stack trace of the error above", error);
+            } else {
+                log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error), error);
+            }
             return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
         instance.setGlobalStateRestoreListener(restores);

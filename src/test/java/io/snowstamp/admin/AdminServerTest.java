@@ -149,6 +149,7 @@ class AdminServerTest {
                 "admin.port", Integer.toString(server.getPort())));
 
         assertThatThrownBy(() -> AdminServer.start(taken, new StreamsRunner(taken, System::currentTimeMillis), System::currentTimeMillis))
-                .hasMessageContaining("cannot start the admin server on 127.0.0.1:" + server.getPort() + " (admin.bind, admin.port)");
+                .hasMessageContaining("cannot start the admin server: port " + server.getPort() + " on 127.0.0.1 is in use")
+                .hasMessageContaining("admin.port");
     }
 }

@@ -17,8 +17,8 @@ class ChangelogCommandTest {
     @Test
     void shouldListTheSubcommandsAndRecover() {
         Cli.Result help = Cli.run("changelog");
-        assertThat(help.exitCode()).isZero();
-        assertThat(help.out()).contains("inspect", "history", "export", "import");
+        assertThat(help.exitCode()).as("a missing subcommand is a usage error").isEqualTo(2);
+        assertThat(help.err()).contains("inspect", "history", "export", "import");
         assertThat(Cli.run("--help").out()).contains("changelog  Reads and writes the worker-state changelog",
                 "recover    Computes safe resume points");
     }
@@ -45,8 +45,8 @@ class ChangelogCommandTest {
     void shouldRefuseAMissingOrForeignImportFileBeforeConnecting() throws Exception {
         Path missing = work.resolve("nope.jsonl");
         Cli.Result absent = Cli.run("changelog", "import", "--file", missing.toString());
-        assertThat(absent.exitCode()).isEqualTo(1);
-        assertThat(absent.err().strip()).isEqualTo("error: --file=" + missing + " is invalid: the file does not exist");
+        assertThat(absent.exitCode()).as("a missing file named on the command line is a usage error").isEqualTo(2);
+        assertThat(absent.err().strip()).startsWith("error: --file=" + missing + " is invalid: the file does not exist");
 
         Path csv = work.resolve("state.csv");
         Files.writeString(csv, "partition,lastId\n0,123\n");

@@ -12,7 +12,7 @@ class RunCommandTest {
     void shouldRefuseAnUnknownProfileWithOneLine() {
         Cli.Result run = Cli.run("run", "--profile", "fast");
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err().strip()).isEqualTo("error: profile=fast is invalid: accepted one of default, throughput");
+        assertThat(run.err().strip()).isEqualTo("error: profile=fast is invalid: accepted one of default, throughput (from --profile)");
     }
 
     @Test

@@ -11,8 +11,8 @@ class TagsCommandTest {
     @Test
     void shouldListTheSubcommands() {
         Cli.Result help = Cli.run("tags");
-        assertThat(help.exitCode()).isZero();
-        assertThat(help.out()).contains("create", "set-step", "list");
+        assertThat(help.exitCode()).as("a missing subcommand is a usage error").isEqualTo(2);
+        assertThat(help.err()).contains("create", "set-step", "list");
         assertThat(Cli.run("--help").out()).contains("tags       Creates, changes and lists the tags of sequence mode.");
     }
 

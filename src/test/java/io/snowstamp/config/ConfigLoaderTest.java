@@ -127,7 +127,7 @@ class ConfigLoaderTest {
 
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of()))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("unknown configuration key 'id.worker_offset' (from " + file + "): accepted application.id, ")
+                .hasMessageStartingWith("unknown configuration key 'id.worker_offset' (from file " + file + "): accepted application.id, ")
                 .hasMessageContaining("id.worker-offset")
                 .hasMessageEndingWith(" and kafka.*");
     }
@@ -152,10 +152,10 @@ class ConfigLoaderTest {
 
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of("stamp.json_field", "id")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("unknown configuration key 'stamp.json_field' (from command line): accepted ");
+                .hasMessageStartingWith("unknown configuration key 'stamp.json_field' (from the command line): accepted ");
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of("kafka.", "x")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("unknown configuration key 'kafka.' (from command line)");
+                .hasMessageStartingWith("unknown configuration key 'kafka.' (from the command line)");
     }
 
     @Test
@@ -201,6 +201,10 @@ class ConfigLoaderTest {
 
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of("SNOWSTAMP_STAMP_PROVENANCE", "yes"), Map.of()))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("stamp.provenance=yes is invalid: accepted true or false");
+                .hasMessage("stamp.provenance=yes is invalid: accepted true or false (from environment variable SNOWSTAMP_STAMP_PROVENANCE)");
+        assertThatThrownBy(() -> ConfigLoader.read(file, Map.of(), Map.of("stamp.json-type", "text"), Map.of("stamp.json-type", "--set")))
+                .hasMessageEndingWith("(from --set)");
+        assertThatThrownBy(() -> ConfigLoader.load(file("stamp.max-depth=0"), Map.of(), Map.of()))
+                .hasMessageEndingWith("(from file " + file + ")");
     }
 }

@@ -27,6 +27,7 @@ class KeysTest {
                 Map.entry("id.worker-in-low-bits", ""),
                 Map.entry("id.datacenter-id", "0"),
                 Map.entry("id.worker-offset", "0"),
+                Map.entry("id.lifetime-warning", "365d"),
                 Map.entry("id.max-lead", "10s"),
                 Map.entry("id.on-excess-lead", "continue"),
                 Map.entry("id.reservation", "1s"),

@@ -110,7 +110,7 @@ class CliIT {
         Cli.Result lines = Cli.run(kafka("produce", "--topic", topic, "--file", file.toString()));
         assertThat(lines.out()).as(lines.toString()).contains("produced 3 records to " + topic);
 
-        Cli.Result consume = Cli.run(kafka("consume", "--topic", topic, "--timeout", "3s"));
+        Cli.Result consume = Cli.run(kafka("consume", "--topic", topic, "--idle-timeout", "3s"));
         assertThat(consume.outLines()).hasSize(253);
         assertThat(consume.out()).contains("\"value\":{\"a\":2}");
     }
@@ -129,7 +129,7 @@ class CliIT {
         Cli.Result badValue = Cli.run("decode", "--set", "id.worker-offset=5000", "1");
         assertThat(badValue.exitCode()).isEqualTo(2);
         assertThat(badValue.err().trim()).as(badValue.toString())
-                .isEqualTo("error: id.worker-offset=5000 is invalid: accepted 0..1023 (the layout has 10 worker bits)");
+                .isEqualTo("error: id.worker-offset=5000 is invalid: accepted 0..1023 (the layout has 10 worker bits) (from --set)");
 
         Cli.Result usage = Cli.run("consume", "--no-such-flag");
         assertThat(usage.exitCode()).isEqualTo(2);
@@ -145,8 +145,8 @@ class CliIT {
                 + ",\"time\":\"2020-01-01T00:00:01Z\",\"worker\":3,\"datacenter\":0,\"sequence\":7}");
 
         Cli.Result garbage = Cli.run("decode", "12x");
-        assertThat(garbage.exitCode()).isEqualTo(1);
-        assertThat(garbage.err()).contains("'12x' is not an ID");
+        assertThat(garbage.exitCode()).as("a bad argument is a usage error").isEqualTo(2);
+        assertThat(garbage.err()).contains("ID '12x' is invalid");
     }
 
     @Test

@@ -42,29 +42,36 @@ class ErrorsTest {
         assertThat(Errors.oneLine(new SnowstampException("first line\n  second line\r\nthird\rfourth  \n")))
                 .isEqualTo("first line second line third fourth");
         assertThat(Errors.oneLine(new IllegalStateException("a\n\nb")))
-                .isEqualTo("IllegalStateException: a b");
+                .isEqualTo("a b");
     }
 
     @Test
-    void shouldNameTheDeepestExceptionWithAMessageWhenNoneIsSnowstamps() {
+    void shouldGiveTheDeepestMessageWithoutAClassNameWhenNoneIsSnowstamps() {
         Throwable error = new ExecutionException("wrapper", new UncheckedIOException("reading", new IOException("disk full")));
 
-        assertThat(Errors.oneLine(error)).isEqualTo("IOException: disk full");
+        assertThat(Errors.oneLine(error)).isEqualTo("disk full");
+    }
+
+    @Test
+    void shouldNameTheFileOfAFileError() {
+        assertThat(Errors.oneLine(new java.io.UncheckedIOException(new java.nio.file.NoSuchFileException("/missing"))))
+                .isEqualTo("/missing: no such file or directory");
+        assertThat(Errors.oneLine(new java.nio.charset.MalformedInputException(1))).isEqualTo("the input is not UTF-8 text");
     }
 
     @Test
     void shouldSkipKafkaStreamsWrappersButKeepTheirOwnErrors() {
         assertThat(Errors.oneLine(new StreamsException("wrapper", new IllegalArgumentException("bad input"))))
-                .isEqualTo("IllegalArgumentException: bad input");
+                .isEqualTo("bad input");
         assertThat(Errors.oneLine(new StreamsException("no cause here")))
-                .isEqualTo("StreamsException: no cause here");
+                .isEqualTo("no cause here");
     }
 
     @Test
-    void shouldNameAnExceptionWithoutMessage() {
-        assertThat(Errors.oneLine(new NullPointerException())).isEqualTo("NullPointerException");
+    void shouldSayUnexpectedForAnExceptionWithoutMessage() {
+        assertThat(Errors.oneLine(new NullPointerException())).isEqualTo(Errors.UNEXPECTED);
         assertThat(Errors.oneLine(new RuntimeException("outer", new NullPointerException())))
-                .isEqualTo("RuntimeException: outer");
+                .isEqualTo("outer");
     }
 
     @Test
@@ -74,10 +81,17 @@ class ErrorsTest {
         RuntimeException b = new RuntimeException("b", a);
         a.initCause(b);
 
-        assertThat(Errors.oneLine(a)).isEqualTo("RuntimeException: b");
+        assertThat(Errors.oneLine(a)).isEqualTo("b");
         SnowstampException own = new SnowstampException("own");
         RuntimeException loop = new RuntimeException("loop", own);
         own.initCause(loop);
         assertThat(Errors.oneLine(loop)).isEqualTo("own");
+    }
+
+    @Test
+    void shouldCallOnlySnowstampsOwnErrorsExplained() {
+        assertThat(Errors.explained(new RuntimeException("wrapper", new SnowstampException("own")))).isTrue();
+        assertThat(Errors.explained(new io.snowstamp.id.IdSpaceExhaustedException(io.snowstamp.id.IdLayout.preset("snowflake"), 1L << 42))).isTrue();
+        assertThat(Errors.explained(new IllegalStateException("a bug"))).isFalse();
     }
 }

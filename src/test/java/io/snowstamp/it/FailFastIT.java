@@ -1,0 +1,175 @@
+package io.snowstamp.it;
+
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.Stamper;
+import io.snowstamp.testing.TestBroker;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.snowstamp.testing.OneLine.assertNoJavaInternals;
+import static io.snowstamp.testing.OneLine.assertOneErrorLine;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every mistake of environment ends in one line, in seconds, with the documented exit code: Kafka
+ * not there, a topic not there, a port already taken, a layout change; and a clean stop by SIGTERM
+ * exits 0. Bounds are far from the goals (seconds): a shared, loaded machine must not make them flake.
+ */
+@Tag("integration")
+@Timeout(600)
+class FailFastIT {
+    /** Far above the preflight's few seconds, far below the minutes of client retries it replaces. */
+    private static final Duration BOUND = Duration.ofSeconds(30);
+
+    private static TestBroker broker;
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestBroker.start(TestBroker.FAST_FAILOVER);   // the stamper children use Stamper.FAST_FAILOVER
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    /** An address where nothing listens: connections to it are refused. */
+    private static String refusedAddress() throws Exception {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress("127.0.0.1", 0));
+            return "127.0.0.1:" + socket.getLocalPort();
+        }
+    }
+
+    private static Cli.Result timed(String... args) {
+        long started = System.nanoTime();
+        Cli.Result result = Cli.run(args);
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        assertThat(took).as("'%s' took %s\n%s", String.join(" ", args), took, result).isLessThan(BOUND);
+        return result;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"verify", "consume", "produce --count 3", "topics apply", "run", "recover", "changelog inspect",
+            "changelog history", "changelog export --file -", "tags list", "tags create t", "tags set-step t 10", "bench --records 10"})
+    void shouldGiveUpWithinSecondsNamingTheAddressWhenNothingListens(String command) throws Exception {
+        String address = refusedAddress();
+        List<String> args = new ArrayList<>(List.of(command.split(" ")));
+        args.addAll(List.of("--bootstrap-servers", address, "--set", "state.dir=" + work.resolve("state")));
+
+        Cli.Result result = timed(args.toArray(String[]::new));
+
+        assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+        assertOneErrorLine(result.err(), result.toString());
+        assertThat(result.err()).as(result.toString()).contains("cannot reach Kafka at " + address, "connection refused");
+    }
+
+    @Test
+    void shouldGiveUpAfterTimeoutWhenTheAddressAcceptsConnectionsButNoKafkaAnswers() throws Exception {
+        try (ServerSocket silent = new ServerSocket()) {
+            silent.bind(new InetSocketAddress("127.0.0.1", 0), 50);     // accepts (the backlog), never answers
+            String address = "127.0.0.1:" + silent.getLocalPort();
+
+            Cli.Result result = timed("verify", "--bootstrap-servers", address, "--timeout", "3s");
+
+            assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+            assertOneErrorLine(result.err(), result.toString());
+            assertThat(result.err()).contains("Kafka at " + address + " did not answer within 3s");
+        }
+    }
+
+    @Test
+    void shouldSayATopicIsMissingWithinSecondsForEveryCommandThatNeedsOne() {
+        String missing = TestBroker.unique("nope");
+        for (String[] args : List.of(new String[] {"produce", "--count", "3", "--topic", missing},
+                new String[] {"consume", "--topic", missing}, new String[] {"verify", "--topic", missing})) {
+            Cli.Result result = timed(Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers()));
+            assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+            assertOneErrorLine(result.err(), result.toString());
+            assertThat(result.err()).contains("topic " + missing + " does not exist at " + broker.bootstrapServers());
+        }
+    }
+
+    @Test
+    void shouldNameTheBusyPortOfTheBrokerAndOfTheAdminServer() throws Exception {
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress("127.0.0.1", 0));
+            int port = taken.getLocalPort();
+
+            Cli.Result brokerResult = timed("broker", "--port", Integer.toString(port), "--data-dir", work.resolve("kafka").toString());
+            assertThat(brokerResult.exitCode()).as(brokerResult.toString()).isEqualTo(1);
+            assertOneErrorLine(brokerResult.err(), brokerResult.toString());
+            assertThat(brokerResult.err()).contains("port " + port + " on 127.0.0.1 is in use");
+
+            Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 1);
+            Cli.Result run = timed("run", "--bootstrap-servers", broker.bootstrapServers(), "--admin-port", Integer.toString(port),
+                    "--state-dir", work.resolve("state").toString(), "--set", "input.topic=" + topics.in(),
+                    "--set", "output.topic=" + topics.out(), "--set", "dlq.topic=" + topics.dlq());
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+            assertOneErrorLine(run.err(), run.toString());
+            assertThat(run.err()).contains("port " + port + " on 127.0.0.1 is in use", "--admin-port");
+        }
+    }
+
+    @Test
+    void shouldKeepTheClientsRetryNoiseOffTheConsole() throws Exception {
+        String address = refusedAddress();
+        for (String command : List.of("verify", "produce")) {
+            try (ChildJvm child = ChildJvm.start(work.resolve("logs"), command, List.of(), Stamper.FAST_START,
+                    command, "--bootstrap-servers", address)) {
+                int exit = child.waitFor(BOUND.toSeconds() * 2);    // a JVM start on a loaded machine on top of the bound
+                assertThat(exit).as(child.logs()).isEqualTo(1);
+                assertOneErrorLine(child.stderr(), child.logs());
+                assertThat(child.stderr()).as(child.logs()).doesNotContain("WARN").contains(address);
+            }
+        }
+    }
+
+    @Test
+    void shouldExitZeroAfterSigtermOfTheBroker() throws Exception {
+        try (ChildJvm child = ChildJvm.start(work.resolve("logs"), "broker", List.of(), Stamper.FAST_START,
+                "broker", "--port", "0", "--data-dir", work.resolve("kafka").toString())) {
+            child.awaitOutput("bootstrap.servers=", 120);
+            assertThat(child.terminate(60)).as(child.logs()).isZero();
+        }
+    }
+
+    @Test
+    void shouldExitZeroAfterSigtermThenRefuseALayoutChangeInOneLine() throws Exception {
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("fail-fast"), topics, "a");
+        try (ChildJvm first = stamper.start()) {
+            broker.produce(topics.in(), 0, 20);
+            assertThat(broker.consume(topics.out(), 20, Duration.ofSeconds(120))).hasSize(20);
+            int exit = first.terminate(60);
+            assertThat(exit).as("a clean stop by SIGTERM exits 0\n" + first.logs()).isZero();
+            assertThat(first.logs()).contains("stamper stopped cleanly");
+        }
+        try (ChildJvm refused = stamper.with("id.preset", "sonyflake").launch()) {
+            assertThat(refused.waitFor(180)).as(refused.logs()).isEqualTo(1);
+            String err = refused.stderr();
+            assertNoJavaInternals(err, refused.logs());
+            // the log lines around it (state changes, the shutdown hook's) are the log; the error is one line
+            assertThat(err.lines().filter(line -> line.startsWith("error: ")).toList()).as(refused.logs()).singleElement()
+                    .satisfies(line -> assertThat(line).startsWith("error: partition ")
+                            .contains("refusing to start because IDs of the new layout could equal IDs already issued"));
+        }
+    }
+}
