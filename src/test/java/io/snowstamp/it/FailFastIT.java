@@ -1,10 +1,11 @@
 package io.snowstamp.it;
 
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * exits 0. Bounds are far from the goals (seconds): a shared, loaded machine must not make them flake.
  */
 @Tag("integration")
+@ExtendWith(SharedBroker.class)
 @Timeout(600)
 class FailFastIT {
     /** Far above the preflight's few seconds, far below the minutes of client retries it replaces. */
@@ -41,13 +43,8 @@ class FailFastIT {
     Path work;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);   // the stamper children use Stamper.FAST_FAILOVER
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        broker.close();
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
     }
 
     /** An address where nothing listens: connections to it are refused. */
