@@ -33,7 +33,7 @@ final class TopicsCommand implements Runnable {
                 + "= broker default), topic configs) that do not exist, and reports drift of those that do: one "
                 + "line per topic, 'created', 'ok' or 'drift'. The configured input, output and dead-letter topics "
                 + "are created too, from the events.raw / events.stamped / events.dlq files, when no file names "
-                + "them (in sequence mode also the tags topic, from snowstamp-tags). Without a topics/ directory "
+                + "them (in sequence mode also the tags topic, from snowstamp-tags; in snowflake mode the worker registry, from snowstamp-workers). Without a topics/ directory "
                 + "the files bundled in the jar are used. Exit 1 on drift with "
                 + "--check.")
     static final class Apply implements Callable<Integer> {
@@ -69,6 +69,8 @@ final class TopicsCommand implements Runnable {
         addIfMissing(wanted, TopicSpec.named(specs, config.dlqTopic(), "events.dlq"));
         if (config.idMode() == SnowstampConfig.IdMode.SEQUENCE) {
             addIfMissing(wanted, TopicSpec.named(specs, config.sequence().tagsTopic(), "snowstamp-tags"));
+        } else if (config.registry().enabled()) {
+            addIfMissing(wanted, TopicSpec.named(specs, config.registry().topic(), "snowstamp-workers"));
         }
         try (Admin admin = Admin.create(KafkaSettings.client(config))) {
             return TopicAdmin.apply(admin, wanted);
