@@ -15,7 +15,7 @@ import java.io.PrintWriter;
         description = "Gives every record of a Kafka topic a unique, time-ordered 64-bit ID that is never issued twice.",
         subcommands = {DemoCommand.class, RunCommand.class, BrokerCommand.class, TopicsCommand.class,
                 ProduceCommand.class, ConsumeCommand.class, DecodeCommand.class, VerifyCommand.class, BenchCommand.class,
-                ChangelogCommand.class, RecoverCommand.class, TagsCommand.class,
+                ChangelogCommand.class, RecoverCommand.class, TagsCommand.class, WorkersCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Exit status: 0 ok, 1 failure, 2 usage error. Errors are one line on stderr.",
                 "Every command has --help."})

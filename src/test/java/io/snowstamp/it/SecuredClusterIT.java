@@ -124,6 +124,7 @@ class SecuredClusterIT {
         settings.put("state.dir", work.resolve("state").toString());
         settings.put("instance.id", "secured");
         settings.put("recovery.tail-guard-timeout", "20s");
+        settings.put("id.worker-registry", "off");
         return settings;
     }
 
