@@ -60,10 +60,4 @@ public record RegistrySettings(boolean enabled, String topic, String space, bool
     public Duration grace() {
         return heartbeat.multipliedBy(2).plusSeconds(1);
     }
-
-    /** One phrase for the start-up log line. */
-    public String describe() {
-        return enabled ? "registry=" + topic + " id.space=" + space + (autoOffset ? " worker-offset=auto" : "")
-                + (expireAfter == null ? "" : " expire-after=" + Durations.format(expireAfter)) : "registry=off";
-    }
 }

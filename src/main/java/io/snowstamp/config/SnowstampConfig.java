@@ -315,9 +315,6 @@ public record SnowstampConfig(
                 .append(" json-field=").append(jsonField == null ? "(header only)" : jsonField)
                 .append(" admin=").append(admin.describe())
                 .append(" instance=").append(instanceId);
-        if (idMode == IdMode.SNOWFLAKE) {
-            out.append(' ').append(registry.describe());
-        }
         if (idMode == IdMode.SEQUENCE) {       // snowflake mode, the default, is described as before
             out.append(" id.mode=sequence tag-source=").append(sequence.tagSource()).append(" auto-create=").append(sequence.autoCreate())
                     .append(" default-start=").append(sequence.defaultStart()).append(" default-step=").append(sequence.defaultStep())
