@@ -25,7 +25,7 @@ class DocsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "demo", "run", "broker", "topics apply", "produce", "consume", "decode", "verify", "bench", "changelog inspect", "changelog history", "changelog export", "changelog import", "recover", "tags create", "tags set-step", "tags list"})
+    @ValueSource(strings = {"", "demo", "run", "broker", "topics apply", "produce", "consume", "decode", "verify", "bench", "changelog inspect", "changelog history", "changelog export", "changelog import", "recover", "tags create", "tags set-step", "tags list", "workers list", "workers release"})
     void shouldShowTheCurrentHelpOfEveryCommand(String command) throws Exception {
         String[] args = (command.isEmpty() ? "--help" : command + " --help").split(" ");
         Cli.Result help = Cli.run(args);

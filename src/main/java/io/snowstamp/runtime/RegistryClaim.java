@@ -93,9 +93,11 @@ final class RegistryClaim implements AutoCloseable {
     /** Stops the heartbeat and records a clean stop (so that {@code workers release} needs no --force). */
     @Override
     public void close() {
-        heartbeats.shutdownNow();
+        heartbeats.shutdown();      // a heartbeat under way finishes: interrupting it would only leave a half-done write
         try {
-            heartbeats.awaitTermination(5, TimeUnit.SECONDS);
+            if (!heartbeats.awaitTermination(30, TimeUnit.SECONDS)) {
+                heartbeats.shutdownNow();
+            }
             registry.stopped(lease);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
