@@ -85,9 +85,22 @@ final class RegistryClaim implements AutoCloseable {
         return lease.firstWorker();
     }
 
-    /** worker -> the highest ID a released claim recorded for it (-1: none): tasks resume above it. */
+    /**
+     * worker -> the highest ID a released claim recorded for it (-1: none): tasks resume above it.
+     * Asked once per task start; a worker outside the claim (partitions added while running) fails
+     * the task, so the stamper stops rather than stamp with an unclaimed worker, and its next start
+     * extends the claim or explains why it cannot.
+     */
     LongUnaryOperator marks() {
-        return lease::markOf;
+        long first = lease.firstWorker();
+        long end = first + lease.count();
+        return worker -> {
+            if (worker < first || worker >= end) {
+                throw new RegistryLostException("worker " + worker + " is outside the claimed workers " + first + ".." + (end - 1)
+                        + " (the input grew while the stamper ran): stopping; start again to extend the claim in the worker registry");
+            }
+            return lease.markOf(worker);
+        };
     }
 
     /** Stops the heartbeat and records a clean stop (so that {@code workers release} needs no --force). */

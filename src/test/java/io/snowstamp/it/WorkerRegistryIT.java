@@ -57,7 +57,7 @@ class WorkerRegistryIT {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start();
+        broker = TestBroker.start(TestBroker.FAST_FAILOVER);     // the child stampers use Stamper.FAST_FAILOVER session timeouts
     }
 
     @AfterAll
@@ -252,6 +252,52 @@ class WorkerRegistryIT {
     }
 
     @Test
+    void shouldExtendTheClaimWhenTheInputGrowsAndRefuseToGrowIntoAnotherApplicationsWorkers() throws Exception {
+        String registry = registry();
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        String app = TestBroker.unique("growing");
+        try (StreamsRunner runner = runner(settings(app, topics, registry))) {
+            runner.start();
+            assertThat(runner.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            broker.produce(topics.in(), 0, 200);
+            Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), 200, Duration.ofSeconds(90));
+        }
+        // the operator grows the input, the output and the worker-state changelog (Kafka Streams needs them equal)
+        grow(4, topics.in(), topics.out(), app + "-worker-state-changelog");
+        try (StreamsRunner grown = runner(settings(app, topics, registry))) {
+            grown.start();
+            assertThat(grown.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            broker.produce(topics.in(), 200, 400);
+            assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), 600, Duration.ofSeconds(90))
+                    .summaryLine()).isEqualTo(Verification.clean(600));
+        }
+        Cli.Result list = Cli.run(kafka(registry, "workers", "list"));
+        assertThat(list.out()).as("%s", list).contains("0..1").contains("2..3");
+
+        // another application takes the next workers; growing again is refused before Kafka Streams starts
+        try (WorkerRegistry neighbour = client(registry)) {
+            neighbour.claim(request("default", TestBroker.unique("neighbour"), SNOWFLAKE, 2, 4));
+        }
+        grow(6, topics.in(), topics.out(), app + "-worker-state-changelog");
+        try (StreamsRunner refused = runner(settings(app, topics, registry))) {
+            assertThat(catchThrowable(refused::start)).isInstanceOf(ClaimRefusedException.class)
+                    .hasMessageContaining("the input grew to 6 partitions but workers 4..5")
+                    .hasMessageContaining("stamping with an unclaimed worker is never done");
+            assertThat(refused.streams()).isNull();
+        }
+    }
+
+    private static void grow(int partitions, String... topics) throws Exception {
+        Map<String, org.apache.kafka.clients.admin.NewPartitions> increase = new HashMap<>();
+        for (String topic : topics) {
+            increase.put(topic, org.apache.kafka.clients.admin.NewPartitions.increaseTo(partitions));
+        }
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.createPartitions(increase).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void shouldRefuseAnInstanceWhoseOffsetOrLayoutDisagreesWithItsApplicationsClaim() {
         String registry = uncheckedRegistry();
         try (WorkerRegistry client = client(registry)) {
@@ -307,7 +353,7 @@ class WorkerRegistryIT {
             broker.produce(old.in(), 0, 2000);
             assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), old.out(), old.in(), 2000, Duration.ofSeconds(90))
                     .summaryLine()).isEqualTo(Verification.clean(2000));
-            assertThat(child.terminate(60)).isZero();
+            assertThat(child.terminate(60)).isIn(0, 143);
         }
         Cli.Result dryRun = Cli.run(kafka(registry, "workers", "release", "--application-id", retired));
         assertThat(dryRun.exitCode()).as("%s", dryRun).isZero();
@@ -325,7 +371,7 @@ class WorkerRegistryIT {
             assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), fresh.out(), fresh.in(), 2000, Duration.ofSeconds(90))
                     .summaryLine()).isEqualTo(Verification.clean(2000));
             assertThat(child.logs()).contains("id.worker-offset=auto chose 0").contains("from registry");
-            assertThat(child.terminate(60)).isZero();
+            assertThat(child.terminate(60)).isIn(0, 143);
         }
         Map<Long, Long> newLowest = lowestPerWorker(fresh.out());
         assertThat(newLowest).containsOnlyKeys(oldHighest.keySet());
