@@ -175,13 +175,18 @@ public final class RegistryView {
         return candidate + count - 1 <= maxWorker ? candidate : -1;
     }
 
-    /** The highest mark any released claim recorded for this worker (-1: none): new holders resume above it. */
+    /**
+     * The highest mark recorded for this worker (-1: none): new holders resume above it. Released
+     * claims record marks; claims over released workers carry the marks they inherited, so a claim
+     * record that replaces a released one under the same key keeps them.
+     */
     public long markOf(String space, long datacenter, long worker) {
         long mark = -1;
-        for (Entry entry : inactive) {
+        List<Entry> all = new ArrayList<>(inactive);
+        verdicts.forEach(verdict -> all.add(verdict.entry()));
+        for (Entry entry : all) {
             Claim claim = entry.claim();
-            if (claim.state() == Claim.State.RELEASED && claim.space().equals(space) && claim.datacenter() == datacenter
-                    && claim.overlaps(worker, 1)) {
+            if (claim.space().equals(space) && claim.datacenter() == datacenter && claim.overlaps(worker, 1)) {
                 mark = Math.max(mark, claim.markOf(worker));
             }
         }

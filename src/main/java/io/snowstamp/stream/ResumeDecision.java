@@ -6,8 +6,10 @@ import io.snowstamp.state.WorkerState;
 import java.time.Instant;
 
 /**
- * Where a task's generator resumes: above {@code max(state.lastId, state.reservedUntil, tail,
- * clock)}, plus the takeover gap. Every input is kept so that the INFO line at task start explains
+ * Where a task's generator resumes: above {@code max(registry mark, state.lastId,
+ * state.reservedUntil, tail, clock)}, plus the takeover gap. The registry mark is what a released
+ * claim of the worker registry recorded for the worker (another application's IDs, possibly in
+ * another output topic), read once at start. Every input is kept so that the INFO line at task start explains
  * the decision completely.
  *
  * @param resumeAbove the generator issues only IDs greater than this (-1: nothing was issued before)

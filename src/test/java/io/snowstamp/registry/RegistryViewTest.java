@@ -82,6 +82,13 @@ class RegistryViewTest {
         assertThat(view.markOf("default", 0, 4)).isEqualTo(400);
         assertThat(view.markOf("default", 0, 5)).isEqualTo(-1);
         assertThat(view.markOf("default", 1, 4)).isEqualTo(-1);
+
+        // the old owner claims its range again under the same key: the marks it inherited stay
+        Claim again = new Claim("default", 0, "old", 4, 2, LAYOUT, "in", "out", "i", 4000, 4000, Claim.State.ACTIVE, -1, REGISTRY,
+                new TreeMap<>(Map.of(4L, 400L)), "");
+        RegistryView reclaimed = new RegistryView(List.of(new RegistryView.Entry(2, 0, released), new RegistryView.Entry(3, 0, again)),
+                REGISTRY);
+        assertThat(reclaimed.markOf("default", 0, 4)).isEqualTo(400);
     }
 
     @Test
