@@ -51,6 +51,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class SecuredClusterIT {
     private static final String ADMIN_JAAS = jaas("admin", "admin-secret");
     private static final String STAMPER_JAAS = jaas("stamper", "stamper-secret");
+    private static final String REGISTRY = "snowstamp-workers";
     private static EmbeddedKafka kafka;
     private static Path brokerDir;
 
@@ -76,6 +77,10 @@ class SecuredClusterIT {
         secured.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         secured.put("super.users", "User:admin;User:ANONYMOUS");
         kafka = EmbeddedKafka.start(brokerDir, 0, secured);
+        try (Admin admin = Admin.create(client(ADMIN_JAAS))) {
+            admin.createTopics(List.of(new NewTopic(REGISTRY, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
+                    .all().get(60, TimeUnit.SECONDS);
+        }
     }
 
     @AfterAll
@@ -103,6 +108,9 @@ class SecuredClusterIT {
         acls.add(allow(ResourceType.GROUP, app, PatternType.LITERAL, principal, AclOperation.READ));
         acls.add(allow(ResourceType.TRANSACTIONAL_ID, app + "-", PatternType.PREFIXED, principal, AclOperation.WRITE));
         acls.add(allow(ResourceType.TRANSACTIONAL_ID, app + "-", PatternType.PREFIXED, principal, AclOperation.DESCRIBE));
+        for (AclOperation op : List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE)) {
+            acls.add(allow(ResourceType.TOPIC, REGISTRY, PatternType.LITERAL, principal, op));      // the worker registry
+        }
         return acls;
     }
 
@@ -124,7 +132,7 @@ class SecuredClusterIT {
         settings.put("state.dir", work.resolve("state").toString());
         settings.put("instance.id", "secured");
         settings.put("recovery.tail-guard-timeout", "20s");
-        settings.put("id.worker-registry", "off");
+        settings.put("id.space", app);      // each test's application in a space of its own: both use the default offset
         return settings;
     }
 
