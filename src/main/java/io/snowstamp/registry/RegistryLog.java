@@ -31,8 +31,8 @@ import java.util.concurrent.TimeUnit;
  * heartbeat thread).
  */
 public final class RegistryLog implements AutoCloseable {
-    /** Key of the record that dates the registry's incarnation (see {@link Snapshot#genesisAt()}). */
-    public static final String GENESIS_KEY = "_registry";
+    /** Keys starting with this are not claims (reserved for later record kinds): readers skip them. */
+    public static final String RESERVED_PREFIX = "_";
 
     private final String topic;
     private final Duration timeout;
@@ -44,10 +44,9 @@ public final class RegistryLog implements AutoCloseable {
      * Everything the registry holds now.
      *
      * @param registryId the topic's id (changes when the topic is deleted and recreated)
-     * @param genesisAt  when the first claimant of this incarnation wrote its genesis record (Unix millis), -1 if none yet
      * @param unreadable one line per record that is not a registry record of a known version
      */
-    public record Snapshot(String registryId, List<RegistryView.Entry> entries, long genesisAt, List<String> unreadable) {
+    public record Snapshot(String registryId, List<RegistryView.Entry> entries, List<String> unreadable) {
         public RegistryView view() {
             return new RegistryView(entries, registryId);
         }
@@ -122,7 +121,6 @@ public final class RegistryLog implements AutoCloseable {
         TopicPartition partition = new TopicPartition(topic, 0);
         List<RegistryView.Entry> entries = new ArrayList<>();
         List<String> unreadable = new ArrayList<>();
-        long genesisAt = -1;
         long deadline = System.nanoTime() + timeout.toNanos();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
             consumer.assign(List.of(partition));
@@ -138,8 +136,7 @@ public final class RegistryLog implements AutoCloseable {
                         continue;
                     }
                     String key = record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
-                    if (key.equals(GENESIS_KEY)) {
-                        genesisAt = genesisAt < 0 ? record.timestamp() : Math.min(genesisAt, record.timestamp());
+                    if (key.startsWith(RESERVED_PREFIX)) {
                         continue;
                     }
                     if (record.value() == null) {
@@ -157,17 +154,12 @@ public final class RegistryLog implements AutoCloseable {
                 }
             }
         }
-        return new Snapshot(registryId, entries, genesisAt, unreadable);
+        return new Snapshot(registryId, entries, unreadable);
     }
 
     /** Appends a record of a claim; returns its offset once every in-sync replica has it. */
     public long append(Claim claim) {
         return send(claim.key(), ClaimCodec.encode(claim));
-    }
-
-    /** Dates this incarnation of the registry (the first claimant of a new registry writes it). */
-    public long writeGenesis(long now) {
-        return send(GENESIS_KEY, ("{\"version\":1,\"createdAt\":" + now + "}").getBytes(StandardCharsets.UTF_8));
     }
 
     private long send(String key, byte[] value) {

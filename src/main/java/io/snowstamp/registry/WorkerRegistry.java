@@ -26,10 +26,9 @@ import java.util.function.LongSupplier;
  *
  * <p><b>A registry deleted and recreated.</b> Running applications re-assert their claims at their
  * next heartbeat (a fresh first record, since offsets of the old incarnation are void). A new
- * claimant therefore waits until the registry is older than {@code grace} (two heartbeats) whenever
- * applications it has no record of still have worker-state changelogs on the cluster; the first
- * claimant of an incarnation dates it with a genesis record. Without such applications (a new
- * cluster) there is nothing to wait for.
+ * claim therefore waits {@code grace} (two heartbeats) once whenever applications it has no record
+ * of have worker-state changelogs on the cluster, then reads the registry again. Without such
+ * applications (a new cluster, or every application registered) there is nothing to wait for.
  */
 public final class WorkerRegistry implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WorkerRegistry.class);
@@ -61,6 +60,8 @@ public final class WorkerRegistry implements AutoCloseable {
     private final LongSupplier clock;
     private final Properties client;
     private final Duration timeout;
+    /** Whether this client already waited for unknown applications to re-assert their claims (once is enough). */
+    private boolean waited;
 
     public WorkerRegistry(Properties client, String topic, Duration timeout, LongSupplier clock) {
         this.registry = RegistryLog.open(client, topic, timeout);
@@ -227,21 +228,17 @@ public final class WorkerRegistry implements AutoCloseable {
     }
 
     /**
-     * In a young registry, waits while applications with a worker-state changelog have no record in
-     * it: after a registry was deleted and recreated, they re-assert their claims at their next
-     * heartbeat, and must come first.
+     * Waits once, before a new claim, while applications with a worker-state changelog have no
+     * record in the registry: after a registry was deleted and recreated, running applications
+     * re-assert their claims at their next heartbeat, and must come first. Measured on this
+     * process's own monotonic clock (no comparison with other hosts' clocks, which may be off);
+     * applications still without a record after the wait are not running with the registry
+     * (retired, or {@code id.worker-registry=off}).
      *
      * @return true when it waited (read the registry again)
      */
     private boolean mustWait(Request request, RegistryLog.Snapshot snapshot) {
-        long now = clock.getAsLong();
-        long genesis = snapshot.genesisAt();
-        if (genesis < 0) {
-            registry.writeGenesis(now);
-            genesis = now;
-        }
-        long waitUntil = genesis + request.grace().toMillis();
-        if (now >= waitUntil) {
+        if (waited) {
             return false;
         }
         Set<String> known = new java.util.HashSet<>();
@@ -251,10 +248,11 @@ public final class WorkerRegistry implements AutoCloseable {
         if (unknown.isEmpty()) {
             return false;
         }
-        log.warn("the worker registry {} is younger than {} ms and applications {} have worker state but no claim in it (was the"
-                        + " registry recreated?): waiting {} ms for running applications to re-assert their claims first",
-                registry.topic(), request.grace().toMillis(), unknown, waitUntil - now);
-        sleep(waitUntil - now);
+        waited = true;
+        log.info("applications {} have worker state but no claim in the worker registry {} (retired, registry off, or about to"
+                        + " re-assert their claims after the registry was recreated): waiting {} ms (two heartbeats) before claiming",
+                unknown, registry.topic(), request.grace().toMillis());
+        sleep(request.grace().toMillis());
         return true;
     }
 

@@ -96,6 +96,21 @@ class WorkerRegistryIT {
         return new WorkerRegistry(props, registry, Duration.ofSeconds(30), System::currentTimeMillis);
     }
 
+    /** A client of a registry just created: its metadata may take a moment to reach every broker listener. */
+    private static WorkerRegistry awaitClient(String registry) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return client(registry);
+            } catch (io.snowstamp.SnowstampException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+        }
+    }
+
     private static WorkerRegistry.Request request(String space, String app, IdLayout layout, int partitions, long offset) {
         return new WorkerRegistry.Request(space, 0, app, layout, partitions, offset, "in-" + app, "out-" + app, app, null,
                 Duration.ofSeconds(2));
@@ -221,7 +236,7 @@ class WorkerRegistryIT {
             // at once, before A's next heartbeat: a newcomer asks for A's workers in the empty registry
             long started = System.nanoTime();
             Throwable refused;
-            try (WorkerRegistry newcomer = client(registry)) {
+            try (WorkerRegistry newcomer = awaitClient(registry)) {
                 refused = catchThrowable(() -> newcomer.claim(request("default", TestBroker.unique("newcomer"), SNOWFLAKE, 2, 0)));
             }
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
