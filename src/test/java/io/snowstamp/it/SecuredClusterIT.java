@@ -144,6 +144,27 @@ class SecuredClusterIT {
         admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
     }
 
+    /**
+     * The authorizer applies new ACLs from the metadata log, a moment after createAcls returns: on a
+     * loaded machine the stamper's first describe could still be refused. Waits until it is not.
+     */
+    private static void awaitAclsApplied(String topic) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Admin stamper = Admin.create(client(STAMPER_JAAS))) {
+            while (true) {
+                try {
+                    stamper.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS);
+                    return;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("the stamper's ACLs on " + topic + " were not applied within 30 s", e);
+                    }
+                    TimeUnit.MILLISECONDS.sleep(100);
+                }
+            }
+        }
+    }
+
     private void produce(String topic, int count) {
         Properties p = client(ADMIN_JAAS);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -168,6 +189,7 @@ class SecuredClusterIT {
             createTopics(admin, "sec-in", "sec-out", "sec-dlq");
             admin.createAcls(documentedAcls("User:stamper", app, "sec-in", "sec-out", "sec-dlq")).all().get(30, TimeUnit.SECONDS);
         }
+        awaitAclsApplied("sec-in");
         produce("sec-in", 500);
         try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(),
                 stamperSettings(app, "sec-in", "sec-out", "sec-dlq")), System::currentTimeMillis)) {
@@ -197,6 +219,7 @@ class SecuredClusterIT {
             acls.removeIf(acl -> acl.pattern().name().equals("miss-out") && acl.entry().operation() == AclOperation.READ);
             admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
         }
+        awaitAclsApplied("miss-in");
         produce("miss-in", 10);
         try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(),
                 stamperSettings(app, "miss-in", "miss-out", "miss-dlq")), System::currentTimeMillis)) {
