@@ -169,6 +169,17 @@ class WorkerRegistryIT {
     }
 
     @Test
+    void shouldStopStartupWithTheTopicsApplyHintWhenTheRegistryTopicIsMissing() throws Exception {
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        try (StreamsRunner runner = runner(settings(TestBroker.unique("unregistered"), topics, TestBroker.unique("no-such-registry")))) {
+            assertThat(catchThrowable(runner::start)).hasMessageContaining("worker registry topic no-such-registry-")
+                    .hasMessageContaining("does not exist: create it with 'snowstamp topics apply'")
+                    .hasMessageContaining("or set id.worker-registry=off");
+            assertThat(runner.streams()).isNull();
+        }
+    }
+
+    @Test
     void shouldGrantExactlyOneOfTwoSimultaneousClaimsInEachOf20Rounds() throws Exception {
         String registry = registry();
         int rounds = 20;
