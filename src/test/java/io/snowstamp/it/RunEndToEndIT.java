@@ -84,6 +84,8 @@ class RunEndToEndIT {
             // the JVM reports SIGTERM as 143 even after a clean stop; the log says whether it was clean
             assertThat(exit).as(run.logs()).isIn(0, 143);
             assertThat(run.logs()).doesNotContain("ERROR");
+            // child JVMs of tests run with the worker registry off (ChildJvm): the stamper says that nothing checks the offsets
+            assertThat(run.logs()).contains("WARN").contains("id.worker-registry=off: nothing checks that workers 0..3 (id.worker-offset=0)");
         }
     }
 }
