@@ -46,6 +46,15 @@ class ArchitectureTest {
     }
 
     @Test
+    void shouldKeepTheRegistryBelowTheRuntimeAndTheCommands() {
+        // the registry is read at start and by heartbeats: it may use state, id, config and recovery, never what runs it
+        Pattern above = Pattern.compile("\\bio\\.snowstamp\\.(cli|admin|runtime|embedded|stream)\\.");
+        List<Path> sources = javaFiles(Paths.get("src/main/java/io/snowstamp/registry"));
+        assertThat(sources).isNotEmpty();
+        assertThat(violations(sources, above)).isEmpty();
+    }
+
+    @Test
     void shouldDetectImportsAndFullyQualifiedUsesInSourceText() {
         // the scanner itself must find what it is meant to find
         assertThat(matches("import org.apache.kafka.common.utils.Time;", KAFKA)).containsExactly("1: org.apache.kafka");

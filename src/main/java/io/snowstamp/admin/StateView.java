@@ -76,6 +76,11 @@ final class StateView {
         root.put("server", self == null ? null : self.host() + ":" + self.port());
         root.put("streamsState", runner.state().name());
         root.put("at", Instant.ofEpochMilli(now).toString());
+        if (!runner.sequenceMode()) {
+            // the effective offset: with id.worker-offset=auto, the range the worker registry granted
+            root.put("workerOffset", runner.workerOffset());
+            root.put("idSpace", config.registry().enabled() ? config.registry().space() : null);
+        }
         ArrayNode partitions = root.putArray("partitions");
         ArrayNode instances = root.putArray("instances");
         ArrayNode notes = json.createArrayNode();

@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
         description = "Gives every record of a Kafka topic a unique, time-ordered 64-bit ID that is never issued twice.",
         subcommands = {DemoCommand.class, RunCommand.class, BrokerCommand.class, TopicsCommand.class,
                 ProduceCommand.class, ConsumeCommand.class, DecodeCommand.class, VerifyCommand.class, BenchCommand.class,
-                ChangelogCommand.class, RecoverCommand.class, TagsCommand.class,
+                ChangelogCommand.class, RecoverCommand.class, TagsCommand.class, WorkersCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", Main.EXIT_STATUS, "Errors are one line on stderr; --verbose adds the stack trace.", "Every command has --help.",
                 "", "Examples:", "  snowstamp demo", "  snowstamp run --bootstrap-servers kafka:9092 --application-id orders"})

@@ -37,7 +37,7 @@ final class TopicsCommand implements Callable<Integer> {
                 + "= broker default), topic configs) that do not exist, and reports drift of those that do: one "
                 + "line per topic, 'created', 'ok' or 'drift'. The configured input, output and dead-letter topics "
                 + "are created too, from the events.raw / events.stamped / events.dlq files, when no file names "
-                + "them (in sequence mode also the tags topic, from snowstamp-tags). Without a topics/ directory "
+                + "them (in sequence mode also the tags topic, from snowstamp-tags; in snowflake mode the worker registry, from snowstamp-workers). Without a topics/ directory "
                 + "the files bundled in the jar are used. Exit 1 on drift with "
                 + "--check.",
             footer = {"", "Examples:", "  snowstamp topics apply", "  snowstamp topics apply --bootstrap-servers kafka:9092 --dir topics --check"})
@@ -78,6 +78,8 @@ final class TopicsCommand implements Callable<Integer> {
         addIfMissing(wanted, TopicSpec.named(specs, config.dlqTopic(), "events.dlq"));
         if (config.idMode() == SnowstampConfig.IdMode.SEQUENCE) {
             addIfMissing(wanted, TopicSpec.named(specs, config.sequence().tagsTopic(), "snowstamp-tags"));
+        } else if (config.registry().enabled()) {
+            addIfMissing(wanted, TopicSpec.named(specs, config.registry().topic(), "snowstamp-workers"));
         }
         Properties props = KafkaSettings.client(config);
         props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(Math.max(1, limit.toMillis())));

@@ -28,9 +28,11 @@ import java.util.concurrent.Callable;
                 + "snowstamp-src header. Prints the problems found, then a last line records=N duplicates=D "
                 + "missing=M extra=E. Exit 1 on any problem. With --mode sequence (id.mode=sequence output) the "
                 + "checks are per tag (snowstamp-tag header): no number twice, numbers increasing in output order; "
-                + "one line per tag with its gaps (skipped numbers, not a problem) comes first.",
+                + "one line per tag with its gaps (skipped numbers, not a problem) comes first. With several --topic "
+                + "options, each topic is checked on its own and every ID found in more than one of them counts as a "
+                + "duplicate (the check before the outputs of several deployments meet in one table).",
         footer = {"", "Examples:", "  snowstamp verify --topic events.stamped --source events.raw --dlq events.dlq",
-                "  snowstamp verify --bootstrap-servers kafka:9092 --timeout 30m"})
+                "  snowstamp verify --topic orders.stamped --topic payments.stamped --timeout 30m"})
 final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -38,8 +40,9 @@ final class VerifyCommand implements Callable<Integer> {
     @Mixin
     KafkaOptions options;
 
-    @Option(names = "--topic", paramLabel = "T", description = "stamped topic (default: output.topic)")
-    String topic;
+    @Option(names = "--topic", paramLabel = "T", description = "stamped topic (default: output.topic); repeat it to check"
+            + " several topics, each on its own and for IDs shared between them (snowflake mode, without --source)")
+    java.util.List<String> topics;
 
     @Option(names = "--source", paramLabel = "S", description = "input topic to account for, record by record (default: none, no source check)")
     String source;
@@ -62,8 +65,17 @@ final class VerifyCommand implements Callable<Integer> {
         }
         SnowstampConfig loaded = options.load();
         boolean sequence = mode == null ? loaded.idMode() == SnowstampConfig.IdMode.SEQUENCE : sequenceMode(mode);
-        String target = topic == null ? loaded.outputTopic() : topic;
-        try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, target, source, dlq)) {
+        if (topics != null && topics.size() > 1 && (sequence || source != null)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "several --topic options check snowflake IDs across topics: not with --source, --dlq or --mode sequence");
+        }
+        boolean across = topics != null && topics.size() > 1;
+        String target = topics == null ? loaded.outputTopic() : topics.get(0);
+        String[] needed = across ? topics.toArray(String[]::new) : new String[] {target, source, dlq};
+        try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, needed)) {
+            if (across) {
+                return verifyAcross(connection.config(), limit);
+            }
             if (sequence) {
                 return verifySequence(connection.config(), target, limit);
             }
@@ -78,6 +90,50 @@ final class VerifyCommand implements Callable<Integer> {
             out.println(report.summaryLine());
             return report.clean() ? 0 : 1;
         }
+    }
+
+    /**
+     * Several topics: each is verified on its own (duplicates within it, order per partition), and
+     * every ID found in more than one topic counts as a duplicate too.
+     */
+    private int verifyAcross(SnowstampConfig config, Duration limit) {
+        PrintWriter out = spec.commandLine().getOut();
+        java.util.List<String> distinct = topics.stream().distinct().toList();
+        io.snowstamp.verify.CrossTopicCheck across = new io.snowstamp.verify.CrossTopicCheck(distinct);
+        long records = 0;
+        long duplicates = 0;
+        boolean clean = true;
+        for (int t = 0; t < distinct.size(); t++) {
+            String target = distinct.get(t);
+            int index = t;
+            Verifier verifier = new Verifier(target, null);
+            Progress progress = new Progress(spec.commandLine().getErr(), "verified", 0);
+            long[] seen = {0};
+            TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
+                String id = header(record.headers().lastHeader(Names.ID_HEADER));
+                verifier.output(record.partition(), record.offset(), id, null);
+                if (id != null && id.matches("[0-9]{1,19}")) {
+                    try {
+                        across.add(index, Long.parseLong(id));
+                    } catch (NumberFormatException ignored) {
+                        // above Long.MAX_VALUE: the verifier reports it as unstamped
+                    }
+                }
+                progress.update(++seen[0]);
+            });
+            progress.done();
+            VerifyReport report = verifier.finish();
+            report.problems().forEach(problem -> out.println(target + ": " + problem));
+            out.println(target + ": " + report.summaryLine());
+            records += report.records();
+            duplicates += report.duplicates();
+            clean &= report.clean();
+        }
+        io.snowstamp.verify.CrossTopicCheck.Result shared = across.finish();
+        shared.examples().forEach(out::println);
+        out.println("shared between topics: " + shared.shared());
+        out.println("records=" + records + " duplicates=" + (duplicates + shared.shared()) + " missing=0 extra=0");
+        return clean && shared.shared() == 0 ? 0 : 1;
     }
 
     private boolean sequenceMode(String text) {

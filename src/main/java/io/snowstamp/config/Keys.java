@@ -51,6 +51,12 @@ public final class Keys {
     public static final String SEQUENCE_DEFAULT_STEP = "sequence.default-step";
     public static final String SEQUENCE_TAGS_TOPIC = "sequence.tags-topic";
     public static final String SEQUENCE_CHECKPOINT_INTERVAL = "sequence.checkpoint-interval";
+    public static final String ID_SPACE = "id.space";
+    public static final String ID_WORKER_REGISTRY = "id.worker-registry";
+    public static final String REGISTRY_TOPIC = "registry.topic";
+    public static final String REGISTRY_HEARTBEAT = "registry.heartbeat";
+    public static final String REGISTRY_STALE_AFTER = "registry.stale-after";
+    public static final String REGISTRY_EXPIRE_AFTER = "registry.expire-after";
     public static final String KAFKA_PREFIX = "kafka.";
     public static final String BOOTSTRAP_SERVERS = KAFKA_PREFIX + "bootstrap.servers";
 
@@ -74,7 +80,7 @@ public final class Keys {
         define(ID_SEQUENCE_BITS, "", "width of the sequence field; default from the preset");
         define(ID_WORKER_IN_LOW_BITS, "", "true puts datacenter+worker below the sequence; default from the preset");
         define(ID_DATACENTER_ID, "0", "datacenter field of every ID");
-        define(ID_WORKER_OFFSET, "0", "worker ID = worker offset + input partition");
+        define(ID_WORKER_OFFSET, "0", "worker ID = worker offset + input partition; auto: the lowest free range in the registry");
         define(ID_LIFETIME_WARNING, "365d", "run and demo warn when the ID layout runs out sooner than this, and refuse once it has run out");
         define(ID_MAX_LEAD, "10s", "how far IDs may run ahead of the wall clock before id.on-excess-lead applies");
         define(ID_ON_EXCESS_LEAD, "continue", "continue (warn once a minute) or pause (hold the partition's records until the clock catches up)");
@@ -102,6 +108,12 @@ public final class Keys {
         define(SEQUENCE_DEFAULT_STEP, "1000", "sequence mode: numbers reserved per state write for an auto-created tag, and tags create without --step");
         define(SEQUENCE_TAGS_TOPIC, "snowstamp-tags", "sequence mode: compacted topic of tag definitions (tags create, tags set-step)");
         define(SEQUENCE_CHECKPOINT_INTERVAL, "30s", "sequence mode: how often a task records how far its output partition is covered by its state");
+        define(ID_SPACE, "default", "ID space: applications whose IDs end up together (one table) share one; worker ranges never overlap in it");
+        define(ID_WORKER_REGISTRY, "on", "on: claim [offset, offset + partitions) in the worker registry at start; off: nothing checks offsets");
+        define(REGISTRY_TOPIC, "snowstamp-workers", "the worker registry topic (compacted, one partition)");
+        define(REGISTRY_HEARTBEAT, "10s", "how often a running application re-asserts its claim in the registry");
+        define(REGISTRY_STALE_AFTER, "1m", "a claim without heartbeat for longer is listed as stale (workers list)");
+        define(REGISTRY_EXPIRE_AFTER, "", "empty: never take over a claim; else id.worker-offset=auto may recycle a claim without heartbeat for longer (after recording its marks)");
     }
 
     private Keys() {

@@ -20,6 +20,8 @@ import java.util.TreeMap;
  * @param kafka      {@code kafka.*} keys with the prefix removed, passed to every Kafka client
  * @param idMode     snowflake IDs or per-tag sequences
  * @param sequence   the {@code sequence.*} keys (used in sequence mode only)
+ * @param registry   the worker registry keys (snowflake mode); with {@code id.worker-offset=auto}
+ *                   {@code workerOffset} is 0 until the registry has chosen ({@link #withWorkerOffset})
  */
 public record SnowstampConfig(
         String applicationId,
@@ -48,7 +50,8 @@ public record SnowstampConfig(
         AdminSettings admin,
         Map<String, String> kafka,
         IdMode idMode,
-        SequenceSettings sequence) {
+        SequenceSettings sequence,
+        RegistrySettings registry) {
 
     /** What the stamper issues. */
     public enum IdMode {
@@ -117,6 +120,9 @@ public record SnowstampConfig(
         if (admin == null) {
             admin = AdminSettings.off();
         }
+        if (registry == null) {
+            registry = RegistrySettings.off();
+        }
         if (workerOffset > layout.maxWorker()) {
             throw new ConfigException(Keys.ID_WORKER_OFFSET, workerOffset,
                     "0.." + layout.maxWorker() + " (the layout has " + layout.workerBits() + " worker bits)");
@@ -166,6 +172,7 @@ public record SnowstampConfig(
             throw new ConfigException(Keys.APPLICATION_ID, applicationId, "1-200 of a-z A-Z 0-9 . _ -");
         }
         Guarantee guarantee = v.choice(Keys.PROCESSING_GUARANTEE, Guarantee.class);
+        RegistrySettings registry = RegistrySettings.from(v);
         return new SnowstampConfig(
                 applicationId,
                 v.topic(Keys.INPUT_TOPIC),
@@ -174,7 +181,7 @@ public record SnowstampConfig(
                 guarantee,
                 layout,
                 v.longInRange(Keys.ID_DATACENTER_ID, 0, Long.MAX_VALUE),
-                v.longInRange(Keys.ID_WORKER_OFFSET, 0, Long.MAX_VALUE),
+                registry.autoOffset() ? 0 : v.longInRange(Keys.ID_WORKER_OFFSET, 0, Long.MAX_VALUE),
                 jsonField.isEmpty() ? null : jsonField,
                 v.choice(Keys.STAMP_JSON_TYPE, JsonType.class),
                 v.choice(Keys.STAMP_ON_EXISTING_FIELD, OnExistingField.class),
@@ -196,7 +203,8 @@ public record SnowstampConfig(
                         v.isSet(Keys.ADMIN_ADVERTISED_HOST) ? v.string(Keys.ADMIN_ADVERTISED_HOST) : null),
                 kafka,
                 v.choice(Keys.ID_MODE, IdMode.class),
-                SequenceSettings.from(v));
+                SequenceSettings.from(v),
+                registry);
     }
 
     private static IdLayout layout(Values v) {
@@ -276,7 +284,16 @@ public record SnowstampConfig(
         copy.put("bootstrap.servers", servers);
         return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
                 datacenterId, workerOffset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
-                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, admin, copy, idMode, sequence);
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, admin, copy, idMode, sequence,
+                registry);
+    }
+
+    /** A copy with the worker offset the registry granted ({@code id.worker-offset=auto}). */
+    public SnowstampConfig withWorkerOffset(long offset) {
+        return new SnowstampConfig(applicationId, inputTopic, outputTopic, dlqTopic, processingGuarantee, layout,
+                datacenterId, offset, jsonField, jsonType, onExistingField, maxDepth, provenance, maxLead, onExcessLead, reservation,
+                heartbeat, tailGuard, tailGuardTimeout, takeoverGap, profile, stateDir, instanceId, admin, kafka, idMode, sequence,
+                registry);
     }
 
     /** Never the raw record text: it would show secrets. */

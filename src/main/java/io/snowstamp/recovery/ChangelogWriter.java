@@ -123,7 +123,7 @@ public final class ChangelogWriter {
         }
     }
 
-    static <T> T get(KafkaFuture<T> future, Duration timeout, String what) {
+    public static <T> T get(KafkaFuture<T> future, Duration timeout, String what) {
         try {
             return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

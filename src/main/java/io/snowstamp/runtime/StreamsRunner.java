@@ -34,7 +34,8 @@ import java.util.function.LongSupplier;
 public final class StreamsRunner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamsRunner.class);
 
-    private final SnowstampConfig config;
+    /** Not final: with id.worker-offset=auto the registry's grant replaces the offset at start. */
+    private SnowstampConfig config;
     private final LongSupplier clock;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -45,6 +46,8 @@ public final class StreamsRunner implements AutoCloseable {
     private final StamperStats stats = new StamperStats();
     private final RestoreTracker restores = new RestoreTracker();
     private String applicationServer;
+    private RegistryClaim registryClaim;
+    private java.util.function.LongUnaryOperator registryMarks = worker -> -1;
 
     public StreamsRunner(SnowstampConfig config, LongSupplier clock) {
         this.config = config;
@@ -69,6 +72,9 @@ public final class StreamsRunner implements AutoCloseable {
                 throw new SnowstampException("dead-letter topic " + config.dlqTopic()
                         + " does not exist: create it with 'snowstamp topics apply' or your own tooling");
             }
+        }
+        if (!sequence) {
+            claimWorkers(outputPartitions);
         }
         log.info("starting stamper: {}", config.describeMasked());
         Properties props = KafkaSettings.streams(config);
@@ -148,6 +154,33 @@ public final class StreamsRunner implements AutoCloseable {
         }
     }
 
+    /**
+     * Claims the worker range in the registry before Kafka Streams starts (or warns that nothing
+     * checks it); with {@code auto} the granted offset becomes the configuration's.
+     */
+    private void claimWorkers(int partitions) {
+        if (!config.registry().enabled()) {
+            log.warn("id.worker-registry=off: nothing checks that workers {}..{} (id.worker-offset={}) are used by no other application"
+                            + " whose IDs meet this one's; overlapping ranges issue duplicate IDs silently",
+                    config.workerFor(0), config.workerFor(partitions - 1), config.workerOffset());
+            return;
+        }
+        registryClaim = RegistryClaim.claim(config, partitions, this::registryLost);
+        config = config.withWorkerOffset(registryClaim.firstWorker());
+        registryMarks = registryClaim.marks();
+    }
+
+    /** The claim is gone: stop stamping now (from the heartbeat thread). */
+    private void registryLost(RuntimeException error) {
+        failure.compareAndSet(null, error);
+        KafkaStreams current = streams;
+        if (current != null) {
+            Thread stopper = new Thread(() -> current.close(Duration.ofSeconds(30)), "snowstamp-registry-stop");
+            stopper.setDaemon(true);
+            stopper.start();
+        }
+    }
+
     private int checkSnowflakeTopics(Admin admin) {
         int partitions = TopicAdmin.checkAligned(admin, config.inputTopic(), config.outputTopic());
         long highestWorker = config.workerFor(partitions - 1);
@@ -177,7 +210,7 @@ public final class StreamsRunner implements AutoCloseable {
             tailGuard = new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout());
             probe = tailGuard;
         }
-        return StampTopology.build(config, clock, probe, stats);
+        return StampTopology.build(config, clock, probe, stats, registryMarks);
     }
 
     private Topology sequenceTopology(int outputPartitions) {
@@ -220,6 +253,11 @@ public final class StreamsRunner implements AutoCloseable {
     /** Whether this runner numbers per tag ({@code id.mode=sequence}) rather than issuing snowflake IDs. */
     public boolean sequenceMode() {
         return config.idMode() == SnowstampConfig.IdMode.SEQUENCE;
+    }
+
+    /** The effective {@code id.worker-offset}: the configured one, or the one the registry granted ({@code auto}). */
+    public long workerOffset() {
+        return config.workerOffset();
     }
 
     /** What the tasks of this instance do (metrics, health, state endpoint). */
@@ -270,6 +308,10 @@ public final class StreamsRunner implements AutoCloseable {
         if (tailGuard != null) {
             tailGuard.close();
             tailGuard = null;
+        }
+        if (registryClaim != null) {
+            registryClaim.close();
+            registryClaim = null;
         }
         if (sequenceTail != null) {
             sequenceTail.close();

@@ -21,7 +21,7 @@ import java.util.TreeMap;
  */
 public record TopicSpec(String name, int partitions, short replicationFactor, Map<String, String> configs) {
     /** Topic files shipped inside the jar, used when there is no {@code topics/} directory. */
-    static final List<String> BUNDLED = List.of("events.raw", "events.stamped", "events.dlq", "snowstamp-tags");
+    static final List<String> BUNDLED = List.of("events.raw", "events.stamped", "events.dlq", "snowstamp-tags", "snowstamp-workers");
 
     public TopicSpec {
         configs = Map.copyOf(configs);

@@ -6,22 +6,40 @@ import io.snowstamp.state.WorkerState;
 import java.time.Instant;
 
 /**
- * Where a task's generator resumes: above {@code max(state.lastId, state.reservedUntil, tail,
- * clock)}, plus the takeover gap. Every input is kept so that the INFO line at task start explains
+ * Where a task's generator resumes: above {@code max(registry mark, state.lastId,
+ * state.reservedUntil, tail, clock)}, plus the takeover gap. The registry mark is what a released
+ * claim of the worker registry recorded for the worker (another application's IDs, possibly in
+ * another output topic), read once at start. Every input is kept so that the INFO line at task start explains
  * the decision completely.
  *
  * @param resumeAbove the generator issues only IDs greater than this (-1: nothing was issued before)
- * @param source      which input decided: {@code state.lastId}, {@code state.reservedUntil},
+ * @param registryMark the mark a released claim of the worker registry recorded for the worker, -1 if none
+ * @param source      which input decided: {@code registry}, {@code state.lastId}, {@code state.reservedUntil},
  *                    {@code tail}, {@code clock} (followed by {@code +gap} when a gap was added)
  */
-public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProbe.Result tail, long clockMillis,
+public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProbe.Result tail, long registryMark, long clockMillis,
                              long gapMillis, long resumeAbove, String source) {
 
-    /** Computes the decision for one worker. All IDs compared are this worker's own. */
+    /** Computes the decision for one worker without a registry mark. */
     public static ResumeDecision decide(IdLayout layout, long datacenter, long worker, WorkerState restored,
                                         TailProbe.Result tail, long clockMillis, long gapMillis) {
+        return decide(layout, datacenter, worker, restored, tail, -1, clockMillis, gapMillis);
+    }
+
+    /**
+     * Computes the decision for one worker. All IDs compared are this worker's own.
+     *
+     * @param registryMark the highest ID a released claim of the worker registry recorded for this worker
+     *                     (another application's, possibly with another output topic), -1 if none
+     */
+    public static ResumeDecision decide(IdLayout layout, long datacenter, long worker, WorkerState restored,
+                                        TailProbe.Result tail, long registryMark, long clockMillis, long gapMillis) {
         long best = -1;
         String source = "clock";
+        if (registryMark > best) {
+            best = registryMark;
+            source = "registry";
+        }
         if (restored.lastId() > best) {
             best = restored.lastId();
             source = "state.lastId";
@@ -47,7 +65,7 @@ public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProb
             best = layout.encode(time, datacenter, worker, layout.maxSequence());
             source = source + "+gap";
         }
-        return new ResumeDecision(restored.lastId(), restored.reservedUntil(), tail, clockMillis, gapMillis, best, source);
+        return new ResumeDecision(restored.lastId(), restored.reservedUntil(), tail, registryMark, clockMillis, gapMillis, best, source);
     }
 
     /** One line with every input and the outcome. */
@@ -59,6 +77,7 @@ public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProb
                 + ", tail=" + (tail == TailProbe.Result.NONE ? "off" : idText(layout, tail.highestId())
                 + " [" + tail.scanned() + " records at offsets " + tail.fromOffset() + ".." + tail.endOffset()
                 + " in " + tail.millis() + " ms]")
+                + (registryMark >= 0 ? ", registry=" + idText(layout, registryMark) : "")
                 + ", clock=" + Instant.ofEpochMilli(clockMillis) + ")"
                 + (gapMillis > 0 ? " + takeover gap " + gapMillis + " ms" : "");
     }

@@ -48,6 +48,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final SnowstampConfig config;
     private final LongSupplier clock;
     private final TailProbe tailProbe;
+    /** worker -> mark of a released claim in the worker registry (-1: none): a lower bound of the resume point. */
+    private final java.util.function.LongUnaryOperator registryMarks;
     private final StamperStats stats;
     private final JsonIdSplicer splicer;
     private final long reservationUnits;
@@ -73,6 +75,12 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private TaskStats taskStats;
 
     StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
+        this(config, clock, tailProbe, stats, worker -> -1);
+    }
+
+    StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
+                   java.util.function.LongUnaryOperator registryMarks) {
+        this.registryMarks = registryMarks;
         this.config = config;
         this.stats = stats;
         this.clock = clock;
@@ -98,8 +106,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         WorkerState restored = restoredState(worker);
         TailProbe.Result tail = tailProbe.highestIssued(partition, config.datacenterId(), worker);
         long now = clock.getAsLong();
-        ResumeDecision decision = ResumeDecision.decide(config.layout(), config.datacenterId(), worker, restored, tail, now,
-                config.takeoverGap().toMillis());
+        ResumeDecision decision = ResumeDecision.decide(config.layout(), config.datacenterId(), worker, restored, tail,
+                registryMarks.applyAsLong(worker), now, config.takeoverGap().toMillis());
         this.generator = new IdGenerator(config.layout(), config.datacenterId(), worker, clock);
         generator.resumeAbove(decision.resumeAbove());
         // the new lease only: the restored reservation stays, and the first ID above it reserves anew

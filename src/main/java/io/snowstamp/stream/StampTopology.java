@@ -30,9 +30,18 @@ public final class StampTopology {
 
     /** @param stats where the tasks publish what they do (metrics, health, state endpoint) */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
+        return build(config, clock, tailProbe, stats, worker -> -1);
+    }
+
+    /**
+     * @param registryMarks worker -> the highest ID a released claim of the worker registry recorded for
+     *                      it (-1: none), read once at start: every task resumes above it
+     */
+    public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
+                                 java.util.function.LongUnaryOperator registryMarks) {
         Topology topology = new Topology();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe, stats), Names.SOURCE);
+        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe, stats, registryMarks), Names.SOURCE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()

@@ -52,7 +52,13 @@ class KeysTest {
                 Map.entry("sequence.default-start", "1"),
                 Map.entry("sequence.default-step", "1000"),
                 Map.entry("sequence.tags-topic", "snowstamp-tags"),
-                Map.entry("sequence.checkpoint-interval", "30s"));
+                Map.entry("sequence.checkpoint-interval", "30s"),
+                Map.entry("id.space", "default"),
+                Map.entry("id.worker-registry", "on"),
+                Map.entry("registry.topic", "snowstamp-workers"),
+                Map.entry("registry.heartbeat", "10s"),
+                Map.entry("registry.stale-after", "1m"),
+                Map.entry("registry.expire-after", ""));
         assertThat(Keys.help()).containsOnlyKeys(Keys.defaults().keySet());
         assertThat(Keys.help().values()).allSatisfy(help -> assertThat(help).isNotBlank());
     }

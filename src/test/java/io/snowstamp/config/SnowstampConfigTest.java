@@ -190,7 +190,8 @@ class SnowstampConfigTest {
                 Duration.ofMinutes(1), SnowstampConfig.OnExcessLead.PAUSE, Duration.ZERO, Duration.ofMillis(250), false,
                 Duration.ofSeconds(2), Duration.ofSeconds(3), SnowstampConfig.Profile.DEFAULT, Path.of("/var/lib/snowstamp"), "test-1", AdminSettings.off(), Map.of("bootstrap.servers", "k1:9092,k2:9092", "linger.ms", "20"),
                 SnowstampConfig.IdMode.SNOWFLAKE,
-                new SequenceSettings(null, false, 1, 1000, "snowstamp-tags", Duration.ofSeconds(30))));
+                new SequenceSettings(null, false, 1, 1000, "snowstamp-tags", Duration.ofSeconds(30)),
+                new RegistrySettings(true, "snowstamp-workers", "default", false, Duration.ofSeconds(10), Duration.ofMinutes(1), null)));
         assertThat(config.embeddedBroker()).isFalse();
     }
 

@@ -91,6 +91,7 @@ class AdminEndpointsIT {
                 "input.topic", app.in, "output.topic", app.out, "dlq.topic", app.dlq,
                 "state.dir", work.resolve("state").toString(), "instance.id", name, "admin.port", "0"));
         settings.put("kafka.group.protocol", groupProtocol);
+        settings.put("id.worker-registry", "off");     // several applications with the default offset on one broker
         SnowstampConfig config = ConfigLoader.load(null, Map.of(), settings);
         StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
         AdminServer admin = AdminServer.start(config, runner, System::currentTimeMillis);

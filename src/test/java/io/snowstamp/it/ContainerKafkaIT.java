@@ -53,7 +53,7 @@ class ContainerKafkaIT {
                     new NewTopic("events.dlq", 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
         }
         SnowstampConfig config = ConfigLoader.load(null, Map.of(), Map.of("kafka.bootstrap.servers", servers,
-                "state.dir", work.toString(), "instance.id", "container-it"));
+                "state.dir", work.toString(), "instance.id", "container-it", "id.worker-registry", "off"));
         try (StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis)) {
             runner.start();
             assertThat(runner.awaitRunning(Duration.ofSeconds(120))).isTrue();

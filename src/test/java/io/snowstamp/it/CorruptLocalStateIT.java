@@ -47,7 +47,7 @@ class CorruptLocalStateIT {
 
             Map<String, String> settings = Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
                     "state.dir", work.resolve("state").toString(), "instance.id", "corrupt", "application.id", "corrupt-app",
-                    "input.topic", "corrupt-in", "output.topic", "corrupt-out", "dlq.topic", "corrupt-dlq");
+                    "input.topic", "corrupt-in", "output.topic", "corrupt-out", "dlq.topic", "corrupt-dlq", "id.worker-registry", "off");
             try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(), settings), System::currentTimeMillis)) {
                 runner.start();
                 assertThat(runner.awaitRunning(Duration.ofSeconds(120))).isTrue();

@@ -62,6 +62,7 @@ final class FrozenStamper implements AutoCloseable {
         settings.put("input.topic", topics.in());
         settings.put("output.topic", topics.out());
         settings.put("dlq.topic", topics.dlq());
+        settings.put("id.worker-registry", "off");     // many applications with the default offset share the test broker
         settings.putAll(extra);
         SnowstampConfig config = ConfigLoader.load(null, Map.of(), settings);
         StreamsRunner runner = new StreamsRunner(config, () -> frozenMillis);

@@ -97,7 +97,8 @@ class HostileInputIT {
         Map<String, String> settings = new HashMap<>(Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
                 "state.dir", work.resolve("state").toString(), "instance.id", "hostile",
                 "application.id", TestBroker.unique("hostile-app"),
-                "input.topic", in, "output.topic", out, "dlq.topic", dlq));
+                "input.topic", in, "output.topic", out, "dlq.topic", dlq,
+                "id.worker-registry", "off"));     // several applications with the default offset on one broker
         for (int i = 0; i < more.length; i += 2) {
             settings.put(more[i], more[i + 1]);
         }

@@ -80,6 +80,8 @@ class RunEndToEndIT {
             int exit = run.terminate(60);
             assertThat(exit).as("a clean stop by SIGTERM exits 0\n" + run.logs()).isZero();
             assertThat(run.logs()).doesNotContain("ERROR");
+            // child JVMs of tests run with the worker registry off (ChildJvm): the stamper says that nothing checks the offsets
+            assertThat(run.logs()).contains("WARN").contains("id.worker-registry=off: nothing checks that workers 0..3 (id.worker-offset=0)");
         }
     }
 }

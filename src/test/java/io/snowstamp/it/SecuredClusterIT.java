@@ -51,6 +51,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class SecuredClusterIT {
     private static final String ADMIN_JAAS = jaas("admin", "admin-secret");
     private static final String STAMPER_JAAS = jaas("stamper", "stamper-secret");
+    private static final String REGISTRY = "snowstamp-workers";
     private static EmbeddedKafka kafka;
     private static Path brokerDir;
 
@@ -76,6 +77,10 @@ class SecuredClusterIT {
         secured.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         secured.put("super.users", "User:admin;User:ANONYMOUS");
         kafka = EmbeddedKafka.start(brokerDir, 0, secured);
+        try (Admin admin = Admin.create(client(ADMIN_JAAS))) {
+            admin.createTopics(List.of(new NewTopic(REGISTRY, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
+                    .all().get(60, TimeUnit.SECONDS);
+        }
     }
 
     @AfterAll
@@ -103,6 +108,9 @@ class SecuredClusterIT {
         acls.add(allow(ResourceType.GROUP, app, PatternType.LITERAL, principal, AclOperation.READ));
         acls.add(allow(ResourceType.TRANSACTIONAL_ID, app + "-", PatternType.PREFIXED, principal, AclOperation.WRITE));
         acls.add(allow(ResourceType.TRANSACTIONAL_ID, app + "-", PatternType.PREFIXED, principal, AclOperation.DESCRIBE));
+        for (AclOperation op : List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE)) {
+            acls.add(allow(ResourceType.TOPIC, REGISTRY, PatternType.LITERAL, principal, op));      // the worker registry
+        }
         return acls;
     }
 
@@ -124,6 +132,7 @@ class SecuredClusterIT {
         settings.put("state.dir", work.resolve("state").toString());
         settings.put("instance.id", "secured");
         settings.put("recovery.tail-guard-timeout", "20s");
+        settings.put("id.space", app);      // each test's application in a space of its own: both use the default offset
         return settings;
     }
 
@@ -133,6 +142,27 @@ class SecuredClusterIT {
             topics.add(new NewTopic(name, name.contains("dlq") ? 1 : 2, (short) 1));
         }
         admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The authorizer applies new ACLs from the metadata log, a moment after createAcls returns: on a
+     * loaded machine the stamper's first describe could still be refused. Waits until it is not.
+     */
+    private static void awaitAclsApplied(String topic) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Admin stamper = Admin.create(client(STAMPER_JAAS))) {
+            while (true) {
+                try {
+                    stamper.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS);
+                    return;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("the stamper's ACLs on " + topic + " were not applied within 30 s", e);
+                    }
+                    TimeUnit.MILLISECONDS.sleep(100);
+                }
+            }
+        }
     }
 
     private void produce(String topic, int count) {
@@ -159,6 +189,7 @@ class SecuredClusterIT {
             createTopics(admin, "sec-in", "sec-out", "sec-dlq");
             admin.createAcls(documentedAcls("User:stamper", app, "sec-in", "sec-out", "sec-dlq")).all().get(30, TimeUnit.SECONDS);
         }
+        awaitAclsApplied("sec-in");
         produce("sec-in", 500);
         try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(),
                 stamperSettings(app, "sec-in", "sec-out", "sec-dlq")), System::currentTimeMillis)) {
@@ -188,6 +219,7 @@ class SecuredClusterIT {
             acls.removeIf(acl -> acl.pattern().name().equals("miss-out") && acl.entry().operation() == AclOperation.READ);
             admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
         }
+        awaitAclsApplied("miss-in");
         produce("miss-in", 10);
         try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(),
                 stamperSettings(app, "miss-in", "miss-out", "miss-dlq")), System::currentTimeMillis)) {

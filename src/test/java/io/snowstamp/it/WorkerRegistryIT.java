@@ -1,0 +1,488 @@
+package io.snowstamp.it;
+
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
+import io.snowstamp.config.ConfigLoader;
+import io.snowstamp.id.IdLayout;
+import io.snowstamp.registry.Claim;
+import io.snowstamp.registry.ClaimRefusedException;
+import io.snowstamp.registry.RegistryView;
+import io.snowstamp.registry.WorkerRegistry;
+import io.snowstamp.runtime.StreamsRunner;
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.Faketime;
+import io.snowstamp.testing.StampedRecords;
+import io.snowstamp.testing.Stamper;
+import io.snowstamp.testing.TestBroker;
+import io.snowstamp.testing.Verification;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * The worker registry on a real broker: overlapping applications refused, {@code auto}, concurrent
+ * claims, a recreated registry, growth, changed configuration, release and safe reuse. Every test
+ * has its own registry topic, so tests never see each other's claims.
+ */
+@Tag("integration")
+@ExtendWith(SharedBroker.class)
+@Timeout(300)
+class WorkerRegistryIT {
+    private static final IdLayout SNOWFLAKE = IdLayout.preset("snowflake");
+    private static TestBroker broker;
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
+    }
+
+    /** A new registry topic as topics/snowstamp-workers.properties declares it. */
+    private static String registry() throws Exception {
+        String name = TestBroker.unique("workers");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(name, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
+                    .all().get(60, TimeUnit.SECONDS);
+        }
+        return name;
+    }
+
+    private Map<String, String> settings(String app, Stamper.Topics topics, String registry, String... more) {
+        Map<String, String> settings = new HashMap<>(Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
+                "application.id", app, "instance.id", app, "state.dir", work.resolve("state-" + app).toString(),
+                "input.topic", topics.in(), "output.topic", topics.out(), "dlq.topic", topics.dlq(),
+                "registry.topic", registry, "registry.heartbeat", "500ms"));
+        for (int i = 0; i < more.length; i += 2) {
+            settings.put(more[i], more[i + 1]);
+        }
+        return settings;
+    }
+
+    private StreamsRunner runner(Map<String, String> settings) {
+        return new StreamsRunner(ConfigLoader.load(null, Map.of(), settings), System::currentTimeMillis);
+    }
+
+    private static WorkerRegistry client(String registry) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", broker.bootstrapServers());
+        return new WorkerRegistry(props, registry, Duration.ofSeconds(30), System::currentTimeMillis);
+    }
+
+    /** A client of a registry just created: its metadata may take a moment to reach every broker listener. */
+    private static WorkerRegistry awaitClient(String registry) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return client(registry);
+            } catch (io.snowstamp.SnowstampException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+        }
+    }
+
+    private static WorkerRegistry.Request request(String space, String app, IdLayout layout, int partitions, long offset) {
+        return new WorkerRegistry.Request(space, 0, app, layout, partitions, offset, "in-" + app, "out-" + app, app, null,
+                Duration.ofSeconds(2));
+    }
+
+    private static String[] kafka(String registry, String... args) {
+        return Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers(), "--set", "registry.topic=" + registry);
+    }
+
+    @Test
+    void shouldRefuseASecondApplicationOnTheSameWorkersAndRunBothWithAuto() throws Exception {
+        String registry = registry();
+        Stamper.Topics first = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        Stamper.Topics second = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        String a = TestBroker.unique("team-a");
+        String b = TestBroker.unique("team-b");
+        try (StreamsRunner runnerA = runner(settings(a, first, registry))) {
+            runnerA.start();
+            assertThat(runnerA.awaitRunning(Duration.ofSeconds(90))).isTrue();
+
+            Throwable refused;
+            try (StreamsRunner runnerB = runner(settings(b, second, registry))) {
+                refused = catchThrowable(runnerB::start);
+                assertThat(runnerB.streams()).as("Kafka Streams never started").isNull();
+            }
+            assertThat(refused).isInstanceOf(ClaimRefusedException.class);
+            assertThat(refused.getMessage()).as("one line naming the other application, its range, its heartbeat and the fix")
+                    .doesNotContain("\n")
+                    .contains("id.worker-offset=0 claims workers 0..1 of ID space default, datacenter 0, but they overlap application "
+                            + a + " (workers 0..1, last heartbeat ")
+                    .contains("set id.worker-offset=2 (the first free range of 2 workers) or auto")
+                    .contains("snowstamp workers release --application-id " + a);
+
+            try (StreamsRunner runnerB = runner(settings(b, second, registry, "id.worker-offset", "auto"))) {
+                runnerB.start();
+                assertThat(runnerB.awaitRunning(Duration.ofSeconds(90))).isTrue();
+                assertThat(runnerB.workerOffset()).as("auto takes the lowest free range").isEqualTo(2);
+                broker.produce(first.in(), 0, 3000);
+                broker.produce(second.in(), 0, 3000);
+                assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), first.out(), first.in(), 3000, Duration.ofSeconds(90))
+                        .summaryLine()).isEqualTo(Verification.clean(3000));
+                assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), second.out(), second.in(), 3000, Duration.ofSeconds(90))
+                        .summaryLine()).isEqualTo(Verification.clean(3000));
+            }
+        }
+        Cli.Result across = Cli.run(kafka(registry, "verify", "--topic", first.out(), "--topic", second.out()));
+        assertThat(across.exitCode()).as("%s", across).isZero();
+        assertThat(across.out()).contains("shared between topics: 0");
+        assertThat(across.lastLine()).isEqualTo("records=6000 duplicates=0 missing=0 extra=0");
+
+        Cli.Result list = Cli.run(kafka(registry, "workers", "list", "--format", "json"));
+        assertThat(list.exitCode()).as("%s", list).isZero();
+        assertThat(list.outLines()).hasSize(2);
+        assertThat(list.out()).contains("\"application\":\"" + a + "\",\"firstWorker\":0,\"count\":2,\"state\":\"stopped\"")
+                .contains("\"application\":\"" + b + "\",\"firstWorker\":2,\"count\":2,\"state\":\"stopped\"");
+    }
+
+    @Test
+    void shouldStopStartupWithTheTopicsApplyHintWhenTheRegistryTopicIsMissing() throws Exception {
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        try (StreamsRunner runner = runner(settings(TestBroker.unique("unregistered"), topics, TestBroker.unique("no-such-registry")))) {
+            assertThat(catchThrowable(runner::start)).hasMessageContaining("worker registry topic no-such-registry-")
+                    .hasMessageContaining("does not exist: create it with 'snowstamp topics apply'")
+                    .hasMessageContaining("or set id.worker-registry=off");
+            assertThat(runner.streams()).isNull();
+        }
+    }
+
+    @Test
+    void shouldGrantExactlyOneOfTwoSimultaneousClaimsInEachOf20Rounds() throws Exception {
+        String registry = registry();
+        int rounds = 20;
+        int raced = 0;
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (WorkerRegistry one = client(registry); WorkerRegistry two = client(registry)) {
+            for (int round = 0; round < rounds; round++) {
+                String space = "race-" + round;
+                CyclicBarrier start = new CyclicBarrier(2);
+                List<Future<Object>> results = new ArrayList<>();
+                for (WorkerRegistry registryClient : List.of(one, two)) {
+                    String app = (registryClient == one ? "one-" : "two-") + round;
+                    results.add(pool.submit(() -> {
+                        start.await(30, TimeUnit.SECONDS);
+                        try {
+                            return registryClient.claim(request(space, app, SNOWFLAKE, 4, 0));
+                        } catch (ClaimRefusedException e) {
+                            return e;
+                        }
+                    }));
+                }
+                List<Object> outcomes = new ArrayList<>();
+                for (Future<Object> result : results) {
+                    outcomes.add(result.get(60, TimeUnit.SECONDS));
+                }
+                assertThat(outcomes.stream().filter(WorkerRegistry.Lease.class::isInstance).count())
+                        .as("round %d: exactly one claim holds (%s)", round, outcomes).isEqualTo(1);
+                RegistryView view = one.readable().view();
+                assertThat(view.verdicts().stream().filter(v -> v.claim().space().equals(space) && v.granted()).count())
+                        .as("round %d: one granted claim in the registry", round).isEqualTo(1);
+                if (view.inactive().stream().anyMatch(e -> e.claim().space().equals(space) && e.claim().state() == Claim.State.WITHDRAWN)) {
+                    raced++;    // both appended before either read: the log's order decided
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.println("concurrent claim rounds: " + rounds + ", rounds where both claims were appended and the later one withdrew: " + raced);
+    }
+
+    @Test
+    void shouldRepopulateARecreatedRegistryBeforeGrantingTheRangesOfRunningApplications() throws Exception {
+        String registry = registry();
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        String a = TestBroker.unique("survivor");
+        try (StreamsRunner runnerA = runner(settings(a, topics, registry))) {
+            runnerA.start();
+            assertThat(runnerA.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+                admin.deleteTopics(Set.of(registry)).all().get(60, TimeUnit.SECONDS);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (true) {
+                    try {
+                        admin.createTopics(List.of(new NewTopic(registry, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
+                                .all().get(60, TimeUnit.SECONDS);
+                        break;
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        if (System.nanoTime() > deadline) {
+                            throw e;
+                        }
+                        TimeUnit.MILLISECONDS.sleep(200);      // the deletion is still under way
+                    }
+                }
+            }
+            // at once, before A's next heartbeat: a newcomer asks for A's workers in the empty registry
+            long started = System.nanoTime();
+            Throwable refused;
+            try (WorkerRegistry newcomer = awaitClient(registry)) {
+                refused = catchThrowable(() -> newcomer.claim(request("default", TestBroker.unique("newcomer"), SNOWFLAKE, 2, 0)));
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.println("recreated registry: the newcomer's claim was decided after " + millis + " ms");
+            assertThat(refused).as("A re-asserted its claim first").isInstanceOf(ClaimRefusedException.class);
+            assertThat(refused.getMessage()).contains("overlap application " + a);
+            assertThat(runnerA.state()).isEqualTo(org.apache.kafka.streams.KafkaStreams.State.RUNNING);
+        }
+    }
+
+    @Test
+    void shouldExtendAClaimWhenTheNextWorkersAreFreeAndRefuseWhenTheyAreNot() {
+        String registry = uncheckedRegistry();
+        try (WorkerRegistry client = client(registry)) {
+            WorkerRegistry.Lease lease = client.claim(request("default", "grows", SNOWFLAKE, 2, 0));
+            assertThat(lease.firstWorker()).isZero();
+            WorkerRegistry.Lease grown = client.claim(request("default", "grows", SNOWFLAKE, 4, 0));
+            assertThat(grown.how()).contains("extended the claim of workers 0..1 by workers 2..3");
+            assertThat(grown.count()).isEqualTo(4);
+            client.claim(request("default", "neighbour", SNOWFLAKE, 2, 4));
+            Throwable refused = catchThrowable(() -> client.claim(request("default", "grows", SNOWFLAKE, 6, 0)));
+            assertThat(refused).isInstanceOf(ClaimRefusedException.class)
+                    .hasMessageContaining("the input grew to 6 partitions but workers 4..5 after application grows's workers 0..3 are held by"
+                            + " application neighbour")
+                    .hasMessageContaining("stamping with an unclaimed worker is never done");
+            assertThat(client.claim(request("default", "grows", SNOWFLAKE, 4, 0)).how()).startsWith("joined the claim of workers 0..3");
+        }
+    }
+
+    @Test
+    void shouldExtendTheClaimWhenTheInputGrowsAndRefuseToGrowIntoAnotherApplicationsWorkers() throws Exception {
+        String registry = registry();
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        String app = TestBroker.unique("growing");
+        try (StreamsRunner runner = runner(settings(app, topics, registry))) {
+            runner.start();
+            assertThat(runner.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            broker.produce(topics.in(), 0, 200);
+            Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), 200, Duration.ofSeconds(90));
+        }
+        // the operator grows the input, the output and the worker-state changelog (Kafka Streams needs them equal)
+        grow(4, topics.in(), topics.out(), app + "-worker-state-changelog");
+        try (StreamsRunner grown = runner(settings(app, topics, registry))) {
+            grown.start();
+            assertThat(grown.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            broker.produce(topics.in(), 200, 400);
+            assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), 600, Duration.ofSeconds(90))
+                    .summaryLine()).isEqualTo(Verification.clean(600));
+        }
+        Cli.Result list = Cli.run(kafka(registry, "workers", "list"));
+        assertThat(list.out()).as("%s", list).contains("0..1").contains("2..3");
+
+        // another application takes the next workers; growing again is refused before Kafka Streams starts
+        try (WorkerRegistry neighbour = client(registry)) {
+            neighbour.claim(request("default", TestBroker.unique("neighbour"), SNOWFLAKE, 2, 4));
+        }
+        grow(6, topics.in(), topics.out(), app + "-worker-state-changelog");
+        try (StreamsRunner refused = runner(settings(app, topics, registry))) {
+            assertThat(catchThrowable(refused::start)).isInstanceOf(ClaimRefusedException.class)
+                    .hasMessageContaining("the input grew to 6 partitions but workers 4..5")
+                    .hasMessageContaining("stamping with an unclaimed worker is never done");
+            assertThat(refused.streams()).isNull();
+        }
+    }
+
+    private static void grow(int partitions, String... topics) throws Exception {
+        Map<String, org.apache.kafka.clients.admin.NewPartitions> increase = new HashMap<>();
+        for (String topic : topics) {
+            increase.put(topic, org.apache.kafka.clients.admin.NewPartitions.increaseTo(partitions));
+        }
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.createPartitions(increase).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void shouldRefuseAnInstanceWhoseOffsetOrLayoutDisagreesWithItsApplicationsClaim() {
+        String registry = uncheckedRegistry();
+        try (WorkerRegistry client = client(registry)) {
+            client.claim(request("default", "steady", SNOWFLAKE, 2, 0));
+            assertThat(catchThrowable(() -> client.claim(request("default", "steady", SNOWFLAKE, 2, 8))))
+                    .isInstanceOf(ClaimRefusedException.class)
+                    .hasMessageContaining("this instance of application steady is configured with id.worker-offset=8 (the claim's: 0)");
+            IdLayout sonyflake = IdLayout.preset("sonyflake");
+            assertThat(catchThrowable(() -> client.claim(request("default", "steady", sonyflake, 2, 0))))
+                    .isInstanceOf(ClaimRefusedException.class)
+                    .hasMessageContaining("is configured with layout " + sonyflake.fingerprint());
+            assertThat(catchThrowable(() -> client.claim(request("default", "other-layout", sonyflake, 2, 100))))
+                    .as("another application with another layout in the same ID space")
+                    .isInstanceOf(ClaimRefusedException.class).hasMessageContaining("IDs of two layouts can collide");
+            assertThat(client.claim(request("elsewhere", "other-layout", sonyflake, 2, 0)).firstWorker())
+                    .as("another ID space is independent").isZero();
+            assertThat(client.claim(request("default", "steady", SNOWFLAKE, 2, -1)).firstWorker()).as("auto keeps the claim").isZero();
+        }
+    }
+
+    @Test
+    void shouldRecycleAnExpiredClaimWithAutoOnlyAfterRecordingItsMarks() throws Exception {
+        String registry = uncheckedRegistry();
+        IdLayout twoWorkers = new IdLayout(41, 0, 1, 21, IdLayout.DEFAULT_EPOCH_MILLIS, 1, false);
+        try (WorkerRegistry client = client(registry)) {
+            client.claim(request("default", "gone", twoWorkers, 2, 0));
+            TimeUnit.MILLISECONDS.sleep(1500);
+            WorkerRegistry.Request auto = new WorkerRegistry.Request("default", 0, "heir", twoWorkers, 2, -1, "in-heir", "out-heir",
+                    "heir", Duration.ofSeconds(1), Duration.ofSeconds(2));
+            assertThat(client.claim(auto).firstWorker()).isZero();
+            RegistryView view = client.readable().view();
+            Claim released = view.inactive().stream().map(RegistryView.Entry::claim).filter(c -> c.application().equals("gone"))
+                    .findFirst().orElseThrow();
+            assertThat(released.state()).isEqualTo(Claim.State.RELEASED);
+            assertThat(released.note()).contains("expired");
+            assertThat(released.marks()).containsOnlyKeys(0L, 1L);
+        }
+    }
+
+    /** A child-JVM stamper with the registry on (ChildJvm turns it off by default), fast heartbeats. */
+    private Stamper registered(String registry, String app, Stamper.Topics topics, String instance) {
+        return Stamper.of(work, broker.bootstrapServers(), app, topics, instance).with("id.worker-registry", "on")
+                .with("registry.topic", registry).with("registry.heartbeat", "500ms").with("registry.stale-after", "3s");
+    }
+
+    @Test
+    void shouldResumeAboveTheReleasedMarksWithEmptyStateANewOutputAndAClockAnHourBehind() throws Exception {
+        Faketime.assumeAvailable();
+        String registry = registry();
+        Stamper.Topics old = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        String retired = TestBroker.unique("retired");
+        try (ChildJvm child = registered(registry, retired, old, "old").start()) {
+            broker.produce(old.in(), 0, 2000);
+            assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), old.out(), old.in(), 2000, Duration.ofSeconds(90))
+                    .summaryLine()).isEqualTo(Verification.clean(2000));
+            assertThat(child.terminate(60)).isIn(0, 143);
+        }
+        Cli.Result dryRun = Cli.run(kafka(registry, "workers", "release", "--application-id", retired));
+        assertThat(dryRun.exitCode()).as("%s", dryRun).isZero();
+        assertThat(dryRun.out()).contains("dry run: nothing written");
+        Cli.Result release = Cli.run(kafka(registry, "workers", "release", "--application-id", retired, "--apply"));
+        assertThat(release.exitCode()).as("%s", release).isZero();
+        Map<Long, Long> oldHighest = highestPerWorker(old.out());
+
+        // a new application: new output topic, empty state, its clock an hour behind, the registry picks the released range
+        Stamper.Topics fresh = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        Stamper successor = registered(registry, TestBroker.unique("successor"), fresh, "new").with("id.worker-offset", "auto")
+                .withClockOffset("-1h");
+        try (ChildJvm child = successor.start()) {
+            broker.produce(fresh.in(), 0, 2000);
+            assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), fresh.out(), fresh.in(), 2000, Duration.ofSeconds(90))
+                    .summaryLine()).isEqualTo(Verification.clean(2000));
+            assertThat(child.logs()).contains("id.worker-offset=auto chose 0").contains("from registry");
+            assertThat(child.terminate(60)).isIn(0, 143);
+        }
+        Map<Long, Long> newLowest = lowestPerWorker(fresh.out());
+        assertThat(newLowest).containsOnlyKeys(oldHighest.keySet());
+        newLowest.forEach((worker, lowest) -> {
+            System.out.println("recycled worker " + worker + ": old highest " + oldHighest.get(worker) + " ("
+                    + java.time.Instant.ofEpochMilli(SNOWFLAKE.decode(oldHighest.get(worker)).wallMillis()) + "), new lowest " + lowest
+                    + " (" + java.time.Instant.ofEpochMilli(SNOWFLAKE.decode(lowest).wallMillis()) + ")");
+            assertThat(lowest).as("worker %d resumes above the released mark", worker).isGreaterThan(oldHighest.get(worker));
+        });
+        Cli.Result across = Cli.run(kafka(registry, "verify", "--topic", old.out(), "--topic", fresh.out()));
+        assertThat(across.exitCode()).as("%s", across).isZero();
+        assertThat(across.lastLine()).isEqualTo("records=4000 duplicates=0 missing=0 extra=0");
+    }
+
+    @Test
+    void shouldListAStaleClaimForceReleaseItAndReuseItSafely() throws Exception {
+        String registry = registry();
+        Stamper.Topics old = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        String crashed = TestBroker.unique("crashed");
+        try (ChildJvm child = registered(registry, crashed, old, "old").start()) {
+            broker.produce(old.in(), 0, 2000);
+            assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), old.out(), old.in(), 2000, Duration.ofSeconds(90))
+                    .summaryLine()).isEqualTo(Verification.clean(2000));
+            child.kill();
+        }
+        String[] staleAfter = {"--set", "registry.stale-after=3s"};
+        Cli.Result list = awaitCli(r -> r.out().contains("\"state\":\"stale\""),
+                Cli.concat(kafka(registry, "workers", "list", "--format", "json"), staleAfter));
+        assertThat(list.out()).as("%s", list).contains("\"application\":\"" + crashed + "\"").contains("\"state\":\"stale\"");
+        // refused without --force (first while its group still has the dead member, then because it did not stop cleanly)
+        Cli.Result refused = awaitCli(r -> r.err().contains("--force"),
+                Cli.concat(kafka(registry, "workers", "release", "--application-id", crashed), staleAfter));
+        assertThat(refused.exitCode()).as("%s", refused).isEqualTo(1);
+        assertThat(refused.err()).contains("is stale").contains("release it with --force");
+        Cli.Result forced = Cli.run(Cli.concat(kafka(registry, "workers", "release", "--application-id", crashed, "--force", "--apply"),
+                staleAfter));
+        assertThat(forced.exitCode()).as("%s", forced).isZero();
+        Map<Long, Long> oldHighest = highestPerWorker(old.out());
+
+        Stamper.Topics fresh = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        try (StreamsRunner heir = runner(settings(TestBroker.unique("heir"), fresh, registry, "id.worker-offset", "auto"))) {
+            heir.start();
+            assertThat(heir.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            assertThat(heir.workerOffset()).as("the released range is free again").isZero();
+            broker.produce(fresh.in(), 0, 2000);
+            assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), fresh.out(), fresh.in(), 2000, Duration.ofSeconds(90))
+                    .summaryLine()).isEqualTo(Verification.clean(2000));
+        }
+        lowestPerWorker(fresh.out()).forEach((worker, lowest) ->
+                assertThat(lowest).as("worker %d resumes above the force-released mark", worker).isGreaterThan(oldHighest.get(worker)));
+        Cli.Result across = Cli.run(kafka(registry, "verify", "--topic", old.out(), "--topic", fresh.out()));
+        assertThat(across.exitCode()).as("%s", across).isZero();
+    }
+
+    /** Runs a command every second until {@code done} holds (at most 60 s); returns the last result. */
+    private static Cli.Result awaitCli(java.util.function.Predicate<Cli.Result> done, String... args) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            Cli.Result result = Cli.run(args);
+            if (done.test(result) || System.nanoTime() > deadline) {
+                return result;
+            }
+            TimeUnit.SECONDS.sleep(1);
+        }
+    }
+
+    private static String uncheckedRegistry() {
+        try {
+            return registry();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Highest ID per worker in a stamped topic. */
+    static Map<Long, Long> highestPerWorker(String topic) {
+        return perWorker(topic, Math::max);
+    }
+
+    static Map<Long, Long> lowestPerWorker(String topic) {
+        return perWorker(topic, Math::min);
+    }
+
+    private static Map<Long, Long> perWorker(String topic, java.util.function.BinaryOperator<Long> pick) {
+        Map<Long, Long> result = new HashMap<>();
+        for (StampedRecords.Stamped record : StampedRecords.read(broker.bootstrapServers(), topic)) {
+            result.merge(SNOWFLAKE.decode(record.id()).worker(), record.id(), pick);
+        }
+        return result;
+    }
+}

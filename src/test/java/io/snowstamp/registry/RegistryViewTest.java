@@ -1,0 +1,103 @@
+package io.snowstamp.registry;
+
+import io.snowstamp.id.IdLayout;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RegistryViewTest {
+    private static final String LAYOUT = IdLayout.preset("snowflake").fingerprint();
+    private static final String REGISTRY = "reg-1";
+
+    private static Claim claim(String app, long first, int count) {
+        return new Claim("default", 0, app, first, count, LAYOUT, "in", "out", "i", 1000, 1000, Claim.State.ACTIVE, -1, REGISTRY,
+                null, "");
+    }
+
+    @Test
+    void shouldGrantTheEarliestOfTwoOverlappingClaimsAndKeepItAfterCompaction() {
+        List<RegistryView.Entry> log = new ArrayList<>();
+        log.add(new RegistryView.Entry(0, 0, claim("a", 0, 4)));
+        log.add(new RegistryView.Entry(1, 0, claim("b", 2, 4)));
+        // a's heartbeat carries its first offset; compaction then drops a's first record
+        log.add(new RegistryView.Entry(2, 0, claim("a", 0, 4).withHeartbeat(2000, 0, REGISTRY)));
+        RegistryView view = new RegistryView(log, REGISTRY);
+        assertThat(view.heldBy("default", "a")).hasSize(1);
+        assertThat(view.heldBy("default", "b")).isEmpty();
+
+        RegistryView compacted = new RegistryView(List.of(log.get(1), log.get(2)), REGISTRY);
+        assertThat(compacted.heldBy("default", "a")).as("the carried first offset keeps a ahead of b").hasSize(1);
+        assertThat(compacted.heldBy("default", "b")).isEmpty();
+        assertThat(compacted.verdict(claim("b", 2, 4).key()).orElseThrow().blockedBy().application()).isEqualTo("a");
+    }
+
+    @Test
+    void shouldVoidFirstOffsetsOfAnotherRegistryIncarnation() {
+        // a heartbeat written into a recreated registry with the old incarnation's offset 0 does not jump the queue
+        List<RegistryView.Entry> log = List.of(
+                new RegistryView.Entry(0, 0, claim("b", 0, 2)),
+                new RegistryView.Entry(1, 0, claim("a", 0, 2).withHeartbeat(2000, 0, "reg-old")));
+        RegistryView view = new RegistryView(log, REGISTRY);
+        assertThat(view.heldBy("default", "b")).hasSize(1);
+        assertThat(view.heldBy("default", "a")).isEmpty();
+    }
+
+    @Test
+    void shouldKeepTheEarlierPlaceWhenTwoInstancesOfOneApplicationBothWriteAFirstRecord() {
+        List<RegistryView.Entry> log = List.of(
+                new RegistryView.Entry(10, 0, claim("a", 0, 2)),
+                new RegistryView.Entry(11, 0, claim("c", 0, 2)),
+                new RegistryView.Entry(12, 0, claim("a", 0, 2)));
+        RegistryView view = new RegistryView(log, REGISTRY);
+        assertThat(view.heldBy("default", "a")).hasSize(1);
+        assertThat(view.heldBy("default", "c")).isEmpty();
+    }
+
+    @Test
+    void shouldSeparateSpacesAndDatacentersButNotLayouts() {
+        Claim otherSpace = new Claim("other", 0, "b", 0, 4, LAYOUT, "in", "out", "i", 0, 0, Claim.State.ACTIVE, -1, REGISTRY, null, "");
+        Claim otherDc = new Claim("default", 1, "c", 0, 4, LAYOUT, "in", "out", "i", 0, 0, Claim.State.ACTIVE, -1, REGISTRY, null, "");
+        Claim otherLayout = new Claim("default", 0, "d", 100, 4, IdLayout.preset("sonyflake").fingerprint(), "in", "out", "i", 0, 0,
+                Claim.State.ACTIVE, -1, REGISTRY, null, "");
+        RegistryView view = new RegistryView(List.of(new RegistryView.Entry(0, 0, claim("a", 0, 4)),
+                new RegistryView.Entry(1, 0, otherSpace), new RegistryView.Entry(2, 0, otherDc), new RegistryView.Entry(3, 0, otherLayout)), REGISTRY);
+        assertThat(view.verdicts()).extracting(RegistryView.Verdict::granted).containsExactly(true, true, true, false);
+    }
+
+    @Test
+    void shouldFindTheLowestFreeRangeAndTheMarksOfReleasedClaims() {
+        Claim released = claim("old", 4, 2).withState(Claim.State.RELEASED, 3000, 1, REGISTRY, new TreeMap<>(Map.of(4L, 400L, 5L, -1L)), "");
+        RegistryView view = new RegistryView(List.of(new RegistryView.Entry(0, 0, claim("a", 0, 4)),
+                new RegistryView.Entry(1, 0, claim("b", 6, 2)), new RegistryView.Entry(2, 0, released)), REGISTRY);
+        assertThat(view.firstFree("default", 0, "new", 2, 1023, List.of())).isEqualTo(4);
+        assertThat(view.firstFree("default", 0, "new", 3, 1023, List.of())).isEqualTo(8);
+        assertThat(view.firstFree("default", 0, "a", 4, 1023, List.of())).as("its own claim does not block an application").isZero();
+        assertThat(view.firstFree("default", 0, "new", 3, 9, List.of())).isEqualTo(-1);
+        assertThat(view.markOf("default", 0, 4)).isEqualTo(400);
+        assertThat(view.markOf("default", 0, 5)).isEqualTo(-1);
+        assertThat(view.markOf("default", 1, 4)).isEqualTo(-1);
+
+        // the old owner claims its range again under the same key: the marks it inherited stay
+        Claim again = new Claim("default", 0, "old", 4, 2, LAYOUT, "in", "out", "i", 4000, 4000, Claim.State.ACTIVE, -1, REGISTRY,
+                new TreeMap<>(Map.of(4L, 400L)), "");
+        RegistryView reclaimed = new RegistryView(List.of(new RegistryView.Entry(2, 0, released), new RegistryView.Entry(3, 0, again)),
+                REGISTRY);
+        assertThat(reclaimed.markOf("default", 0, 4)).isEqualTo(400);
+    }
+
+    @Test
+    void shouldRoundTripTheRecordFormatAndRefuseNewerVersions() {
+        Claim original = claim("a", 3, 2).withState(Claim.State.RELEASED, 5000, 7, REGISTRY, new TreeMap<>(Map.of(3L, 99L)), "note");
+        assertThat(ClaimCodec.decode(ClaimCodec.encode(original))).isEqualTo(original);
+        assertThat(new String(ClaimCodec.encode(original), java.nio.charset.StandardCharsets.UTF_8))
+                .startsWith("{\"version\":1,\"space\":\"default\",\"datacenter\":0,\"application\":\"a\",\"firstWorker\":3,\"count\":2,");
+        assertThatThrownBy(() -> ClaimCodec.decode("{\"version\":2}".getBytes())).hasMessageContaining("version 2 is not supported");
+        assertThatThrownBy(() -> ClaimCodec.decode("nope".getBytes())).hasMessageContaining("not JSON");
+    }
+}
