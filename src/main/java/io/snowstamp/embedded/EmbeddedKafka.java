@@ -66,6 +66,9 @@ public final class EmbeddedKafka implements AutoCloseable {
                     + " with data in " + logDir + ": " + e.getMessage(), e);
         }
         String bootstrap = "127.0.0.1:" + clientPort;
+        if (BrokerWarmUp.needed(logDir)) {
+            BrokerWarmUp.run(bootstrap);
+        }
         log.info("embedded Kafka broker ready at {} (data in {})", bootstrap, logDir);
         return new EmbeddedKafka(server, bootstrap, dataDir);
     }
