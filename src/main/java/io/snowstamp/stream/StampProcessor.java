@@ -112,7 +112,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         generator.resumeAbove(decision.resumeAbove());
         // the new lease only: the restored reservation stays, and the first ID above it reserves anew
         write(restored.withNewLease(holder(), now));
-        taskStats = stats.open(partition, worker, now);
+        taskStats = stats.open(partition, worker, now, clock);
         taskStats.started(decision, state.epoch());
         // key-value pairs: fields of their own in JSON logs (SNOWSTAMP_LOG_FORMAT=json)
         log.atInfo().addKeyValue("event", "task-assigned").addKeyValue("partition", partition).addKeyValue("worker", worker)
