@@ -1,6 +1,7 @@
 package io.snowstamp.it;
 
 import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Stamper;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -14,8 +15,9 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a new user sees: a first and a second {@code demo} in a fresh directory, the shaded jar in a
- * child JVM exactly as the quick start runs it, print no ERROR line and no stack trace.
+ * What a new user sees: a first and a second {@code demo} in a fresh directory, then {@code run} on
+ * the same embedded broker until SIGTERM — the shaded jar in a child JVM exactly as the quick start
+ * runs it — print no ERROR line and no stack trace.
  */
 @Tag("integration")
 @Timeout(300)
@@ -28,19 +30,33 @@ class QuietOutputIT {
     Path work;
 
     @Test
-    void shouldPrintNoErrorAndNoStackTraceOnAFirstAndASecondDemo() throws Exception {
+    void shouldPrintNoErrorAndNoStackTraceOnAFirstAndASecondDemoAndARunOnTheEmbeddedBroker() throws Exception {
+        String kafka = work.resolve("kafka").toString();
         for (String run : List.of("first", "second")) {
             try (ChildJvm demo = ChildJvm.start(work.resolve("logs"), run, List.of(), Stamper.FAST_START, "demo",
-                    "--events", "300", "--data-dir", work.resolve("kafka").toString(),
-                    "--set", "state.dir=" + work.resolve("streams"))) {
+                    "--events", "300", "--data-dir", kafka, "--set", "state.dir=" + work.resolve("streams"))) {
                 assertThat(demo.waitFor(240)).as(run + " demo exit code; output:\n" + demo.logs()).isZero();
-                String output = demo.stdout() + demo.stderr();
-                List<String> trouble = output.lines().filter(line -> TROUBLE.matcher(line).find()).toList();
-                System.out.printf("%s demo: %d lines of output, %d on stderr%n", run, output.lines().count(),
-                        demo.stderr().lines().count());
-                assertThat(trouble).as(run + " demo printed errors; whole output:\n" + output).isEmpty();
+                assertQuiet(run + " demo", demo);
                 assertThat(demo.stdout()).contains("duplicates=0 missing=0 extra=0");
             }
         }
+        try (ChildJvm stamper = ChildJvm.start(work.resolve("logs"), "run", List.of(), Stamper.FAST_START, "run",
+                "--data-dir", kafka, "--set", "state.dir=" + work.resolve("streams"))) {
+            stamper.awaitOutput(Stamper.STARTED, 120);
+            // another process finds the run's broker through the data directory
+            Cli.Result produce = Cli.run("produce", "--data-dir", kafka, "--count", "200");
+            assertThat(produce.exitCode()).as(produce.toString()).isZero();
+            Cli.Result consume = Cli.run("consume", "--data-dir", kafka, "--topic", "events.stamped", "--max", "800", "--timeout", "60s");
+            assertThat(consume.outLines()).as(consume.toString()).hasSize(800);
+            assertThat(stamper.terminate(60)).isIn(0, 143);
+            assertQuiet("run", stamper);
+        }
+    }
+
+    private static void assertQuiet(String what, ChildJvm child) throws Exception {
+        String output = child.stdout() + child.stderr();
+        List<String> trouble = output.lines().filter(line -> TROUBLE.matcher(line).find()).toList();
+        System.out.printf("%s: %d lines of output, %d on stderr%n", what, output.lines().count(), child.stderr().lines().count());
+        assertThat(trouble).as(what + " printed errors; whole output:\n" + output).isEmpty();
     }
 }
