@@ -360,8 +360,6 @@ final class ChangelogCommand implements Runnable {
                                 + (members.size() == 1 ? "" : "s") + "): stop every instance before the real import");
                     }
                     Map<Integer, WorkerState> writes = plan.writes();
-                    long now = System.currentTimeMillis();
-                    writes.replaceAll((partition, state) -> state.withWrittenAt(now));
                     if (writes.isEmpty()) {
                         out.println("nothing to write: " + topic + " already holds this state");
                     } else if (dryRun) {
