@@ -72,8 +72,11 @@ class AuditTrailIT {
         produce(topics.in(), hourAgo);
         long started = System.currentTimeMillis();
         try (ChildJvm child = stamper.start()) {
-            // Kafka's at_least_once commit interval is 30 s: the lease is there long before
-            List<JsonNode> leases = awaitInspect(app, topics, states -> states.size() == PARTITIONS, Duration.ofSeconds(20));
+            for (int p = 0; p < PARTITIONS; p++) {
+                child.awaitLog("partition " + p + " worker " + p + ": lease epoch 1 taken", 120);
+            }
+            // at_least_once commits every 30 s (Kafka's default): without a commit of its own the lease would wait for it
+            List<JsonNode> leases = awaitInspect(app, topics, states -> states.size() == PARTITIONS, Duration.ofSeconds(15));
             assertThat(leases).as("the lease of every partition, committed at task start").hasSize(PARTITIONS)
                     .allSatisfy(state -> assertThat(state.get("epoch").asLong()).isEqualTo(1));
             highestPerPartition(topics.out(), RECORDS);
