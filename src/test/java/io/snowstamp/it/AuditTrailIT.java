@@ -37,8 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>The bad timings are forced, not hoped for: {@code lease.heartbeat=10m}, so the heartbeat
  * (which used to be the only writer of {@code lastId} between reservations) never runs; all records
  * arrive within one reservation window, so the reservation write alone leaves {@code lastId} behind;
- * under {@code at_least_once} the commit interval is Kafka's 30 s, so only an explicit commit makes
- * the lease durable within the test's bound; the input records carry timestamps an hour old.
+ * the lease is checked before any input record exists (so no record, and no heartbeat, triggers a
+ * commit; under exactly-once nothing else flushes the store either); the input records carry
+ * timestamps an hour old.
  */
 @Tag("integration")
 @Timeout(300)
@@ -68,17 +69,10 @@ class AuditTrailIT {
         String app = TestBroker.unique("audit-alos");
         Stamper stamper = Stamper.of(work, broker.bootstrapServers(), app, topics, "a1")
                 .with("processing.guarantee", "at_least_once").with("lease.heartbeat", "10m");
-        long hourAgo = System.currentTimeMillis() - HOUR;
-        produce(topics.in(), hourAgo);
         long started = System.currentTimeMillis();
         try (ChildJvm child = stamper.start()) {
-            for (int p = 0; p < PARTITIONS; p++) {
-                child.awaitLog("partition " + p + " worker " + p + ": lease epoch 1 taken", 120);
-            }
-            // at_least_once commits every 30 s (Kafka's default): without a commit of its own the lease would wait for it
-            List<JsonNode> leases = awaitInspect(app, topics, states -> states.size() == PARTITIONS, Duration.ofSeconds(15));
-            assertThat(leases).as("the lease of every partition, committed at task start").hasSize(PARTITIONS)
-                    .allSatisfy(state -> assertThat(state.get("epoch").asLong()).isEqualTo(1));
+            assertLeasesCommittedWithoutARecord(child, app, topics);
+            produce(topics.in(), System.currentTimeMillis() - HOUR);
             highestPerPartition(topics.out(), RECORDS);
             assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
         }
@@ -98,6 +92,8 @@ class AuditTrailIT {
         String app = TestBroker.unique("audit-eos");
         Stamper stamper = Stamper.of(work, broker.bootstrapServers(), app, topics, "e1").with("lease.heartbeat", "10m");
         try (ChildJvm child = stamper.start()) {
+            // under exactly-once nothing else would commit the lease: no record, no punctuation, no checkpoint
+            assertLeasesCommittedWithoutARecord(child, app, topics);
             produce(topics.in(), System.currentTimeMillis());
             Map<Integer, Long> highest = highestPerPartition(topics.out(), RECORDS);
             // every commit carries the last ID issued: the running application's changelog is exact too
@@ -121,6 +117,16 @@ class AuditTrailIT {
             assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
         }
         assertExactLastIds(app, topics, 2 * RECORDS);
+    }
+
+    /** Every partition's new lease reaches the changelog soon after its task started, before any input record exists. */
+    private static void assertLeasesCommittedWithoutARecord(ChildJvm child, String app, Stamper.Topics topics) throws Exception {
+        for (int p = 0; p < PARTITIONS; p++) {
+            child.awaitLog("partition " + p + " worker " + p + ": lease epoch 1 taken", 120);
+        }
+        List<JsonNode> leases = awaitInspect(app, topics, states -> states.size() == PARTITIONS, Duration.ofSeconds(15));
+        assertThat(leases).as("the lease of every partition, committed at task start").hasSize(PARTITIONS)
+                .allSatisfy(state -> assertThat(state.get("epoch").asLong()).isEqualTo(1));
     }
 
     /** After the stop: per partition, the changelog's lastId is the highest ID of all {@code stamped} records in the output partition. */
