@@ -8,7 +8,10 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.AppenderBase;
-import ch.qos.logback.core.FileAppender;
+import ch.qos.logback.core.rolling.FixedWindowRollingPolicy;
+import ch.qos.logback.core.rolling.RollingFileAppender;
+import ch.qos.logback.core.rolling.SizeBasedTriggeringPolicy;
+import ch.qos.logback.core.util.FileSize;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
@@ -28,7 +31,7 @@ import java.util.List;
  * {@code demo} printed eight such ERRORs and a dozen retry WARNs). Those lines, and the producer's
  * WARN for each such retry, go to the file only. Every other broker event at ERROR still reaches
  * the console (through the configured console appender, text or JSON), and the file keeps the
- * broker's INFO log for diagnosis.
+ * broker's INFO log for diagnosis (rolled at 10 MB, three old files kept: broker.log.1..3).
  *
  * <p>Only meaningful with Logback as the SLF4J backend (the shaded jar); otherwise a no-op.
  */
@@ -42,6 +45,9 @@ final class BrokerLog implements AutoCloseable {
     /** The producer's retry WARNs ("Got error produce response ... retrying ...") come from here. */
     private static final String PRODUCER_SENDER = "org.apache.kafka.clients.producer.internals.Sender";
     private static final String CONSOLE_APPENDER = "STDERR";
+    /** A broker that runs for months must not fill the disk: broker.log rolls at this size, keeping three old files. */
+    private static final String MAX_FILE_SIZE = "10MB";
+    private static final int OLD_FILES = 3;
 
     private final List<Restore> restores = new ArrayList<>();
     private final List<Appender<ILoggingEvent>> appenders = new ArrayList<>();
@@ -59,7 +65,7 @@ final class BrokerLog implements AutoCloseable {
             return log;
         }
         Appender<ILoggingEvent> console = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender(CONSOLE_APPENDER);
-        FileAppender<ILoggingEvent> fileAppender = fileAppender(context, file);
+        RollingFileAppender<ILoggingEvent> fileAppender = fileAppender(context, file);
         Appender<ILoggingEvent> failures = new RealFailures(console);
         failures.setContext(context);
         failures.start();
@@ -84,17 +90,30 @@ final class BrokerLog implements AutoCloseable {
         logger.addAppender(failures);
     }
 
-    private static FileAppender<ILoggingEvent> fileAppender(LoggerContext context, Path file) {
+    private static RollingFileAppender<ILoggingEvent> fileAppender(LoggerContext context, Path file) {
         PatternLayoutEncoder encoder = new PatternLayoutEncoder();
         encoder.setContext(context);
         encoder.setPattern("%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX, UTC} %-5level [%thread] %logger - %msg%n");
         encoder.start();
-        FileAppender<ILoggingEvent> appender = new FileAppender<>();
+        RollingFileAppender<ILoggingEvent> appender = new RollingFileAppender<>();
         appender.setContext(context);
         appender.setName("snowstamp-broker-log");
         appender.setFile(file.toString());
         appender.setAppend(true);
         appender.setEncoder(encoder);
+        FixedWindowRollingPolicy rolling = new FixedWindowRollingPolicy();
+        rolling.setContext(context);
+        rolling.setParent(appender);
+        rolling.setFileNamePattern(file + ".%i");
+        rolling.setMinIndex(1);
+        rolling.setMaxIndex(OLD_FILES);
+        rolling.start();
+        SizeBasedTriggeringPolicy<ILoggingEvent> trigger = new SizeBasedTriggeringPolicy<>();
+        trigger.setContext(context);
+        trigger.setMaxFileSize(FileSize.valueOf(MAX_FILE_SIZE));
+        trigger.start();
+        appender.setRollingPolicy(rolling);
+        appender.setTriggeringPolicy(trigger);
         appender.start();
         return appender;
     }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -37,9 +38,14 @@ class QuietOutputIT {
                     "--events", "300", "--data-dir", kafka, "--set", "state.dir=" + work.resolve("streams"))) {
                 assertThat(demo.waitFor(240)).as(run + " demo exit code; output:\n" + demo.logs()).isZero();
                 assertQuiet(run + " demo", demo);
+                assertThat(demo.stderr()).contains("its log in " + work.resolve("kafka").toAbsolutePath().resolve("broker.log"));
                 assertThat(demo.stdout()).contains("duplicates=0 missing=0 extra=0");
             }
         }
+        // the broker's own log went to its file, and the console said where
+        Path brokerLog = work.resolve("kafka").resolve("broker.log").toAbsolutePath();
+        assertThat(brokerLog).isNotEmptyFile();
+        assertThat(Files.readString(brokerLog)).contains("INFO  [", "kafka.server.");
         try (ChildJvm stamper = ChildJvm.start(work.resolve("logs"), "run", List.of(), Stamper.FAST_START, "run",
                 "--data-dir", kafka, "--set", "state.dir=" + work.resolve("streams"))) {
             stamper.awaitOutput(Stamper.STARTED, 120);
