@@ -25,13 +25,16 @@ import java.util.List;
  * <p>WHY: on a cold broker the stamper's first transactions race the completion of the ones
  * before them: the broker answers a produce with {@code CONCURRENT_TRANSACTIONS} while the previous
  * transaction's markers are still being written, and then — transactions v2, KAFKA-18202 — rejects
- * the batches behind it (a first sequence other than 0 for the new producer epoch) as
- * {@code OUT_OF_ORDER_SEQUENCE_NUMBER}, logging each rejection at ERROR with a stack trace. The
- * client retries them and they succeed; it is the broker's start-up noise, not a fault (a first
- * {@code demo} printed eight such ERRORs and a dozen retry WARNs). Those lines, and the producer's
- * WARN for each such retry, go to the file only. Every other broker event at ERROR still reaches
- * the console (through the configured console appender, text or JSON), and the file keeps the
- * broker's INFO log for diagnosis (rolled at 10 MB, three old files kept: broker.log.1..3).
+ * the batches behind it (a first sequence other than 0 for the new producer epoch, or a gap after
+ * the rejected batch) as {@code OUT_OF_ORDER_SEQUENCE_NUMBER}, logging each rejection at ERROR with
+ * the exception. The client retries them and they succeed; it is the broker's start-up noise, not
+ * a fault (a first {@code demo} printed eight such ERRORs and a dozen retry WARNs). Those lines, the
+ * producer's WARN for each such retry, and the controller's "exceptionally slow event" reports
+ * (logged at ERROR when a loaded machine delays it) go to the file only: a sequence the producer
+ * really cannot recover from surfaces in the producer and in Kafka Streams, not here. Every other
+ * broker event at ERROR still reaches the console (through the configured console appender, text
+ * or JSON), and the file keeps the broker's INFO log for diagnosis (rolled at 10 MB, three old files
+ * kept: broker.log.1..3).
  *
  * <p>Only meaningful with Logback as the SLF4J backend (the shaded jar); otherwise a no-op.
  */
@@ -42,6 +45,8 @@ final class BrokerLog implements AutoCloseable {
             "org.apache.kafka.server", "org.apache.kafka.raft", "org.apache.kafka.metadata", "org.apache.kafka.storage",
             "org.apache.kafka.coordinator", "org.apache.kafka.image", "org.apache.kafka.queue", "org.apache.kafka.snapshot",
             "org.apache.kafka.network", "org.apache.kafka.security", "org.apache.kafka.timeline");
+    /** The controller reports slow events at ERROR; a loaded machine is not a broker failure. */
+    private static final String SLOW_EVENT_MONITOR = "org.apache.kafka.controller.EventPerformanceMonitor";
     /** The producer's retry WARNs ("Got error produce response ... retrying ...") come from here. */
     private static final String PRODUCER_SENDER = "org.apache.kafka.clients.producer.internals.Sender";
     private static final String CONSOLE_APPENDER = "STDERR";
@@ -64,7 +69,14 @@ final class BrokerLog implements AutoCloseable {
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             return log;
         }
-        Appender<ILoggingEvent> console = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).getAppender(CONSOLE_APPENDER);
+        // the console is the root logger's appender STDERR (logback.xml); any other configuration: all root appenders
+        Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        List<Appender<ILoggingEvent>> console = new ArrayList<>();
+        if (root.getAppender(CONSOLE_APPENDER) != null) {
+            console.add(root.getAppender(CONSOLE_APPENDER));
+        } else {
+            root.iteratorForAppenders().forEachRemaining(console::add);
+        }
         RollingFileAppender<ILoggingEvent> fileAppender = fileAppender(context, file);
         Appender<ILoggingEvent> failures = new RealFailures(console);
         failures.setContext(context);
@@ -139,20 +151,20 @@ final class BrokerLog implements AutoCloseable {
 
     /**
      * Passes to the console what is a real failure: broker events at ERROR and producer WARNs,
-     * except the retriable rejections of a transaction's first batches described above.
+     * except the retriable sequence rejections, their retries and slow-event reports described above.
      */
     static final class RealFailures extends AppenderBase<ILoggingEvent> {
-        private final Appender<ILoggingEvent> console;
+        private final List<Appender<ILoggingEvent>> console;
 
-        RealFailures(Appender<ILoggingEvent> console) {
-            this.console = console;
+        RealFailures(List<Appender<ILoggingEvent>> console) {
+            this.console = List.copyOf(console);
             setName("snowstamp-broker-failures");
         }
 
         @Override
         protected void append(ILoggingEvent event) {
-            if (console != null && isRealFailure(event)) {
-                console.doAppend(event);
+            if (isRealFailure(event)) {
+                console.forEach(appender -> appender.doAppend(event));
             }
         }
 
@@ -166,9 +178,11 @@ final class BrokerLog implements AutoCloseable {
                 return !(message.contains("retrying") && (message.contains("Error: CONCURRENT_TRANSACTIONS")
                         || message.contains("Error: OUT_OF_ORDER_SEQUENCE_NUMBER")));
             }
+            if (event.getLoggerName().equals(SLOW_EVENT_MONITOR)) {
+                return false;
+            }
             IThrowableProxy thrown = event.getThrowableProxy();
-            return !(thrown != null && thrown.getClassName().endsWith(".OutOfOrderSequenceException")
-                    && String.valueOf(thrown.getMessage()).contains("for transactions v2 idempotent producer with no existing state"));
+            return !(thrown != null && thrown.getClassName().endsWith(".OutOfOrderSequenceException"));
         }
     }
 }

@@ -34,6 +34,13 @@ class BrokerLogTest {
 
         assertThat(BrokerLog.RealFailures.isRealFailure(event("kafka.server.ReplicaManager", Level.ERROR,
                 "[ReplicaManager broker=1] Error processing append operation on partition x:events.stamped-1", rejection))).isFalse();
+        // the batches behind a rejected one, once the broker holds state for the producer
+        assertThat(BrokerLog.RealFailures.isRealFailure(event("kafka.server.ReplicaManager", Level.ERROR,
+                "[ReplicaManager broker=1] Error processing append operation on partition x:events.stamped-2",
+                new OutOfOrderSequenceException("Out of order sequence number for producer 0 at offset 9 in partition events.stamped-2:"
+                        + " 3 (incoming seq. number), 1 (current end sequence number)")))).isFalse();
+        assertThat(BrokerLog.RealFailures.isRealFailure(event("org.apache.kafka.controller.EventPerformanceMonitor", Level.ERROR,
+                "[QuorumController id=1] Exceptionally slow controller event handleCommit[baseOffset=0] took 3598 ms.", null))).isFalse();
         for (String error : new String[] {"CONCURRENT_TRANSACTIONS", "OUT_OF_ORDER_SEQUENCE_NUMBER"}) {
             assertThat(BrokerLog.RealFailures.isRealFailure(event(SENDER, Level.WARN, "[Producer clientId=p] Got error produce response"
                     + " with correlation id 19 on topic-partition events.stamped-0, retrying (2147483646 attempts left). Error: " + error,
@@ -44,7 +51,7 @@ class BrokerLogTest {
     @Test
     void shouldPassEveryOtherBrokerErrorAndProducerWarningToTheConsole() {
         assertThat(BrokerLog.RealFailures.isRealFailure(event("kafka.server.ReplicaManager", Level.ERROR,
-                "Error processing append operation", new OutOfOrderSequenceException("Out of order sequence number: 7, 9")))).isTrue();
+                "Error processing append operation", new IllegalStateException("log directory failed")))).isTrue();
         assertThat(BrokerLog.RealFailures.isRealFailure(event("kafka.log.LogManager", Level.ERROR, "disk full", null))).isTrue();
         assertThat(BrokerLog.RealFailures.isRealFailure(event(SENDER, Level.WARN, "Got error produce response with correlation id 3"
                 + " on topic-partition t-0, retrying (5 attempts left). Error: NOT_ENOUGH_REPLICAS", null))).isTrue();
