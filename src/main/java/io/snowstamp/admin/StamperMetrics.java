@@ -68,6 +68,8 @@ final class StamperMetrics implements AutoCloseable {
                 .description("tasks (partitions) this instance stamps now").strongReference(true).register(registry);
         Gauge.builder("snowstamp.ready", this, m -> m.runner.state() == KafkaStreams.State.RUNNING ? 1 : 0)
                 .description("1 while Kafka Streams is RUNNING").strongReference(true).register(registry);
+        Gauge.builder("snowstamp.rebalancing", this, StamperMetrics::rebalancing)
+                .description("1 while Kafka Streams is REBALANCING (partitions are being moved)").strongReference(true).register(registry);
     }
 
     /** The Prometheus text exposition (or OpenMetrics when {@code accept} asks for it). */
@@ -169,6 +171,12 @@ final class StamperMetrics implements AutoCloseable {
                     .baseUnit("seconds").tags(tags).strongReference(true).register(registry));
             meters.add(Gauge.builder("snowstamp.held.back.records", task, TaskStats::heldBack)
                     .description("records held back by id.on-excess-lead=pause").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.since.last.stamp", task, t -> millisToSeconds(t.millisSinceLastStamp(now)))
+                    .description("time since the task last stamped a record (since it started, if none): grows on a"
+                            + " stall, and on an idle input").baseUnit("seconds").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.partition.rebalancing", this, StamperMetrics::rebalancing)
+                    .description("1 while the instance running the partition is REBALANCING").tags(tags).strongReference(true)
+                    .register(registry));
             meters.add(Gauge.builder("snowstamp.lease.epoch", task, TaskStats::epoch)
                     .description("lease epoch of the running task").tags(tags).strongReference(true).register(registry));
             meters.add(Gauge.builder("snowstamp.tail.guard.duration", resume, r -> millisToSeconds(r.tail().millis()))
@@ -180,6 +188,10 @@ final class StamperMetrics implements AutoCloseable {
             taskGauges.put(partition, meters);
             gaugedTasks.put(partition, task);
         });
+    }
+
+    private double rebalancing() {
+        return runner.state() == KafkaStreams.State.REBALANCING ? 1 : 0;
     }
 
     private static double millisToSeconds(long millis) {

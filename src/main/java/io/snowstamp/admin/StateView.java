@@ -155,8 +155,12 @@ final class StateView {
         reservation.put("reservedUntil", state.reservedUntil());
         reservation.put("until", state.reservedUntil() < 0 ? null : instant(layout.decode(state.reservedUntil()).wallMillis()));
         reservation.put("aheadMillis", state.reservedUntil() < 0 ? 0 : layout.decode(state.reservedUntil()).wallMillis() - now);
+        // a stall is visible here: how long the partition has not stamped, and whether its instance is rebalancing
+        node.put("rebalancing", runner.state() == KafkaStreams.State.REBALANCING);
         if (task != null) {
             node.put("issuedSinceTaskStart", task.issued());
+            node.put("lastStampedAt", instant(task.lastStampedAtMillis()));
+            node.put("millisSinceLastStamp", task.millisSinceLastStamp(now));
             ResumeDecision resume = task.resume();
             if (resume != null) {
                 ObjectNode r = node.putObject("resume");

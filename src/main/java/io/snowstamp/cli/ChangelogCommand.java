@@ -101,8 +101,9 @@ final class ChangelogCommand implements Callable<Integer> {
                     + "(the stamper would refuse to start). --format json prints one JSON object per partition and "
                     + "line: {\"partition\", \"workerId\", \"epoch\", \"holder\", \"acquiredAt\", \"heartbeatAt\", "
                     + "\"heartbeatAgoMillis\", \"lastId\", \"lastIdTime\", \"reservedUntil\", \"reservedUntilTime\", "
-                    + "\"leadMillis\", \"layoutFingerprint\", \"layoutMatches\", \"offset\", \"writtenAt\"} (times ISO-8601 "
-                    + "UTC, null when none; IDs -1 when none). Exit 1 if the changelog does not exist or is empty.",
+                    + "\"leadMillis\", \"layoutFingerprint\", \"layoutMatches\", \"offset\", \"writtenAt\", \"recordTimestamp\"} "
+                    + "(times ISO-8601 UTC, null when none; IDs -1 when none; writtenAt is the writer's clock, null for "
+                    + "states written before format version 2). Exit 1 if the changelog does not exist or is empty.",
             footer = {"", "Examples:", "  snowstamp changelog inspect", "  snowstamp changelog inspect --application-id orders --format json"})
     static final class Inspect implements Callable<Integer> {
         @Spec
@@ -165,11 +166,14 @@ final class ChangelogCommand implements Callable<Integer> {
                     + "partition, with what changed since the previous record of that partition: a new lease (epoch "
                     + "bump, new holder), jumps of lastId and reservedUntil (as time), heartbeats; changes the stamper "
                     + "never makes (an epoch or a mark going down, a layout or worker change) are marked BACK or named. "
-                    + "Compaction may have removed older records. --format json prints one JSON object per record and "
-                    + "line: {\"partition\", \"offset\", \"writtenAt\", \"layoutFingerprint\", \"workerId\", \"epoch\", "
-                    + "\"holder\", \"acquiredAt\", \"heartbeatAt\", \"lastId\", \"reservedUntil\", \"changes\", \"change\"} "
-                    + "(times as Unix millis, changes as a list of kinds: first, lease, lastId, reservedUntil, heartbeat, "
-                    + "...).",
+                    + "Compaction may have removed older records. writtenAt is the writer's wall clock when it wrote the "
+                    + "state; a state written before format version 2 has none and shows its Kafka record timestamp, "
+                    + "marked ~ (that is the time of the input record being processed, not of the write). --format json "
+                    + "prints one JSON object per record and line: {\"partition\", \"offset\", \"writtenAt\", "
+                    + "\"recordTimestamp\", \"layoutFingerprint\", \"workerId\", \"epoch\", \"holder\", \"acquiredAt\", "
+                    + "\"heartbeatAt\", \"lastId\", \"reservedUntil\", \"changes\", \"change\"} (times as Unix millis, "
+                    + "writtenAt null when unknown, changes as a list of kinds: first, lease, lastId, reservedUntil, "
+                    + "heartbeat, ...).",
             footer = {"", "Examples:", "  snowstamp changelog history --partition 0",
                     "  snowstamp changelog history --application-id orders --format json > h.jsonl"})
     static final class History implements Callable<Integer> {
@@ -214,7 +218,7 @@ final class ChangelogCommand implements Callable<Integer> {
                     if (format == Format.json) {
                         out.println(historyJson(entry, change));
                     } else {
-                        table.add(entry.key(), entry.offset(), StateText.iso(entry.timestamp()),
+                        table.add(entry.key(), entry.offset(), writtenAtText(entry),
                                 state == null ? "-" : state.epoch(), state == null || state.holder().isEmpty() ? "-" : state.holder(),
                                 change.description());
                     }
@@ -310,8 +314,11 @@ final class ChangelogCommand implements Callable<Integer> {
                     + "whose ID layout differs from the configured one (set the old id.* keys); a partition or worker "
                     + "that does not fit the configuration; any partition whose high-water mark (max of lastId and "
                     + "reservedUntil) would be lower than the changelog's now; and an application that has active "
-                    + "members (stop it first). The epoch never goes down either. --dry-run checks and prints the "
-                    + "same, and writes nothing.",
+                    + "members (stop it first). The epoch never goes down either. A partition is unchanged when its "
+                    + "epoch and marks (lastId, reservedUntil) would stay the same; lease details (holder, heartbeat) "
+                    + "are no reason to write. Written states carry the import's time as writtenAt. --dry-run checks "
+                    + "and prints the same and writes nothing; it also works while the application runs (it names "
+                    + "the active members: a real import would be refused).",
             footer = {"", "Examples:", "  snowstamp changelog import --file state.jsonl --dry-run",
                     "  snowstamp changelog import --application-id orders --file state.jsonl"})
     static final class Import implements Callable<Integer> {
@@ -342,7 +349,10 @@ final class ChangelogCommand implements Callable<Integer> {
                 String topic = Names.changelogTopic(app);
                 try (Admin admin = Admin.create(KafkaSettings.client(config))) {
                     int partitions = inputPartitions(admin, config, limit);
-                    ApplicationGroup.requireStopped(admin, app, limit, "importing worker state");
+                    List<String> members = ApplicationGroup.activeMembers(admin, app, limit);
+                    if (!dryRun) {
+                        ApplicationGroup.requireStopped(members, app, "importing worker state");
+                    }
                     Optional<Integer> existing = ChangelogWriter.partitionCount(admin, topic, limit);
                     if (existing.isPresent() && existing.get() != partitions) {
                         throw new SnowstampException("changelog topic " + topic + " has " + existing.get() + " partitions but input topic "
@@ -355,6 +365,10 @@ final class ChangelogCommand implements Callable<Integer> {
                             + export.header().applicationId() + ", exported " + export.header().exportedAt() + ") into " + topic
                             + (existing.isPresent() ? "" : " (does not exist yet: created compacted with " + partitions + " partitions)"));
                     printPlan(plan, config.layout(), out);
+                    if (!members.isEmpty()) {
+                        out.println("dry run: application " + app + " is running (" + members.size() + " active member"
+                                + (members.size() == 1 ? "" : "s") + "): stop every instance before the real import");
+                    }
                     Map<Integer, WorkerState> writes = plan.writes();
                     if (writes.isEmpty()) {
                         out.println("nothing to write: " + topic + " already holds this state");
@@ -446,15 +460,23 @@ final class ChangelogCommand implements Callable<Integer> {
         node.put("layoutFingerprint", s.layoutFingerprint());
         node.put("layoutMatches", s.layoutFingerprint().equals(configured.fingerprint()));
         node.put("offset", entry.offset());
-        node.put("writtenAt", StateText.iso(entry.timestamp()));
+        node.put("writtenAt", entry.writtenAt() == null ? null : StateText.iso(entry.writtenAt()));
+        node.put("recordTimestamp", StateText.iso(entry.timestamp()));
         return text(node);
+    }
+
+    /** The writer's time; a state written before format version 2 shows its record timestamp, marked with '~'. */
+    private static String writtenAtText(ChangelogEntry entry) {
+        Long writtenAt = entry.writtenAt();
+        return writtenAt == null ? "~" + StateText.iso(entry.timestamp()) : StateText.iso(writtenAt);
     }
 
     private static String historyJson(ChangelogEntry entry, StateChange change) {
         ObjectNode node = JSON.createObjectNode();
         node.put("partition", entry.key());
         node.put("offset", entry.offset());
-        node.put("writtenAt", entry.timestamp());
+        node.put("writtenAt", entry.writtenAt());
+        node.put("recordTimestamp", entry.timestamp());
         WorkerState s = entry.state();
         if (s == null) {
             node.putNull("state");

@@ -32,11 +32,13 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final KafkaRaftServer server;
     private final String bootstrapServers;
     private final Path dataDir;
+    private final BrokerLog brokerLog;
 
-    private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers, Path dataDir) {
+    private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers, Path dataDir, BrokerLog brokerLog) {
         this.server = server;
         this.bootstrapServers = bootstrapServers;
         this.dataDir = dataDir;
+        this.brokerLog = brokerLog;
     }
 
     /**
@@ -57,17 +59,19 @@ public final class EmbeddedKafka implements AutoCloseable {
         } catch (Exception e) {
             throw new SnowstampException("cannot prepare the embedded broker's data directory " + logDir + ": " + e.getMessage(), e);
         }
+        BrokerLog brokerLog = BrokerLog.redirect(dataDir);
         KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
         try {
             server.startup();
         } catch (RuntimeException e) {
             server.shutdown();
+            brokerLog.close();
             throw new SnowstampException("the embedded broker failed to start on 127.0.0.1:" + clientPort
                     + " with data in " + logDir + ": " + e.getMessage(), e);
         }
         String bootstrap = "127.0.0.1:" + clientPort;
-        log.info("embedded Kafka broker ready at {} (data in {})", bootstrap, logDir);
-        return new EmbeddedKafka(server, bootstrap, dataDir);
+        log.info("embedded Kafka broker ready at {} (data in {}, its log in {})", bootstrap, logDir, brokerLog.file());
+        return new EmbeddedKafka(server, bootstrap, dataDir, brokerLog);
     }
 
     static Properties brokerProperties(Path logDir, int clientPort, int controllerPort) {
@@ -158,6 +162,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     public void close() {
         server.shutdown();
         server.awaitShutdown();
+        brokerLog.close();
         log.info("embedded Kafka broker at {} stopped", bootstrapServers);
     }
 }

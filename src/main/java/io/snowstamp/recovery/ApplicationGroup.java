@@ -56,7 +56,11 @@ public final class ApplicationGroup {
      * their next commit, and they keep issuing IDs above what was read.
      */
     public static void requireStopped(Admin admin, String applicationId, Duration timeout, String action) {
-        List<String> members = activeMembers(admin, applicationId, timeout);
+        requireStopped(activeMembers(admin, applicationId, timeout), applicationId, action);
+    }
+
+    /** {@link #requireStopped(Admin, String, Duration, String)} with the {@link #activeMembers} already asked for. */
+    public static void requireStopped(List<String> members, String applicationId, String action) {
         if (!members.isEmpty()) {
             throw new SnowstampException("application " + applicationId + " is running (" + members.size() + " active member"
                     + (members.size() == 1 ? "" : "s") + ": " + String.join(", ", members) + "): stop every instance before "

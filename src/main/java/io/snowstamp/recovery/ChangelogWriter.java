@@ -92,6 +92,8 @@ public final class ChangelogWriter {
 
     /**
      * Writes one record per state and waits until every one is acknowledged by all in-sync replicas.
+     * Each state is written with {@code writtenAt} = this writer's wall clock now (the audit trail
+     * says when the import or recover wrote it, whatever the state carried before).
      *
      * @param producerProps connection settings; acks=all and idempotence are forced
      */
@@ -105,10 +107,11 @@ public final class ChangelogWriter {
         props.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "snowstamp-changelog-writer");
         List<Future<RecordMetadata>> sent = new ArrayList<>();
+        long now = System.currentTimeMillis();
         try (IntegerSerializer keys = new IntegerSerializer();
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             states.forEach((partition, state) -> sent.add(producer.send(new ProducerRecord<>(topic, partition,
-                    keys.serialize(topic, partition), SERDE.serialize(topic, state)))));
+                    keys.serialize(topic, partition), SERDE.serialize(topic, state.withWrittenAt(now))))));
             producer.flush();
             for (Future<RecordMetadata> future : sent) {
                 future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -19,7 +19,9 @@ import java.util.TreeSet;
  * the input topic's partition count) and carry the worker the configuration gives it; no
  * partition's high-water mark ({@link WorkerState#highWaterMark()}) may go down; the epoch never
  * goes down either (the written epoch is the larger of the file's and the changelog's). A partition
- * whose state would not change is not written; partitions the file does not name are kept.
+ * whose epoch and marks would not change ({@link WorkerState#sameMarks}) is not written — the lease
+ * details (holder, heartbeat, write time) of the changelog's state are newer than an export's and
+ * are no reason to write; partitions the file does not name are kept.
  *
  * @param rows one row per partition that is in the file or in the changelog, in partition order
  */
@@ -29,7 +31,7 @@ public record ImportPlan(List<Row> rows) {
     public enum Action {
         /** the imported state is written */
         WRITE,
-        /** the changelog already holds exactly the imported state */
+        /** the changelog already holds the imported epoch and marks */
         UNCHANGED,
         /** the file has no state for this partition; the changelog's stays */
         KEEP
@@ -103,7 +105,7 @@ public record ImportPlan(List<Row> rows) {
             WorkerState after = now == null || imported.epoch() >= now.epoch() ? imported
                     : new WorkerState(imported.layoutFingerprint(), imported.workerId(), now.epoch(), imported.holder(),
                             imported.acquiredAt(), imported.heartbeatAt(), imported.lastId(), imported.reservedUntil());
-            rows.add(new Row(partition, now, after, after.equals(now) ? Action.UNCHANGED : Action.WRITE));
+            rows.add(new Row(partition, now, after, after.sameMarks(now) ? Action.UNCHANGED : Action.WRITE));
         }
         return new ImportPlan(rows);
     }

@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param heartbeatAt       wall-clock Unix millis of the holder's last heartbeat
  * @param lastId            the highest ID issued and committed with this state, or -1 if none
  * @param reservedUntil     highest ID that may have been issued without another state write, or -1
+ * @param writtenAt         wall-clock Unix millis when the writer (a stamper task, an import) wrote this state;
+ *                          0 = unknown (format version 1 had no such field)
  */
 public record WorkerState(
         String layoutFingerprint,
@@ -25,7 +27,8 @@ public record WorkerState(
         long acquiredAt,
         long heartbeatAt,
         long lastId,
-        long reservedUntil) {
+        long reservedUntil,
+        long writtenAt) {
 
     public WorkerState {
         Objects.requireNonNull(layoutFingerprint, "layoutFingerprint");
@@ -33,6 +36,12 @@ public record WorkerState(
         if (workerId < 0 || epoch < 0) {
             throw new IllegalArgumentException("workerId and epoch must be >= 0, got " + workerId + ", " + epoch);
         }
+    }
+
+    /** A state without a write time (as format version 1 stored it). */
+    public WorkerState(String layoutFingerprint, long workerId, long epoch, String holder, long acquiredAt, long heartbeatAt,
+                       long lastId, long reservedUntil) {
+        this(layoutFingerprint, workerId, epoch, holder, acquiredAt, heartbeatAt, lastId, reservedUntil, 0);
     }
 
     /** The state of a partition that never issued an ID. */
@@ -47,18 +56,33 @@ public record WorkerState(
 
     /** A new lease generation taken by {@code newHolder} at {@code now}. */
     public WorkerState withNewLease(String newHolder, long now) {
-        return new WorkerState(layoutFingerprint, workerId, epoch + 1, newHolder, now, now, lastId, reservedUntil);
+        return new WorkerState(layoutFingerprint, workerId, epoch + 1, newHolder, now, now, lastId, reservedUntil, writtenAt);
     }
 
     public WorkerState withHeartbeat(long now) {
-        return new WorkerState(layoutFingerprint, workerId, epoch, holder, acquiredAt, now, lastId, reservedUntil);
+        return new WorkerState(layoutFingerprint, workerId, epoch, holder, acquiredAt, now, lastId, reservedUntil, writtenAt);
     }
 
     public WorkerState withLastId(long id) {
-        return new WorkerState(layoutFingerprint, workerId, epoch, holder, acquiredAt, heartbeatAt, id, reservedUntil);
+        return new WorkerState(layoutFingerprint, workerId, epoch, holder, acquiredAt, heartbeatAt, id, reservedUntil, writtenAt);
     }
 
     public WorkerState withReservedUntil(long id) {
-        return new WorkerState(layoutFingerprint, workerId, epoch, holder, acquiredAt, heartbeatAt, lastId, id);
+        return new WorkerState(layoutFingerprint, workerId, epoch, holder, acquiredAt, heartbeatAt, lastId, id, writtenAt);
+    }
+
+    /** This state as written at {@code now} (wall-clock Unix millis of the writer). */
+    public WorkerState withWrittenAt(long now) {
+        return new WorkerState(layoutFingerprint, workerId, epoch, holder, acquiredAt, heartbeatAt, lastId, reservedUntil, now);
+    }
+
+    /**
+     * True when {@code other} holds the same layout, worker, epoch and marks (lastId, reservedUntil):
+     * writing one over the other would change nothing a resume point or a takeover depends on. The
+     * lease details (holder, times) may differ.
+     */
+    public boolean sameMarks(WorkerState other) {
+        return other != null && layoutFingerprint.equals(other.layoutFingerprint) && workerId == other.workerId
+                && epoch == other.epoch && lastId == other.lastId && reservedUntil == other.reservedUntil;
     }
 }

@@ -10,9 +10,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Binary format of {@link WorkerState}, big-endian, version 1:
+ * Binary format of {@link WorkerState}, big-endian, version 2:
  * <pre>
- *   byte    version            (1)
+ *   byte    version            (2)
  *   short   n, byte[n]         layoutFingerprint (UTF-8)
  *   long    workerId
  *   long    epoch
@@ -21,13 +21,18 @@ import java.nio.charset.StandardCharsets;
  *   long    heartbeatAt        Unix millis
  *   long    lastId             -1 = none
  *   long    reservedUntil      -1 = none
+ *   long    writtenAt          Unix millis, the writer's wall clock when it wrote the state
  * </pre>
+ * Version 1 (snowstamp before the audit trail) is the same without {@code writtenAt}; it is still
+ * read, with {@code writtenAt} 0 (unknown). Only version 2 is written.
  * Unknown versions, truncated or trailing bytes and impossible values are refused with a
  * {@link SerializationException}: a state that cannot be read must never be taken as "no state".
  * A null value (tombstone) deserializes to null; snowstamp itself never writes one.
  */
 public final class WorkerStateSerde implements Serde<WorkerState>, Serializer<WorkerState>, Deserializer<WorkerState> {
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
+    /** The format without {@code writtenAt}: read, never written. */
+    public static final byte VERSION_1 = 1;
 
     @Override
     public byte[] serialize(String topic, WorkerState state) {
@@ -36,7 +41,7 @@ public final class WorkerStateSerde implements Serde<WorkerState>, Serializer<Wo
         }
         byte[] fingerprint = state.layoutFingerprint().getBytes(StandardCharsets.UTF_8);
         byte[] holder = state.holder().getBytes(StandardCharsets.UTF_8);
-        ByteBuffer buffer = ByteBuffer.allocate(1 + 2 + fingerprint.length + 8 + 8 + 2 + holder.length + 8 * 4);
+        ByteBuffer buffer = ByteBuffer.allocate(1 + 2 + fingerprint.length + 8 + 8 + 2 + holder.length + 8 * 5);
         buffer.put(VERSION);
         putString(buffer, fingerprint);
         buffer.putLong(state.workerId());
@@ -46,6 +51,7 @@ public final class WorkerStateSerde implements Serde<WorkerState>, Serializer<Wo
         buffer.putLong(state.heartbeatAt());
         buffer.putLong(state.lastId());
         buffer.putLong(state.reservedUntil());
+        buffer.putLong(state.writtenAt());
         return buffer.array();
     }
 
@@ -57,16 +63,21 @@ public final class WorkerStateSerde implements Serde<WorkerState>, Serializer<Wo
         try {
             ByteBuffer buffer = ByteBuffer.wrap(data);
             byte version = buffer.get();
-            if (version != VERSION) {
+            if (version != VERSION && version != VERSION_1) {
                 throw new SerializationException("worker-state record has format version " + version
-                        + ", this snowstamp reads version " + VERSION + " (a newer snowstamp wrote it?)");
+                        + ", this snowstamp reads versions " + VERSION_1 + " and " + VERSION + " (a newer snowstamp wrote it?)");
             }
             String fingerprint = getString(buffer);
             long workerId = buffer.getLong();
             long epoch = buffer.getLong();
             String holder = getString(buffer);
-            WorkerState state = new WorkerState(fingerprint, workerId, epoch, holder,
-                    buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong());
+            long acquiredAt = buffer.getLong();
+            long heartbeatAt = buffer.getLong();
+            long lastId = buffer.getLong();
+            long reservedUntil = buffer.getLong();
+            long writtenAt = version == VERSION_1 ? 0 : buffer.getLong();
+            WorkerState state = new WorkerState(fingerprint, workerId, epoch, holder, acquiredAt, heartbeatAt, lastId,
+                    reservedUntil, writtenAt);
             if (buffer.hasRemaining()) {
                 throw new SerializationException("worker-state record has " + buffer.remaining() + " trailing bytes");
             }

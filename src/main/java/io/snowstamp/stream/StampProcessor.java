@@ -31,7 +31,11 @@ import java.util.function.LongSupplier;
  * generator above everything the restored state, the output partition's tail and the clock say
  * may have been issued ({@link ResumeDecision}). From then on the state always covers every ID
  * issued: before an ID beyond {@code reservedUntil} is issued, a new reservation is written
- * ({@code id.reservation} ahead; 0 = every ID), in the same commit as the record itself.
+ * ({@code id.reservation} ahead; 0 = every ID), in the same commit as the record itself. Right
+ * before every commit ({@link PreCommitStore}) the state also takes the exact last ID issued, so
+ * after a clean stop the changelog says what was really issued. Every state written carries the
+ * wall-clock time of its write ({@link WorkerState#writtenAt()}), and the new lease is committed
+ * right after {@code init}, before any record arrives.
  */
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
@@ -51,6 +55,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     /** worker -> mark of a released claim in the worker registry (-1: none): a lower bound of the resume point. */
     private final java.util.function.LongUnaryOperator registryMarks;
     private final StamperStats stats;
+    private final PreCommitHooks preCommitHooks;
+    private final Runnable recordLastId = this::recordLastId;
     private final JsonIdSplicer splicer;
     private final long reservationUnits;
     private final long maxLeadMillis;
@@ -68,21 +74,19 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private long lastLeadWarning = Long.MIN_VALUE;
     private boolean clockBehind;
     private Cancellable heartbeat;
+    private Cancellable leaseWrite;
     private String sourceTopic;
     private int sourcePartition = -1;
     private byte[] sourcePrefix;
     private Cancellable drain;
     private TaskStats taskStats;
 
-    StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
-        this(config, clock, tailProbe, stats, worker -> -1);
-    }
-
     StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
-                   java.util.function.LongUnaryOperator registryMarks) {
+                   PreCommitHooks preCommitHooks, java.util.function.LongUnaryOperator registryMarks) {
         this.registryMarks = registryMarks;
         this.config = config;
         this.stats = stats;
+        this.preCommitHooks = preCommitHooks;
         this.clock = clock;
         this.tailProbe = tailProbe;
         this.splicer = config.jsonField() == null ? null
@@ -111,9 +115,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.generator = new IdGenerator(config.layout(), config.datacenterId(), worker, clock);
         generator.resumeAbove(decision.resumeAbove());
         // the new lease only: the restored reservation stays, and the first ID above it reserves anew
-        this.state = restored.withNewLease(holder(), now);
-        store.put(partition, state);
-        taskStats = stats.open(partition, worker, now);
+        write(restored.withNewLease(holder(), now));
+        taskStats = stats.open(partition, worker, now, clock);
         taskStats.started(decision, state.epoch());
         // key-value pairs: fields of their own in JSON logs (SNOWSTAMP_LOG_FORMAT=json)
         log.atInfo().addKeyValue("event", "task-assigned").addKeyValue("partition", partition).addKeyValue("worker", worker)
@@ -123,6 +126,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
                 decision.describe(config.layout()));
         heartbeat = context.schedule(config.heartbeat(), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
+        // a put in init stays in the store cache until a commit that only a record or a punctuation triggers:
+        // this one-shot punctuation writes the lease again and asks for a commit, so it is durable at once
+        leaseWrite = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, ignored -> commitLease());
+        preCommitHooks.register(partition, recordLastId);
         if (paused != null) {
             drain = context.schedule(Duration.ofMillis(100), PunctuationType.WALL_CLOCK_TIME, ignored -> drainPaused());
             if (!paused.isEmpty()) {
@@ -190,12 +197,34 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             until = layout.encode(Math.min(layout.maxTime(), time + reservationUnits), config.datacenterId(),
                     generator.workerId(), layout.maxSequence());
         }
-        state = state.withLastId(Math.max(state.lastId(), lastIssued)).withReservedUntil(Math.max(until, state.reservedUntil()));
-        store.put(partition, state);
+        write(state.withLastId(Math.max(state.lastId(), lastIssued)).withReservedUntil(Math.max(until, state.reservedUntil())));
     }
 
     private void heartbeat(long ignoredTimestamp) {
-        state = state.withHeartbeat(clock.getAsLong()).withLastId(Math.max(state.lastId(), lastIssued));
+        write(state.withHeartbeat(clock.getAsLong()).withLastId(Math.max(state.lastId(), lastIssued)));
+    }
+
+    private void commitLease() {
+        leaseWrite.cancel();
+        leaseWrite = null;
+        write(state);
+        context.commit();
+    }
+
+    /**
+     * Run right before each commit: the committed state names the last ID issued. Only when an ID
+     * was issued since the last write, so an idle task adds nothing to the changelog; and only then
+     * has a record been processed, so the put has the record context Kafka Streams' cache needs.
+     */
+    private void recordLastId() {
+        if (lastIssued > state.lastId()) {
+            write(state.withLastId(lastIssued));
+        }
+    }
+
+    /** Every state write: the new state, stamped with the writer's wall clock. */
+    private void write(WorkerState next) {
+        state = next.withWrittenAt(clock.getAsLong());
         store.put(partition, state);
     }
 
@@ -313,8 +342,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void close() {
+        preCommitHooks.remove(partition, recordLastId);
         if (heartbeat != null) {
             heartbeat.cancel();
+        }
+        if (leaseWrite != null) {
+            leaseWrite.cancel();
+            leaseWrite = null;
         }
         if (drain != null) {
             drain.cancel();

@@ -40,13 +40,15 @@ public final class StampTopology {
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                                  java.util.function.LongUnaryOperator registryMarks) {
         Topology topology = new Topology();
+        PreCommitHooks hooks = new PreCommitHooks();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe, stats, registryMarks), Names.SOURCE);
-        topology.addStateStore(
+        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe, stats, hooks, registryMarks),
+                Names.SOURCE);
+        topology.addStateStore(PreCommitStore.builder(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()
                         // never a tombstone is written, so compaction keeps the newest state of every partition
-                        .withLoggingEnabled(Map.of("cleanup.policy", "compact")),
+                        .withLoggingEnabled(Map.of("cleanup.policy", "compact")), hooks),
                 Names.PROCESSOR);
         if (config.onExcessLead() == SnowstampConfig.OnExcessLead.PAUSE) {
             topology.addStateStore(

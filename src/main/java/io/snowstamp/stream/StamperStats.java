@@ -37,8 +37,8 @@ public final class StamperStats {
         }
     }
 
-    synchronized TaskStats open(int partition, long worker, long nowMillis) {
-        TaskStats stats = new TaskStats(partition, worker, nowMillis);
+    synchronized TaskStats open(int partition, long worker, long nowMillis, java.util.function.LongSupplier clock) {
+        TaskStats stats = new TaskStats(partition, worker, nowMillis, clock);
         tasks.put(partition, stats);
         tasksStarted.incrementAndGet();
         return stats;

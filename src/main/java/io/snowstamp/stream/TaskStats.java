@@ -2,6 +2,7 @@ package io.snowstamp.stream;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
  * What one task's stamper has done, for metrics, health and the state endpoint. Written by the
@@ -19,12 +20,16 @@ public final class TaskStats {
     private final AtomicLong heldBack = new AtomicLong();
     private final AtomicLong epoch = new AtomicLong();
     private final AtomicReference<ResumeDecision> resume = new AtomicReference<>();
+    private final AtomicLong lastStampedAtMillis = new AtomicLong(-1);
     private final long startedAtMillis;
+    private final LongSupplier clock;
 
-    public TaskStats(int partition, long worker, long startedAtMillis) {
+    /** @param clock the stamper's wall clock (Unix millis), read once per ID to date the last stamp */
+    public TaskStats(int partition, long worker, long startedAtMillis, LongSupplier clock) {
         this.partition = partition;
         this.worker = worker;
         this.startedAtMillis = startedAtMillis;
+        this.clock = clock;
     }
 
     void started(ResumeDecision decision, long leaseEpoch) {
@@ -38,6 +43,7 @@ public final class TaskStats {
         lastIdTimeMillis.setRelease(idTimeMillis);
         clockBehindEvents.setRelease(clockBehind);
         borrowedUnits.setRelease(borrowed);
+        lastStampedAtMillis.setRelease(clock.getAsLong());
     }
 
     void excessLead() {
@@ -103,5 +109,20 @@ public final class TaskStats {
 
     public long startedAtMillis() {
         return startedAtMillis;
+    }
+
+    /** Wall-clock Unix millis of the last record stamped, or -1 before the first. */
+    public long lastStampedAtMillis() {
+        return lastStampedAtMillis.getAcquire();
+    }
+
+    /**
+     * How long this task has not stamped a record at {@code nowMillis}: since the last one, or since
+     * the task started when it has stamped none; never negative. Grows while the partition's input
+     * is idle too: a stall is this growing while records wait (consumer lag).
+     */
+    public long millisSinceLastStamp(long nowMillis) {
+        long last = lastStampedAtMillis.getAcquire();
+        return Math.max(0, nowMillis - (last < 0 ? startedAtMillis : last));
     }
 }

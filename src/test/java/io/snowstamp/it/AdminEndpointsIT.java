@@ -156,6 +156,46 @@ class AdminEndpointsIT {
     }
 
     @Test
+    void shouldShowPerPartitionHowLongAgoItLastStampedAndWhetherItsInstanceRebalances() throws Exception {
+        App app = App.create();
+        try (Instance instance = start(app, "stall-1")) {
+            // an instance's first assignment is a rebalance: it shows while it lasts (seconds: join, restore, tail guard)
+            Http.await(instance.url("/metrics"), r -> PrometheusText.sum(PrometheusText.parse(r.body()), "snowstamp_rebalancing") == 1, 60);
+            awaitReady(instance);
+            broker.produce(app.in, 0, RECORDS);
+            assertThat(broker.consume(app.out, RECORDS, Duration.ofSeconds(120))).hasSize(RECORDS);
+            List<Sample> stamped = metrics(instance);
+            assertThat(PrometheusText.sum(stamped, "snowstamp_rebalancing")).isZero();
+            assertThat(PrometheusText.named(stamped, "snowstamp_partition_rebalancing")).hasSize(4).allSatisfy(s -> assertThat(s.value()).isZero());
+            Map<String, Double> justStamped = sinceLastStamp(stamped);
+            assertThat(justStamped).hasSize(4).allSatisfy((partition, seconds) -> assertThat(seconds).isBetween(0.0, 60.0));
+            // the README's alert joins the input's consumer lag, per partition: it must exist under that name
+            // (Micrometer's binder picks up new Kafka metrics every 10 s)
+            Http.await(instance.url("/metrics"), r -> PrometheusText.named(PrometheusText.parse(r.body()),
+                    "kafka_consumer_fetch_manager_records_lag").stream().anyMatch(s -> app.in.equals(s.labels().get("topic"))
+                    && s.labels().containsKey("partition")), 60);
+
+            // nothing more arrives: the time since the last stamp grows, in /metrics and in /state
+            Thread.sleep(3_000);
+            Map<String, Double> later = sinceLastStamp(metrics(instance));
+            later.forEach((partition, seconds) -> assertThat(seconds).as("partition %s", partition)
+                    .isGreaterThanOrEqualTo(justStamped.get(partition) + 2.5));
+            JsonNode state = Http.get(instance.url("/state")).json();
+            assertThat(state.get("partitions")).hasSize(4).allSatisfy(p -> {
+                assertThat(p.get("rebalancing").asBoolean()).isFalse();
+                assertThat(p.get("millisSinceLastStamp").asLong()).isGreaterThanOrEqualTo(2_500);
+                assertThat(p.get("lastStampedAt").asText()).endsWith("Z");
+            });
+        }
+    }
+
+    private static Map<String, Double> sinceLastStamp(List<Sample> samples) {
+        Map<String, Double> seconds = new TreeMap<>();
+        PrometheusText.named(samples, "snowstamp_since_last_stamp_seconds").forEach(s -> seconds.put(s.labels().get("partition"), s.value()));
+        return seconds;
+    }
+
+    @Test
     void shouldBecomeReadyOnlyAfterRestoringWipedStateFromTheChangelog() throws Exception {
         App app = App.create();
         try (Instance first = start(app, "admin-restore")) {

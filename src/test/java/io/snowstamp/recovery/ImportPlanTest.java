@@ -46,6 +46,20 @@ class ImportPlanTest {
     }
 
     @Test
+    void shouldCallAPartitionUnchangedWhenOnlyTheLeaseDetailsDifferAsWhileTheApplicationRuns() {
+        // exported a moment ago; since then the running task has heartbeated and written its state again
+        WorkerState exported = state(0, 3, T).withWrittenAt(10);
+        WorkerState live = exported.withHeartbeat(99).withWrittenAt(20);
+        WorkerState liveLower = state(1, 3, T).withHeartbeat(99);
+
+        ImportPlan plan = ImportPlan.plan(file(FP, Map.of(0, exported, 1, state(1, 3, T + 5))), Map.of(0, live, 1, liveLower),
+                LAYOUT, 0, 2, TOPIC);
+
+        assertThat(plan.rows()).extracting(ImportPlan.Row::action).containsExactly(ImportPlan.Action.UNCHANGED, ImportPlan.Action.WRITE);
+        assertThat(plan.writes()).containsOnlyKeys(1);
+    }
+
+    @Test
     void shouldNeverLowerTheEpoch() {
         ImportPlan plan = ImportPlan.plan(file(FP, Map.of(0, state(0, 2, T + 5))), Map.of(0, state(0, 7, T)), LAYOUT, 0, 1, TOPIC);
 

@@ -19,8 +19,9 @@ class WorkerStateSerdeTest {
     private static final WorkerStateSerde SERDE = new WorkerStateSerde();
 
     /** A small state whose encoding is written out by hand below. */
-    private static final WorkerState KNOWN = new WorkerState("fp", 5, 2, "h\u00e9", 0x0102030405060708L, 0x1112131415161718L, 4096, -1);
-    private static final String KNOWN_HEX = "01"    // version
+    private static final WorkerState KNOWN = new WorkerState("fp", 5, 2, "h\u00e9", 0x0102030405060708L, 0x1112131415161718L, 4096, -1,
+            0x2122232425262728L);
+    private static final String KNOWN_HEX = "02"    // version
             + "0002" + "6670"                        // "fp"
             + "0000000000000005"                     // workerId
             + "0000000000000002"                     // epoch
@@ -28,7 +29,10 @@ class WorkerStateSerdeTest {
             + "0102030405060708"                     // acquiredAt
             + "1112131415161718"                     // heartbeatAt
             + "0000000000001000"                     // lastId 4096
-            + "ffffffffffffffff";                    // reservedUntil -1
+            + "ffffffffffffffff"                     // reservedUntil -1
+            + "2122232425262728";                    // writtenAt
+    /** The same state as format version 1 stored it: no writtenAt. */
+    private static final String KNOWN_V1_HEX = "01" + KNOWN_HEX.substring(2, KNOWN_HEX.length() - 16);
 
     private static byte[] hex(String hex) {
         return HexFormat.of().parseHex(hex);
@@ -39,8 +43,16 @@ class WorkerStateSerdeTest {
         byte[] bytes = SERDE.serialize(TOPIC, KNOWN);
 
         assertThat(HexFormat.of().formatHex(bytes)).isEqualTo(KNOWN_HEX);
-        assertThat(bytes[0]).isEqualTo(WorkerStateSerde.VERSION).isEqualTo((byte) 1);
+        assertThat(bytes[0]).isEqualTo(WorkerStateSerde.VERSION).isEqualTo((byte) 2);
         assertThat(SERDE.deserialize(TOPIC, hex(KNOWN_HEX))).isEqualTo(KNOWN);
+    }
+
+    @Test
+    void shouldStillReadFormatVersion1WithAnUnknownWriteTime() {
+        assertThat(SERDE.deserialize(TOPIC, hex(KNOWN_V1_HEX))).isEqualTo(KNOWN.withWrittenAt(0));
+        assertThatThrownBy(() -> SERDE.deserialize(TOPIC, hex(KNOWN_V1_HEX + "00")))
+                .isInstanceOf(SerializationException.class)
+                .hasMessage("worker-state record has 1 trailing bytes");
     }
 
     @Test
@@ -57,7 +69,7 @@ class WorkerStateSerdeTest {
         for (int i = 0; i < 2_000; i++) {
             WorkerState state = new WorkerState(randomString(random), random.nextLong() & Long.MAX_VALUE,
                     random.nextLong() & Long.MAX_VALUE, randomString(random), random.nextLong(), random.nextLong(),
-                    random.nextLong(), random.nextLong());
+                    random.nextLong(), random.nextLong(), random.nextLong());
 
             assertThat(SERDE.deserialize(TOPIC, SERDE.serialize(TOPIC, state))).as("seed=%d i=%d", SEED, i).isEqualTo(state);
         }
@@ -87,7 +99,7 @@ class WorkerStateSerdeTest {
                 Long.MAX_VALUE, Long.MIN_VALUE);
 
         assertThat(SERDE.deserialize(TOPIC, SERDE.serialize(TOPIC, empty))).isEqualTo(empty);
-        assertThat(SERDE.serialize(TOPIC, empty)).hasSize(1 + 2 + 8 + 8 + 2 + 4 * 8);
+        assertThat(SERDE.serialize(TOPIC, empty)).hasSize(1 + 2 + 8 + 8 + 2 + 5 * 8);
         assertThat(SERDE.deserialize(TOPIC, SERDE.serialize(TOPIC, extreme))).isEqualTo(extreme);
     }
 
@@ -100,7 +112,7 @@ class WorkerStateSerdeTest {
 
         assertThat(SERDE.deserialize(TOPIC, bytes).holder()).isEqualTo(holder);
         int holderBytes = holder.getBytes(StandardCharsets.UTF_8).length;
-        assertThat(bytes).hasSize(1 + 2 + 2 + 8 + 8 + 2 + holderBytes + 4 * 8);
+        assertThat(bytes).hasSize(1 + 2 + 2 + 8 + 8 + 2 + holderBytes + 5 * 8);
     }
 
     @Test
@@ -121,7 +133,7 @@ class WorkerStateSerdeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(bytes = {0, 2, 7, -1})
+    @ValueSource(bytes = {0, 3, 7, -1})
     void shouldRefuseAnUnknownVersion(byte version) {
         byte[] bytes = hex(KNOWN_HEX);
         bytes[0] = version;
@@ -129,7 +141,7 @@ class WorkerStateSerdeTest {
         assertThatThrownBy(() -> SERDE.deserialize(TOPIC, bytes))
                 .isInstanceOf(SerializationException.class)
                 .hasMessage("worker-state record has format version " + version
-                        + ", this snowstamp reads version 1 (a newer snowstamp wrote it?)");
+                        + ", this snowstamp reads versions 1 and 2 (a newer snowstamp wrote it?)");
     }
 
     @Test
@@ -160,7 +172,7 @@ class WorkerStateSerdeTest {
     @Test
     void shouldRefuseImpossibleValues() {
         byte[] negativeWorker = hex(KNOWN_HEX.replace("0000000000000005", "8000000000000005"));
-        byte[] negativeLength = hex("01" + "8000" + KNOWN_HEX.substring(6 + 4));
+        byte[] negativeLength = hex("02" + "8000" + KNOWN_HEX.substring(6 + 4));
 
         assertThatThrownBy(() -> SERDE.deserialize(TOPIC, negativeWorker))
                 .isInstanceOf(SerializationException.class)

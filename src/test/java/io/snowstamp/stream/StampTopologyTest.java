@@ -422,8 +422,24 @@ class StampTopologyTest {
         start(config);
 
         assertThat(storedState()).isEqualTo(new WorkerState(config.layout().fingerprint(), 5, 1,
-                INSTANCE + "/" + Thread.currentThread().getName(), T0, T0, -1, -1));
+                INSTANCE + "/" + Thread.currentThread().getName(), T0, T0, -1, -1, T0));
         assertThat(storedState().holder()).startsWith(INSTANCE + "/");
+    }
+
+    @Test
+    void shouldRecordTheExactLastIdAtEveryCommitWithoutWaitingForTheHeartbeat() {
+        SnowstampConfig config = config();
+        start(config);
+        clock.addAndGet(10);
+        List<Long> first = pipe(3);
+        // the test driver commits after every record: each commit carries the last ID issued, written now
+        assertThat(storedState().lastId()).isEqualTo(first.get(2));
+        assertThat(storedState().writtenAt()).isEqualTo(T0 + 10);
+
+        clock.addAndGet(7);
+        List<Long> second = pipe(2);
+        assertThat(storedState().lastId()).isEqualTo(second.get(1));
+        assertThat(storedState().writtenAt()).isEqualTo(T0 + 17);
     }
 
     @Test
@@ -443,7 +459,7 @@ class StampTopologyTest {
         heartbeat();
 
         assertThat(storedState()).isEqualTo(new WorkerState(layout.fingerprint(), 5, 1,
-                INSTANCE + "/" + Thread.currentThread().getName(), T0, T0 + 5_010, ids.get(2), reserved));
+                INSTANCE + "/" + Thread.currentThread().getName(), T0, T0 + 5_010, ids.get(2), reserved, T0 + 5_010));
     }
 
     @Test
@@ -499,7 +515,8 @@ class StampTopologyTest {
         clock.set(T0 - HOUR);
         restart(config);
         assertThat(storedState()).as("a new lease, taken before any record, keeping the high-water mark")
-                .isEqualTo(beforeRestart.withNewLease(INSTANCE + "/" + Thread.currentThread().getName(), T0 - HOUR));
+                .isEqualTo(beforeRestart.withNewLease(INSTANCE + "/" + Thread.currentThread().getName(), T0 - HOUR)
+                        .withWrittenAt(T0 - HOUR));
         List<Long> secondRun = pipe(3);
 
         assertThat(secondRun.get(0)).isGreaterThan(lastOfFirstRun).isGreaterThan(beforeRestart.highWaterMark());

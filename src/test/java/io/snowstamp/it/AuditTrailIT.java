@@ -1,0 +1,183 @@
+package io.snowstamp.it;
+
+import io.snowstamp.testing.SharedBroker;
+import org.junit.jupiter.api.extension.ExtendWith;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.Stamper;
+import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The changelog tells the truth, on a real broker with the stamper in a child JVM stopped by
+ * SIGTERM as an operator stops it: after a clean stop each partition's {@code lastId} is exactly
+ * the last ID in its output partition (under both processing modes); the new lease is in the
+ * changelog as soon as the task starts; every state says when its writer wrote it, not when the
+ * input record it was processing was produced; and {@code import --dry-run} works while the
+ * application runs, calling unchanged what would not change.
+ *
+ * <p>The bad timings are forced, not hoped for: {@code lease.heartbeat=10m}, so the heartbeat
+ * (which used to be the only writer of {@code lastId} between reservations) never runs; all records
+ * arrive within one reservation window, so the reservation write alone leaves {@code lastId} behind;
+ * the lease is checked before any input record exists (so no record, and no heartbeat, triggers a
+ * commit; under exactly-once nothing else flushes the store either); the input records carry
+ * timestamps an hour old.
+ */
+@Tag("integration")
+@ExtendWith(SharedBroker.class)
+@Timeout(300)
+class AuditTrailIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int PARTITIONS = 2;
+    private static final int RECORDS = 400;
+    private static final long HOUR = 3_600_000;
+    private static TestBroker broker;
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void useSharedBroker(TestBroker shared) {
+        broker = shared;
+    }
+
+    @Test
+    void shouldCommitTheLeaseAtOnceDateEveryWriteAndKeepTheExactLastIdUnderAtLeastOnce() throws Exception {
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
+        String app = TestBroker.unique("audit-alos");
+        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), app, topics, "a1")
+                .with("processing.guarantee", "at_least_once").with("lease.heartbeat", "10m");
+        long started = System.currentTimeMillis();
+        try (ChildJvm child = stamper.start()) {
+            assertLeasesCommittedWithoutARecord(child, app, topics);
+            produce(topics.in(), System.currentTimeMillis() - HOUR);
+            highestPerPartition(topics.out(), RECORDS);
+            assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
+        }
+        long stopped = System.currentTimeMillis();
+        assertExactLastIds(app, topics, RECORDS);
+
+        List<JsonNode> history = json(cli(topics, "changelog", "history", "--application-id", app, "--format", "json"));
+        assertThat(history).isNotEmpty().allSatisfy(record -> assertThat(record.get("writtenAt").asLong())
+                .as("written by the stamper between its start and its stop: %s", record).isBetween(started - 1000, stopped + 1000));
+        // what the old writtenAt showed: the Kafka timestamp, which Streams takes from the input record being processed
+        assertThat(history).anySatisfy(record -> assertThat(record.get("recordTimestamp").asLong()).isLessThan(started - HOUR / 2));
+    }
+
+    @Test
+    void shouldKeepTheExactLastIdUnderExactlyOnceAndDryRunAnImportWhileRunning() throws Exception {
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
+        String app = TestBroker.unique("audit-eos");
+        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), app, topics, "e1").with("lease.heartbeat", "10m");
+        try (ChildJvm child = stamper.start()) {
+            // under exactly-once nothing else would commit the lease: no record, no punctuation, no checkpoint
+            assertLeasesCommittedWithoutARecord(child, app, topics);
+            produce(topics.in(), System.currentTimeMillis());
+            Map<Integer, Long> highest = highestPerPartition(topics.out(), RECORDS);
+            // every commit carries the last ID issued: the running application's changelog is exact too
+            awaitInspect(app, topics, states -> states.stream().allMatch(s -> s.get("lastId").asLong()
+                    == highest.get(s.get("partition").asInt())), Duration.ofSeconds(30));
+
+            Path export = work.resolve("running.jsonl");
+            Cli.Result exported = cli(topics, "changelog", "export", "--application-id", app, "--file", export.toString());
+            assertThat(exported.exitCode()).as(exported.toString()).isZero();
+            Cli.Result dryRun = cli(topics, "changelog", "import", "--application-id", app, "--file", export.toString(), "--dry-run");
+            assertThat(dryRun.exitCode()).as(dryRun.toString()).isZero();
+            assertThat(dryRun.outLines()).as(dryRun.toString())
+                    .anyMatch(line -> line.matches(" +0 +0 +unchanged .*")).anyMatch(line -> line.matches(" +1 +1 +unchanged .*"))
+                    .anyMatch(line -> line.startsWith("dry run: application " + app + " is running (1 active member)"))
+                    .contains("nothing to write: " + io.snowstamp.stream.Names.changelogTopic(app) + " already holds this state");
+            Cli.Result real = cli(topics, "changelog", "import", "--application-id", app, "--file", export.toString());
+            assertThat(real.exitCode()).as("a real import is still refused while the application runs").isEqualTo(1);
+
+            produce(topics.in(), System.currentTimeMillis());
+            assertThat(highestPerPartition(topics.out(), 2 * RECORDS)).isNotEmpty();
+            assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
+        }
+        assertExactLastIds(app, topics, 2 * RECORDS);
+    }
+
+    /** Every partition's new lease reaches the changelog soon after its task started, before any input record exists. */
+    private static void assertLeasesCommittedWithoutARecord(ChildJvm child, String app, Stamper.Topics topics) throws Exception {
+        for (int p = 0; p < PARTITIONS; p++) {
+            child.awaitLog("partition " + p + " worker " + p + ": lease epoch 1 taken", 120);
+        }
+        List<JsonNode> leases = awaitInspect(app, topics, states -> states.size() == PARTITIONS, Duration.ofSeconds(15));
+        assertThat(leases).as("the lease of every partition, committed at task start").hasSize(PARTITIONS)
+                .allSatisfy(state -> assertThat(state.get("epoch").asLong()).isEqualTo(1));
+    }
+
+    /** After the stop: per partition, the changelog's lastId is the highest ID of all {@code stamped} records in the output partition. */
+    private void assertExactLastIds(String app, Stamper.Topics topics, int stamped) throws Exception {
+        Map<Integer, Long> highest = highestPerPartition(topics.out(), stamped);
+        List<JsonNode> states = json(cli(topics, "changelog", "inspect", "--application-id", app, "--format", "json"));
+        Map<Integer, Long> lastIds = new TreeMap<>();
+        states.forEach(state -> lastIds.put(state.get("partition").asInt(), state.get("lastId").asLong()));
+        System.out.printf("%s: highest ID per output partition %s, changelog lastId %s%n", app, highest, lastIds);
+        assertThat(lastIds).as("changelog lastId after a clean stop").isEqualTo(highest);
+    }
+
+    private static void produce(String topic, long timestamp) {
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            for (int n = 0; n < RECORDS; n++) {
+                producer.send(new ProducerRecord<>(topic, n % PARTITIONS, timestamp, ("k" + n).getBytes(StandardCharsets.UTF_8),
+                        ("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+    }
+
+    private static Map<Integer, Long> highestPerPartition(String output, int expected) {
+        List<ConsumerRecord<byte[], byte[]>> records = broker.consume(output, expected, Duration.ofSeconds(90));
+        assertThat(records).as("stamped records in " + output).hasSizeGreaterThanOrEqualTo(expected);
+        return FrozenStamper.highestPerPartition(records);
+    }
+
+    private static List<JsonNode> awaitInspect(String app, Stamper.Topics topics, java.util.function.Predicate<List<JsonNode>> done,
+                                               Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<JsonNode> states = List.of();
+        while (System.nanoTime() < deadline) {
+            Cli.Result inspect = cli(topics, "changelog", "inspect", "--application-id", app, "--format", "json", "--timeout", "10s");
+            states = inspect.exitCode() == 0 ? json(inspect) : List.of();
+            if (done.test(states)) {
+                return states;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("the changelog of " + app + " did not reach the expected state within " + timeout + ": " + states);
+    }
+
+    private static Cli.Result cli(Stamper.Topics topics, String... args) {
+        return Cli.run(Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers(), "--set", "input.topic=" + topics.in(),
+                "--set", "output.topic=" + topics.out(), "--set", "dlq.topic=" + topics.dlq()));
+    }
+
+    private static List<JsonNode> json(Cli.Result result) throws Exception {
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        List<JsonNode> nodes = new ArrayList<>();
+        for (String line : result.outLines()) {
+            nodes.add(JSON.readTree(line));
+        }
+        return nodes;
+    }
+}
