@@ -71,6 +71,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private byte[] sourcePrefix;
     private Cancellable drain;
     private TaskStats taskStats;
+    /** at_least_once only: refuses to issue after a freeze long enough to have lost the partition. */
+    private FreezeGuard freezeGuard;
 
     StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
         this.config = config;
@@ -94,6 +96,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
         this.clockBehind = false;
+        // opened before the lease is taken: a freeze from here on counts
+        this.freezeGuard = config.processingGuarantee() == SnowstampConfig.Guarantee.AT_LEAST_ONCE
+                ? FreezeGuard.open(context.appConfigs()) : null;
         long worker = workerForPartition();
         WorkerState restored = restoredState(worker);
         TailProbe.Result tail = tailProbe.highestIssued(partition, config.datacenterId(), worker);
@@ -152,6 +157,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     /** Issues the next ID, records it in the state when it passes the reservation, and forwards. */
     private void stamp(Record<byte[], byte[]> record, JsonIdSplicer.Plan plan) {
+        if (freezeGuard != null) {
+            freezeGuard.check(partition, generator.workerId());
+        }
         long id = generator.next();
         lastIssued = id;
         if (id > state.reservedUntil()) {

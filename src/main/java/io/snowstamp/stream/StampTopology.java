@@ -32,7 +32,7 @@ public final class StampTopology {
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
         Topology topology = new Topology();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe, stats), Names.SOURCE);
+        topology.addProcessor(Names.PROCESSOR, FreezeHook.wrap(() -> new StampProcessor(config, clock, tailProbe, stats)), Names.SOURCE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()

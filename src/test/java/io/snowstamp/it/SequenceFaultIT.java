@@ -105,7 +105,7 @@ class SequenceFaultIT {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
+        broker = TestBroker.start();
     }
 
     @AfterAll

@@ -42,7 +42,7 @@ class AtLeastOnceKillIT {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
+        broker = TestBroker.start();
     }
 
     @AfterAll

@@ -52,7 +52,7 @@ class ClockBehindIT {
     @BeforeAll
     static void startBroker() throws Exception {
         if (Faketime.available()) {
-            broker = TestBroker.start(TestBroker.FAST_FAILOVER);
+            broker = TestBroker.start();
         }
     }
 

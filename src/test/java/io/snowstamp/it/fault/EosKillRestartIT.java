@@ -40,7 +40,7 @@ class EosKillRestartIT {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
+        broker = TestBroker.start();
     }
 
     @AfterAll

@@ -41,7 +41,7 @@ class RebalanceIT {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
+        broker = TestBroker.start();
     }
 
     @AfterAll

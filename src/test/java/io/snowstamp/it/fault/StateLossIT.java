@@ -57,7 +57,7 @@ class StateLossIT {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start(TestBroker.FAST_FAILOVER);
+        broker = TestBroker.start();
     }
 
     @AfterAll

@@ -1,0 +1,261 @@
+package io.snowstamp.it.fault;
+
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.NumberedProducer;
+import io.snowstamp.testing.OutputStalls;
+import io.snowstamp.testing.Stamper;
+import io.snowstamp.testing.TestBroker;
+import io.snowstamp.testing.Timeline;
+import io.snowstamp.testing.TopicEnds;
+import io.snowstamp.testing.Verification;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Instances die, freeze and restart under a steady load, with the shipped settings (no failover
+ * flag): SIGKILL of one of two instances; three SIGKILLs of four instances within 20 s; a process
+ * frozen (SIGSTOP, forced from inside {@code process}, in the middle of a batch) past the session
+ * timeout and resumed, in both processing modes; a rolling SIGTERM restart of three instances.
+ *
+ * <p>Each scenario ends in {@code verify} (exactly-once: every record once, nothing else;
+ * at-least-once: no ID twice, none missing, IDs increasing in every partition) and prints the
+ * longest per-partition output stall it saw (the broker's append times of the output records,
+ * {@link OutputStalls}). The goals are a few seconds (failover within 10 s, a rolling restart
+ * under 5 s); the assertions allow 30 s, far from them, because this machine is shared.
+ * {@code mvn verify -Dit.test=FailoverIT} prints the figures the README's failure table quotes.
+ */
+@Tag("integration")
+@Timeout(600)
+class FailoverIT {
+    private static final int PARTITIONS = 4;
+    private static final int RATE = 400;
+    private static final Duration STALL_BOUND = Duration.ofSeconds(30);
+    /** Steady stamping before a fault, and after the last one. */
+    private static final Duration SETTLE = Duration.ofSeconds(5);
+
+    private static TestBroker broker;
+
+    private final List<ChildJvm> started = new ArrayList<>();
+
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestBroker.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        broker.close();
+    }
+
+    @AfterEach
+    void stopInstances() throws Exception {
+        for (ChildJvm instance : started) {
+            instance.close();
+        }
+    }
+
+    @Test
+    void shouldStampAgainSoonAfterOneOfTwoInstancesIsKilled() throws Exception {
+        Scenario s = new Scenario("kill-1-of-2", "exactly_once_v2");
+        ChildJvm[] instances = s.startAll("a", "b");
+        s.steady();
+        instances[1].kill();
+        s.fault("b killed (SIGKILL)");
+        s.everyPartitionStamps("b's partitions moved to a");
+        s.finishExactlyOnce(instances[0]);
+    }
+
+    @Test
+    void shouldStampAgainSoonAfterThreeOfFourInstancesAreKilledWithin20Seconds() throws Exception {
+        Scenario s = new Scenario("3-kills-in-20s", "exactly_once_v2");
+        ChildJvm[] instances = s.startAll("a", "b", "c", "d");
+        s.steady();
+        for (int i = 1; i <= 3; i++) {
+            if (i > 1) {
+                Thread.sleep(8_000);
+            }
+            instances[i].kill();
+            s.fault("%s killed (SIGKILL)", "abcd".charAt(i));
+        }
+        s.everyPartitionStamps("every partition on a");
+        s.finishExactlyOnce(instances[0]);
+    }
+
+    /** Exactly-once: nothing the frozen process writes after it resumes becomes visible (its transaction is fenced). */
+    @Test
+    void shouldHideWhatAFrozenInstanceWritesAfterItsPartitionsMovedUnderExactlyOnce() throws Exception {
+        Scenario s = new Scenario("freeze-eos", "exactly_once_v2");
+        ChildJvm frozen = s.freezeAndResume();
+        s.finishExactlyOnce(frozen);
+    }
+
+    /** At-least-once: the frozen process notices the freeze and issues no further ID for partitions it may have lost. */
+    @Test
+    void shouldIssueNoIdFromAFrozenInstanceAfterItsPartitionsMovedUnderAtLeastOnce() throws Exception {
+        Scenario s = new Scenario("freeze-alos", "at_least_once");
+        ChildJvm frozen = s.freezeAndResume();
+        frozen.awaitLog("this process was frozen for", 60);
+        s.finishAtLeastOnce(frozen);
+    }
+
+    @Test
+    void shouldKeepEveryPartitionStampingThroughARollingRestart() throws Exception {
+        Scenario s = new Scenario("rolling-restart", "exactly_once_v2");
+        ChildJvm[] instances = s.startAll("a", "b", "c");
+        s.steady();
+        for (int i = 0; i < instances.length; i++) {
+            assertThat(instances[i].terminate(60)).as(instances[i].logs()).isIn(0, 143);
+            s.fault("%s stopped (SIGTERM)", "abc".charAt(i));
+            instances[i] = s.start(s.stamper("abc".substring(i, i + 1)));
+            s.timeline.mark("%s back", "abc".charAt(i));
+        }
+        s.finishExactlyOnce(instances);
+    }
+
+    /** One scenario: its own topics, application and producer on the shared broker. */
+    private final class Scenario {
+        final Timeline timeline;
+        final long origin = System.currentTimeMillis();
+        final Stamper.Topics topics;
+        final Stamper spec;
+        final NumberedProducer producer;
+        final TopicEnds ends;
+        long steadySince;
+
+        Scenario(String name, String guarantee) throws Exception {
+            timeline = new Timeline(name);
+            topics = Stamper.Topics.createTimed(broker.bootstrapServers(), PARTITIONS);
+            Stamper base = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a")
+                    .with("processing.guarantee", guarantee);
+            // at-least-once commits every 30 s by default: a crash would re-stamp that much; once a second is the usual choice
+            spec = guarantee.equals("at_least_once") ? base.with("kafka.commit.interval.ms", "1000") : base;
+            producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), 200_000, RATE).start();
+            ends = new TopicEnds(broker.bootstrapServers());
+        }
+
+        Stamper stamper(String id) {
+            return spec.instance(id);
+        }
+
+        /** Starts the instances side by side and waits until each stamps. */
+        ChildJvm[] startAll(String... ids) throws Exception {
+            List<ChildJvm> children = new ArrayList<>();
+            for (String id : ids) {
+                ChildJvm child = stamper(id).launch();
+                started.add(child);
+                children.add(child);
+            }
+            for (int i = 0; i < ids.length; i++) {
+                children.get(i).awaitOutput(Stamper.STARTED + topics.in(), 120);
+                children.get(i).awaitLog("taken by " + ids[i] + "/", 120);
+            }
+            timeline.mark("%s stamping", String.join(", ", ids));
+            return children.toArray(ChildJvm[]::new);
+        }
+
+        ChildJvm start(Stamper stamper) throws Exception {
+            ChildJvm child = stamper.start();
+            started.add(child);
+            child.awaitLog("taken by " + stamper.instanceId() + "/", 120);
+            return child;
+        }
+
+        /** Waits until every partition stamps, then a little longer: the stall window starts here. */
+        void steady() throws Exception {
+            everyPartitionStamps("steady");
+            Thread.sleep(SETTLE.toMillis());
+            steadySince = System.currentTimeMillis();
+        }
+
+        void fault(String what, Object... args) {
+            timeline.mark(what, args);
+        }
+
+        void everyPartitionStamps(String what) throws Exception {
+            Map<Integer, Long> before = ends.committedPerPartition(topics.out());
+            assertThat(ends.awaitEveryPartitionGrown(topics.out(), before, 50, Duration.ofSeconds(120)))
+                    .as("every partition stamps again: %s", what).isTrue();
+            timeline.mark("%s: every partition stamps", what);
+        }
+
+        /**
+         * Two instances, the frozen one started with the hook that makes it SIGSTOP itself in the
+         * middle of a batch; waits until its partitions stamp on the other, then resumes it.
+         */
+        ChildJvm freezeAndResume() throws Exception {
+            ChildJvm other = startAll("b")[0];
+            everyPartitionStamps("b alone");
+            // a few seconds into stamping on a: by then a holds half the partitions and stamps steadily
+            ChildJvm frozen = start(stamper("a").withJvmArg("-Dsnowstamp.test.freeze-at-record=" + (RATE * 3 / 2)));
+            steadySince = System.currentTimeMillis();
+            frozen.awaitFrozen(120);
+            fault("a stopped itself (SIGSTOP) inside process()");
+            everyPartitionStamps("a's partitions moved to b while a is frozen");
+            Thread.sleep(2_000);
+            frozen.thaw();
+            timeline.mark("a resumed (SIGCONT)");
+            frozen.awaitLog("resumed (SIGCONT)", 30);
+            Thread.sleep(SETTLE.toMillis());
+            everyPartitionStamps("after the resume");
+            assertThat(other.isAlive()).as(other.logs()).isTrue();
+            return frozen;
+        }
+
+        void finishExactlyOnce(ChildJvm... alive) throws Exception {
+            long produced = stopAndMeasure(alive);
+            Verification verify = Verification.await(broker.bootstrapServers(), topics.out(), topics.in(),
+                    v -> v.records() >= produced && v.missing() == 0, Duration.ofSeconds(120));
+            timeline.mark("produced %d; verified: %s", produced, verify.summaryLine());
+            assertThat(verify.summaryLine()).as(verify.toString()).isEqualTo(Verification.clean(produced));
+            assertThat(verify.exitCode()).as(verify.toString()).isZero();
+        }
+
+        void finishAtLeastOnce(ChildJvm... alive) throws Exception {
+            long produced = stopAndMeasure(alive);
+            // done when nothing is missing and the output stopped growing (re-stamping is over)
+            AtomicLong previous = new AtomicLong(-1);
+            Verification verify = Verification.await(broker.bootstrapServers(), topics.out(), topics.in(),
+                    v -> v.missing() == 0 && v.records() >= produced && v.records() == previous.getAndSet(v.records()),
+                    Duration.ofSeconds(120));
+            timeline.mark("produced %d; verified: %s", produced, verify.summaryLine());
+            assertThat(verify.duplicates()).as(verify.toString()).isZero();
+            assertThat(verify.missing()).as(verify.toString()).isZero();
+            // a zombie's ID issued after the new owner's would break the order of its partition
+            assertThat(verify.decreases()).as(verify.toString()).isEmpty();
+        }
+
+        /** Stops the load, prints the stalls seen since the steady state and checks the bound; returns the records produced. */
+        private long stopAndMeasure(ChildJvm... alive) throws Exception {
+            Thread.sleep(SETTLE.toMillis());
+            long until = System.currentTimeMillis();
+            long produced = producer.stop();
+            ends.close();
+            for (ChildJvm instance : alive) {
+                assertThat(instance.isAlive()).as(instance.logs()).isTrue();
+            }
+            // records stamped before the load stopped are all committed within a commit interval or two
+            Thread.sleep(1_000);
+            OutputStalls stalls = OutputStalls.measure(broker.bootstrapServers(), topics.out(), steadySince, until);
+            timeline.mark("%s", stalls.describe(origin));
+            assertThat(stalls.worst().millis()).as(stalls.describe(origin)).isLessThan(STALL_BOUND.toMillis());
+            return produced;
+        }
+    }
+}
