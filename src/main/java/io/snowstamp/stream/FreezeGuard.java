@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Per record: one {@link System#nanoTime()} and two volatile reads.
  */
-final class FreezeGuard {
+public final class FreezeGuard {
     private static final Logger log = LoggerFactory.getLogger(FreezeGuard.class);
     /** Kafka's own default when nothing sets the session timeout (snowstamp ships a shorter one). */
     private static final long KAFKA_DEFAULT_SESSION_TIMEOUT_MS = 45_000;
@@ -35,22 +35,29 @@ final class FreezeGuard {
     private final FreezeWatch watch;
     private final long limitNanos;
     private final long seenFreezes;
+    private final String task;
 
-    private FreezeGuard(FreezeWatch watch, long limitNanos) {
+    private FreezeGuard(FreezeWatch watch, long limitNanos, String task) {
         this.watch = watch;
         this.limitNanos = limitNanos;
         this.seenFreezes = watch.freezes();
+        this.task = task;
     }
 
-    /** A guard for one task from now on, its limit half the main consumer's session timeout in {@code appConfigs}. */
-    static FreezeGuard open(Map<String, Object> appConfigs) {
+    /**
+     * A guard for one task from now on (call it in {@code Processor#init}, before the lease is taken),
+     * its limit half the main consumer's session timeout in {@code appConfigs}.
+     *
+     * @param task how log lines name the task, e.g. {@code partition 3 worker 3}
+     */
+    public static FreezeGuard open(Map<String, Object> appConfigs, String task) {
         long limit = TimeUnit.MILLISECONDS.toNanos(sessionTimeoutMillis(appConfigs)) / 2;
-        return new FreezeGuard(FreezeWatch.shared(limit), limit);
+        return new FreezeGuard(FreezeWatch.shared(limit), limit, task);
     }
 
     /** For tests: a guard on a given watch. */
-    static FreezeGuard on(FreezeWatch watch, long limitNanos) {
-        return new FreezeGuard(watch, limitNanos);
+    static FreezeGuard on(FreezeWatch watch, long limitNanos, String task) {
+        return new FreezeGuard(watch, limitNanos, task);
     }
 
     /** The main consumer's session timeout, with Kafka Streams' precedence of prefixes. */
@@ -70,19 +77,18 @@ final class FreezeGuard {
      *
      * @throws TaskMigratedException after such a freeze, before anything more is issued
      */
-    void check(int partition, long worker) {
+    public void check() {
         long frozen = watch.frozenSince(seenFreezes, System.nanoTime(), limitNanos);
         if (frozen == 0) {
             return;
         }
         long frozenMillis = TimeUnit.NANOSECONDS.toMillis(frozen);
         long limitMillis = TimeUnit.NANOSECONDS.toMillis(limitNanos);
-        log.atWarn().addKeyValue("event", "freeze-detected").addKeyValue("partition", partition)
-                .addKeyValue("worker", worker).addKeyValue("frozenMillis", frozenMillis)
-                .log("partition {} worker {}: this process was frozen for {} ms (limit {} ms, half the session timeout);"
-                        + " the partition may have moved to another instance, so no further ID is issued here:"
-                        + " closing the task and rejoining the group", partition, worker, frozenMillis, limitMillis);
-        throw new TaskMigratedException("partition " + partition + ": process frozen for " + frozenMillis
+        log.atWarn().addKeyValue("event", "freeze-detected").addKeyValue("task", task).addKeyValue("frozenMillis", frozenMillis)
+                .log("{}: this process was frozen for {} ms (limit {} ms, half the session timeout); the partition may"
+                        + " have moved to another instance, so no further ID is issued here: closing the task and rejoining"
+                        + " the group", task, frozenMillis, limitMillis);
+        throw new TaskMigratedException(task + ": process frozen for " + frozenMillis
                 + " ms, at least half the session timeout; the task may have moved");
     }
 }

@@ -96,10 +96,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
         this.clockBehind = false;
+        long worker = workerForPartition();
         // opened before the lease is taken: a freeze from here on counts
         this.freezeGuard = config.processingGuarantee() == SnowstampConfig.Guarantee.AT_LEAST_ONCE
-                ? FreezeGuard.open(context.appConfigs()) : null;
-        long worker = workerForPartition();
+                ? FreezeGuard.open(context.appConfigs(), "partition " + partition + " worker " + worker) : null;
         WorkerState restored = restoredState(worker);
         TailProbe.Result tail = tailProbe.highestIssued(partition, config.datacenterId(), worker);
         long now = clock.getAsLong();
@@ -158,7 +158,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     /** Issues the next ID, records it in the state when it passes the reservation, and forwards. */
     private void stamp(Record<byte[], byte[]> record, JsonIdSplicer.Plan plan) {
         if (freezeGuard != null) {
-            freezeGuard.check(partition, generator.workerId());
+            freezeGuard.check();
         }
         long id = generator.next();
         lastIssued = id;

@@ -54,10 +54,10 @@ class FreezeGuardTest {
     @Test
     void shouldRefuseToIssueAfterAFreezeWithATaskMigratedException() {
         FreezeWatch watch = new FreezeWatch(LIMIT, System.nanoTime() - 10_000 * MS);
-        FreezeGuard guard = FreezeGuard.on(watch, LIMIT);
+        FreezeGuard guard = FreezeGuard.on(watch, LIMIT, "partition 3 worker 7");
 
-        assertThatThrownBy(() -> guard.check(3, 7)).isInstanceOf(TaskMigratedException.class)
-                .hasMessageContaining("partition 3: process frozen for");
+        assertThatThrownBy(guard::check).isInstanceOf(TaskMigratedException.class)
+                .hasMessageContaining("partition 3 worker 7: process frozen for");
     }
 
     @Test

@@ -5,7 +5,10 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -17,8 +20,11 @@ import java.util.Properties;
  * records of a partition is time in which that partition was not stamped: a stall.
  *
  * @param longest the longest gap of every partition that had at least two records in the window
+ * @param notable  every gap of a second or more that ended in the window, in the order read
  */
-public record OutputStalls(Map<Integer, Gap> longest) {
+public record OutputStalls(Map<Integer, Gap> longest, List<Gap> notable) {
+    private static final long NOTABLE_MILLIS = 1_000;
+
     /** Partition {@code partition} got no record after {@code fromMillis} until {@code toMillis} (wall clock). */
     public record Gap(int partition, long fromMillis, long toMillis) {
         public long millis() {
@@ -26,7 +32,11 @@ public record OutputStalls(Map<Integer, Gap> longest) {
         }
     }
 
-    /** Reads {@code topic} and keeps, per partition, the longest gap between records appended within [fromMillis, toMillis]. */
+    /**
+     * Reads {@code topic} and keeps, per partition, the longest gap between consecutive records that
+     * ends within [fromMillis, toMillis] (a gap that began before the window counts: a fault right
+     * at its start must not hide).
+     */
     public static OutputStalls measure(String bootstrapServers, String topic, long fromMillis, long toMillis) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -36,23 +46,32 @@ public record OutputStalls(Map<Integer, Gap> longest) {
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         Map<Integer, Long> previous = new HashMap<>();
         Map<Integer, Gap> longest = new HashMap<>();
+        List<Gap> notable = new ArrayList<>();
         TopicReader.readToEnd(p, topic, Duration.ofSeconds(60), record -> {
             long at = record.timestamp();
-            if (at < fromMillis || at > toMillis) {
+            if (at > toMillis) {
                 return;
             }
             Long before = previous.put(record.partition(), at);
+            if (before == null || at < fromMillis) {
+                return;
+            }
+            Gap gap = new Gap(record.partition(), before, at);
             Gap best = longest.get(record.partition());
-            if (before != null && (best == null || at - before > best.millis())) {
-                longest.put(record.partition(), new Gap(record.partition(), before, at));
+            if (best == null || gap.millis() > best.millis()) {
+                longest.put(record.partition(), gap);
+            }
+            if (gap.millis() >= NOTABLE_MILLIS) {
+                notable.add(gap);
             }
         });
-        return new OutputStalls(Map.copyOf(longest));
+        notable.sort(Comparator.comparingLong(Gap::fromMillis));
+        return new OutputStalls(Map.copyOf(longest), List.copyOf(notable));
     }
 
     /** The longest gap of all partitions. */
     public Gap worst() {
-        return longest.values().stream().max(java.util.Comparator.comparingLong(Gap::millis))
+        return longest.values().stream().max(Comparator.comparingLong(Gap::millis))
                 .orElseThrow(() -> new AssertionError("no partition had two records in the window"));
     }
 
@@ -62,8 +81,11 @@ public record OutputStalls(Map<Integer, Gap> longest) {
         StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "longest output stall %.1f s (partition %d, +%.1f s to +%.1f s);"
                 + " per partition:", worst.millis() / 1e3, worst.partition(), (worst.fromMillis() - originMillis) / 1e3,
                 (worst.toMillis() - originMillis) / 1e3));
-        longest.values().stream().sorted(java.util.Comparator.comparingInt(Gap::partition))
+        longest.values().stream().sorted(Comparator.comparingInt(Gap::partition))
                 .forEach(gap -> text.append(String.format(Locale.ROOT, " %d=%.1fs", gap.partition(), gap.millis() / 1e3)));
+        text.append("; stalls of 1 s or more:");
+        notable.forEach(gap -> text.append(String.format(Locale.ROOT, " p%d +%.1f..+%.1f s (%.1f s)", gap.partition(),
+                (gap.fromMillis() - originMillis) / 1e3, (gap.toMillis() - originMillis) / 1e3, gap.millis() / 1e3)));
         return text.toString();
     }
 }

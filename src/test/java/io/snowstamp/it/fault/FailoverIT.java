@@ -1,8 +1,10 @@
 package io.snowstamp.it.fault;
 
+import io.snowstamp.id.IdLayout;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
 import io.snowstamp.testing.OutputStalls;
+import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -76,8 +79,7 @@ class FailoverIT {
         Scenario s = new Scenario("kill-1-of-2", "exactly_once_v2");
         ChildJvm[] instances = s.startAll("a", "b");
         s.steady();
-        instances[1].kill();
-        s.fault("b killed (SIGKILL)");
+        s.kill(instances[1], "b");
         s.everyPartitionStamps("b's partitions moved to a");
         s.finishExactlyOnce(instances[0]);
     }
@@ -91,8 +93,7 @@ class FailoverIT {
             if (i > 1) {
                 Thread.sleep(8_000);
             }
-            instances[i].kill();
-            s.fault("%s killed (SIGKILL)", "abcd".charAt(i));
+            s.kill(instances[i], "abcd".substring(i, i + 1));
         }
         s.everyPartitionStamps("every partition on a");
         s.finishExactlyOnce(instances[0]);
@@ -111,8 +112,8 @@ class FailoverIT {
     void shouldIssueNoIdFromAFrozenInstanceAfterItsPartitionsMovedUnderAtLeastOnce() throws Exception {
         Scenario s = new Scenario("freeze-alos", "at_least_once");
         ChildJvm frozen = s.freezeAndResume();
-        frozen.awaitLog("this process was frozen for", 60);
         s.finishAtLeastOnce(frozen);
+        assertThat(frozen.stderr()).as("the resumed process noticed the freeze").contains("this process was frozen for");
     }
 
     @Test
@@ -121,12 +122,20 @@ class FailoverIT {
         ChildJvm[] instances = s.startAll("a", "b", "c");
         s.steady();
         for (int i = 0; i < instances.length; i++) {
+            String holding = holding(instances[i]);
             assertThat(instances[i].terminate(60)).as(instances[i].logs()).isIn(0, 143);
-            s.fault("%s stopped (SIGTERM)", "abc".charAt(i));
+            s.fault("%s stopped (SIGTERM), held tasks %s", "abc".charAt(i), holding);
             instances[i] = s.start(s.stamper("abc".substring(i, i + 1)));
             s.timeline.mark("%s back", "abc".charAt(i));
         }
         s.finishExactlyOnce(instances);
+    }
+
+    /** The tasks an instance last reported holding ({@code stamper A -> B (tasks: [0, 2])} log lines). */
+    private static String holding(ChildJvm instance) throws Exception {
+        String log = instance.stderr();
+        int at = log.lastIndexOf("(tasks: ");
+        return at < 0 ? "?" : log.substring(at + 8, log.indexOf(')', at));
     }
 
     /** One scenario: its own topics, application and producer on the shared broker. */
@@ -138,6 +147,7 @@ class FailoverIT {
         final NumberedProducer producer;
         final TopicEnds ends;
         long steadySince;
+        long frozenAtMillis = Long.MAX_VALUE;
 
         Scenario(String name, String guarantee) throws Exception {
             timeline = new Timeline(name);
@@ -184,6 +194,12 @@ class FailoverIT {
             steadySince = System.currentTimeMillis();
         }
 
+        void kill(ChildJvm instance, String id) throws Exception {
+            String holding = holding(instance);
+            instance.kill();
+            fault("%s killed (SIGKILL), held tasks %s", id, holding);
+        }
+
         void fault(String what, Object... args) {
             timeline.mark(what, args);
         }
@@ -206,7 +222,8 @@ class FailoverIT {
             ChildJvm frozen = start(stamper("a").withJvmArg("-Dsnowstamp.test.freeze-at-record=" + (RATE * 3 / 2)));
             steadySince = System.currentTimeMillis();
             frozen.awaitFrozen(120);
-            fault("a stopped itself (SIGSTOP) inside process()");
+            frozenAtMillis = System.currentTimeMillis();
+            fault("a stopped itself (SIGSTOP) inside process(), holding tasks %s", holding(frozen));
             everyPartitionStamps("a's partitions moved to b while a is frozen");
             Thread.sleep(2_000);
             frozen.thaw();
@@ -237,8 +254,30 @@ class FailoverIT {
             timeline.mark("produced %d; verified: %s", produced, verify.summaryLine());
             assertThat(verify.duplicates()).as(verify.toString()).isZero();
             assertThat(verify.missing()).as(verify.toString()).isZero();
-            // a zombie's ID issued after the new owner's would break the order of its partition
-            assertThat(verify.decreases()).as(verify.toString()).isEmpty();
+            assertThat(lateIdsIssuedAfterTheFreeze()).as("IDs below an earlier ID of their partition, issued after the freeze")
+                    .isEmpty();
+        }
+
+        /**
+         * An ID the zombie issues after it resumes lands behind IDs of the partition's new owner that
+         * are higher (checked: without the freeze guard this finds them). IDs the zombie had issued
+         * before the freeze may land there too (the producer sends what it buffered when the process
+         * resumes): lower than the new owner's, so unique, but out of order. Returns the out-of-order
+         * IDs issued after the freeze: none may exist.
+         */
+        List<String> lateIdsIssuedAfterTheFreeze() {
+            IdLayout layout = IdLayout.preset("snowflake");
+            Map<Integer, Long> highest = new HashMap<>();
+            List<String> late = new ArrayList<>();
+            for (StampedRecords.Stamped record : StampedRecords.read(broker.bootstrapServers(), topics.out())) {
+                long before = highest.merge(record.partition(), record.id(), Math::max);
+                if (record.id() < before && layout.decode(record.id()).wallMillis() > frozenAtMillis) {
+                    late.add("partition " + record.partition() + " offset " + record.offset() + ": " + record.id()
+                            + " (" + layout.decode(record.id()).instant() + ") after " + before);
+                }
+            }
+            timeline.mark("out-of-order IDs issued after the freeze: %d", late.size());
+            return late;
         }
 
         /** Stops the load, prints the stalls seen since the steady state and checks the bound; returns the records produced. */
