@@ -151,11 +151,11 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             counter = open(tag);
             counters.put(tag, counter);
         }
-        if (counter.last >= counter.end) {
-            reserve(tag, counter, envelope.definition());
-        }
         if (freezeGuard != null) {
             freezeGuard.check();
+        }
+        if (counter.last >= counter.end) {
+            reserve(tag, counter, envelope.definition());
         }
         long number = ++counter.last;
         issued++;

@@ -45,18 +45,6 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
             return topics;
         }
 
-        /**
-         * Like {@link #create}, with an output topic whose record timestamps are the broker's append
-         * times ({@code message.timestamp.type=LogAppendTime}), so that {@link OutputStalls} can
-         * tell when each stamped record arrived.
-         */
-        public static Topics createTimed(String bootstrapServers, int partitions) throws Exception {
-            Topics topics = new Topics(TestBroker.unique("raw"), TestBroker.unique("stamped"), TestBroker.unique("dlq"));
-            TestBroker.createTopic(bootstrapServers, topics.in, partitions);
-            TestBroker.createTopic(bootstrapServers, topics.out, partitions, Map.of("message.timestamp.type", "LogAppendTime"));
-            TestBroker.createTopic(bootstrapServers, topics.dlq, 1);
-            return topics;
-        }
     }
 
     public Stamper {

@@ -64,7 +64,7 @@ public final class TestBroker implements AutoCloseable {
         createTopic(bootstrapServers, name, partitions, Map.of());
     }
 
-    /** Like {@link #createTopic(String, String, int)} with topic configs. */
+    /** Like {@link #createTopic(String, String, int)} with topic configs (e.g. a compacted changelog made ahead). */
     public static void createTopic(String bootstrapServers, String name, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             TopicAdmin.apply(admin, List.of(new TopicSpec(name, partitions, (short) 1, configs)));
