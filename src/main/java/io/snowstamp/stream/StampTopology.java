@@ -1,6 +1,7 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -36,8 +37,9 @@ public final class StampTopology {
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()
-                        // never a tombstone is written, so compaction keeps the newest state of every partition
-                        .withLoggingEnabled(Map.of("cleanup.policy", "compact")),
+                        // never a tombstone is written, so compaction keeps the newest state of every partition; hourly
+                        // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
+                        .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS),
                 Names.PROCESSOR);
         if (config.onExcessLead() == SnowstampConfig.OnExcessLead.PAUSE) {
             topology.addStateStore(

@@ -100,6 +100,25 @@ public final class OutputStalls implements AutoCloseable {
     }
 
     /**
+     * How long after {@code faultMillis} the last partition got its first record: every partition
+     * was being stamped again (and visible) that many milliseconds after the fault. -1 if some
+     * partition got none after it.
+     */
+    public long everyPartitionAfter(long faultMillis) {
+        long slowest = 0;
+        synchronized (arrivals) {
+            for (List<Long> times : arrivals.values()) {
+                long first = times.stream().filter(t -> t >= faultMillis).findFirst().orElse(-1L);
+                if (first < 0) {
+                    return -1;
+                }
+                slowest = Math.max(slowest, first - faultMillis);
+            }
+        }
+        return slowest;
+    }
+
+    /**
      * @param longest the longest gap of every partition that had at least two arrivals in the window
      * @param notable every gap of a second or more that ended in the window, by start
      */

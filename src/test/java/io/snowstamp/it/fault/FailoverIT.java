@@ -1,6 +1,7 @@
 package io.snowstamp.it.fault;
 
 import io.snowstamp.id.IdLayout;
+import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
 import io.snowstamp.testing.OutputStalls;
@@ -10,6 +11,9 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,7 +27,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -82,6 +88,8 @@ class FailoverIT {
         s.kill(instances[1], "b");
         s.everyPartitionStamps("b's partitions moved to a");
         s.finishExactlyOnce(instances[0]);
+        // what the next owner restores stays small: compaction needs closed segments
+        assertThat(topicConfig(Names.changelogTopic(s.spec.applicationId()), "segment.ms")).isEqualTo("3600000");
     }
 
     @Test
@@ -122,13 +130,19 @@ class FailoverIT {
         ChildJvm[] instances = s.startAll("a", "b", "c");
         s.steady();
         for (int i = 0; i < instances.length; i++) {
-            String holding = holding(instances[i]);
+            s.fault("%s stopping (SIGTERM), holding tasks %s", "abc".charAt(i), holding(instances[i]));
             assertThat(instances[i].terminate(60)).as(instances[i].logs()).isIn(0, 143);
-            s.fault("%s stopped (SIGTERM), held tasks %s", "abc".charAt(i), holding);
             instances[i] = s.start(s.stamper("abc".substring(i, i + 1)));
             s.timeline.mark("%s back", "abc".charAt(i));
         }
         s.finishExactlyOnce(instances);
+    }
+
+    private static String topicConfig(String topic, String key) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            return admin.describeConfigs(List.of(resource)).all().get().get(resource).get(key).value();
+        }
     }
 
     /** The tasks an instance last reported holding ({@code stamper A -> B (tasks: [0, 2])} log lines). */
@@ -147,6 +161,8 @@ class FailoverIT {
         final NumberedProducer producer;
         final TopicEnds ends;
         final OutputStalls stalls;
+        /** When each fault happened (wall clock), and what it was. */
+        final Map<Long, String> faults = new TreeMap<>();
         long steadySince;
         long frozenAtMillis = Long.MAX_VALUE;
 
@@ -203,6 +219,7 @@ class FailoverIT {
         }
 
         void fault(String what, Object... args) {
+            faults.put(System.currentTimeMillis(), String.format(Locale.ROOT, what, args));
             timeline.mark(what, args);
         }
 
@@ -296,6 +313,8 @@ class FailoverIT {
             stalls.close();
             OutputStalls.Report seen = stalls.report(steadySince, until);
             timeline.mark("%s", seen.describe(origin));
+            faults.forEach((at, what) -> timeline.mark("every partition stamps %.1f s after: %s",
+                    stalls.everyPartitionAfter(at) / 1e3, what));
             assertThat(seen.worst().millis()).as(seen.describe(origin)).isLessThan(STALL_BOUND.toMillis());
             return produced;
         }
