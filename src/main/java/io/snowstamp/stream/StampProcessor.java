@@ -48,6 +48,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final SnowstampConfig config;
     private final LongSupplier clock;
     private final TailProbe tailProbe;
+    private final PredecessorFence fence;
     private final StamperStats stats;
     private final JsonIdSplicer splicer;
     private final long reservationUnits;
@@ -75,6 +76,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private FreezeGuard freezeGuard;
 
     StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
+        this(config, clock, tailProbe, stats, PredecessorFence.none());
+    }
+
+    StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats, PredecessorFence fence) {
+        this.fence = fence;
         this.config = config;
         this.stats = stats;
         this.clock = clock;
@@ -101,6 +107,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.freezeGuard = config.processingGuarantee() == SnowstampConfig.Guarantee.AT_LEAST_ONCE
                 ? FreezeGuard.open(context.appConfigs(), "partition " + partition + " worker " + worker) : null;
         WorkerState restored = restoredState(worker);
+        // a dead previous owner's open transaction would hide this task's records until the broker aborts it
+        fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, config.datacenterId(), worker);
         long now = clock.getAsLong();
         ResumeDecision decision = ResumeDecision.decide(config.layout(), config.datacenterId(), worker, restored, tail, now,

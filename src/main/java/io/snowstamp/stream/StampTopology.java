@@ -31,9 +31,15 @@ public final class StampTopology {
 
     /** @param stats where the tasks publish what they do (metrics, health, state endpoint) */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
+        return build(config, clock, tailProbe, stats, PredecessorFence.none());
+    }
+
+    /** @param fence ends a previous owner's open transaction at each task start (exactly-once) */
+    public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
+                                 PredecessorFence fence) {
         Topology topology = new Topology();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(Names.PROCESSOR, FreezeHook.wrap(() -> new StampProcessor(config, clock, tailProbe, stats)), Names.SOURCE);
+        topology.addProcessor(Names.PROCESSOR, FreezeHook.wrap(() -> new StampProcessor(config, clock, tailProbe, stats, fence)), Names.SOURCE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()

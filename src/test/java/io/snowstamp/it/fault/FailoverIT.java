@@ -65,7 +65,7 @@ class FailoverIT {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestBroker.start(java.util.Map.of("transaction.abort.timed.out.transaction.cleanup.interval.ms", "10000"));
+        broker = TestBroker.start();
     }
 
     @AfterAll
