@@ -59,6 +59,7 @@ class FailoverIT {
     private static TestBroker broker;
 
     private final List<ChildJvm> started = new ArrayList<>();
+    private final List<Scenario> scenarios = new ArrayList<>();
 
     @TempDir
     Path work;
@@ -77,6 +78,12 @@ class FailoverIT {
     void stopInstances() throws Exception {
         for (ChildJvm instance : started) {
             instance.close();
+        }
+        // after a failed assertion: the load and the watchers must not outlive the test
+        for (Scenario scenario : scenarios) {
+            scenario.producer.close();
+            scenario.stalls.close();
+            scenario.ends.close();
         }
     }
 
@@ -177,6 +184,7 @@ class FailoverIT {
             producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), 200_000, RATE).start();
             ends = new TopicEnds(broker.bootstrapServers());
             stalls = OutputStalls.watch(broker.bootstrapServers(), topics.out());
+            scenarios.add(this);
         }
 
         Stamper stamper(String id) {
