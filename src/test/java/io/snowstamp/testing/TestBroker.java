@@ -61,13 +61,8 @@ public final class TestBroker implements AutoCloseable {
 
     /** Creates a topic with one replica on any broker (also one running in a child JVM), as {@code topics apply} does: ready for writes. */
     public static void createTopic(String bootstrapServers, String name, int partitions) throws Exception {
-        createTopic(bootstrapServers, name, partitions, Map.of());
-    }
-
-    /** Like {@link #createTopic(String, String, int)} with topic configs (e.g. a compacted changelog made ahead). */
-    public static void createTopic(String bootstrapServers, String name, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-            TopicAdmin.apply(admin, List.of(new TopicSpec(name, partitions, (short) 1, configs)));
+            TopicAdmin.apply(admin, List.of(new TopicSpec(name, partitions, (short) 1, Map.of())));
         }
     }
 
