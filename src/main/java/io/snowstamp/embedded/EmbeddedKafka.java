@@ -102,6 +102,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.setProperty("group.streams.session.timeout.ms", "10000");
         p.setProperty("group.streams.min.heartbeat.interval.ms", "500");
         p.setProperty("group.streams.heartbeat.interval.ms", "2000");
+        // a dead stamper's open transaction blocks its partitions' new owner until it is aborted: look for
+        // timed-out transactions every second, not every 10 s (Kafka's default), so failover stays within seconds
+        p.setProperty("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
         // topics come from topics/ (snowstamp topics apply); a typo in a topic name must not create one
         p.setProperty("auto.create.topics.enable", "false");
         return p;

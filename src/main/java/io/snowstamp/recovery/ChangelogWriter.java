@@ -38,6 +38,15 @@ import java.util.concurrent.TimeoutException;
 public final class ChangelogWriter {
     private static final WorkerStateSerde SERDE = new WorkerStateSerde();
 
+    /**
+     * Topic configs of a state changelog, whoever creates it (Kafka Streams or this class). Compacted,
+     * never a tombstone written. A new segment every hour: only closed segments are compacted, and a
+     * partition's next owner restores all that is not (Kafka's default segment, 7 days of a busy
+     * partition's reservations and commit markers, passes a million offsets; a million records took
+     * 4 s to restore on a 2-core machine, time a failover would add to the session timeout).
+     */
+    public static final Map<String, String> TOPIC_CONFIGS = Map.of("cleanup.policy", "compact", "segment.ms", "3600000");
+
     private ChangelogWriter() {
     }
 
@@ -57,7 +66,7 @@ public final class ChangelogWriter {
             return false;
         }
         NewTopic newTopic = new NewTopic(topic, Optional.of(partitions), Optional.empty())
-                .configs(Map.of("cleanup.policy", "compact"));
+                .configs(TOPIC_CONFIGS);
         try {
             get(admin.createTopics(Set.of(newTopic)).all(), timeout, "create changelog topic " + topic);
         } catch (SnowstampException e) {

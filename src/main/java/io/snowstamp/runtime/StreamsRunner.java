@@ -7,6 +7,7 @@ import io.snowstamp.sequence.SequenceTail;
 import io.snowstamp.sequence.SequenceTailReader;
 import io.snowstamp.sequence.SequenceTopology;
 import io.snowstamp.stream.DeadLetterHandler;
+import io.snowstamp.stream.PredecessorFence;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
 import io.snowstamp.stream.TailProbe;
@@ -42,6 +43,7 @@ public final class StreamsRunner implements AutoCloseable {
     private final CountDownLatch running = new CountDownLatch(1);
     private volatile KafkaStreams streams;
     private TailGuard tailGuard;
+    private TransactionFence transactionFence;
     private SequenceTailReader sequenceTail;
     private final StamperStats stats = new StamperStats();
     private final RestoreTracker restores = new RestoreTracker();
@@ -210,7 +212,13 @@ public final class StreamsRunner implements AutoCloseable {
             tailGuard = new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout());
             probe = tailGuard;
         }
-        return StampTopology.build(config, clock, probe, stats, registryMarks);
+        PredecessorFence fence = PredecessorFence.none();
+        if (config.processingGuarantee() == SnowstampConfig.Guarantee.EXACTLY_ONCE_V2) {
+            transactionFence = new TransactionFence(KafkaSettings.client(config), config.applicationId(), config.outputTopic(),
+                    config.tailGuardTimeout());
+            fence = transactionFence;
+        }
+        return StampTopology.build(config, clock, probe, stats, registryMarks, fence);
     }
 
     private Topology sequenceTopology(int outputPartitions) {
@@ -316,6 +324,10 @@ public final class StreamsRunner implements AutoCloseable {
         if (sequenceTail != null) {
             sequenceTail.close();
             sequenceTail = null;
+        }
+        if (transactionFence != null) {
+            transactionFence.close();
+            transactionFence = null;
         }
     }
 

@@ -6,6 +6,7 @@ import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
 import io.snowstamp.stream.Decimal;
+import io.snowstamp.stream.FreezeGuard;
 import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.Names;
 import io.snowstamp.stream.StampedValue;
@@ -79,6 +80,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     /** whether the tail was scanned at start: only then may a tag resume inside its reserved segment */
     private boolean tailScanned;
     private long issued;
+    private FreezeGuard freezeGuard;
     private long segments;
 
     /** The numbers one tag may issue without another write: {@code last + 1 .. end}. */
@@ -109,6 +111,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         this.registry = new TagRegistry(context.getStateStore(SequenceNames.TAGS_STORE));
         this.partition = context.taskId().partition();
         counters.clear();
+        // at_least_once: no number after a freeze that may have cost the partition (exactly-once fences instead)
+        this.freezeGuard = config.processingGuarantee() == SnowstampConfig.Guarantee.AT_LEAST_ONCE
+                ? FreezeGuard.open(context.appConfigs(), "sequence partition " + partition) : null;
         issued = 0;
         segments = 0;
         long now = clock.getAsLong();
@@ -145,6 +150,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         if (counter == null) {
             counter = open(tag);
             counters.put(tag, counter);
+        }
+        if (freezeGuard != null) {
+            freezeGuard.check();
         }
         if (counter.last >= counter.end) {
             reserve(tag, counter, envelope.definition());

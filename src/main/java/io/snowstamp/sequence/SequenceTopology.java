@@ -1,6 +1,7 @@
 package io.snowstamp.sequence;
 
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.stream.AlignedPartitioner;
 import io.snowstamp.stream.StampedValue;
 import io.snowstamp.stream.StampedValueSerializer;
@@ -53,7 +54,7 @@ public final class SequenceTopology {
                         // no cache: a reservation goes to the changelog producer before the records it covers
                         .withCachingDisabled()
                         // never a tombstone is written, so compaction keeps the newest segment of every tag
-                        .withLoggingEnabled(Map.of("cleanup.policy", "compact")));
+                        .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS));
         builder.stream(config.inputTopic(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SequenceNames.SOURCE))
                 .process(() -> new TagRouter(config), Named.as(SequenceNames.ROUTER))
                 .repartition(Repartitioned.<byte[], byte[]>as(SequenceNames.REPARTITION)

@@ -54,6 +54,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final TailProbe tailProbe;
     /** worker -> mark of a released claim in the worker registry (-1: none): a lower bound of the resume point. */
     private final java.util.function.LongUnaryOperator registryMarks;
+    private final PredecessorFence fence;
     private final StamperStats stats;
     private final PreCommitHooks preCommitHooks;
     private final Runnable recordLastId = this::recordLastId;
@@ -80,10 +81,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private byte[] sourcePrefix;
     private Cancellable drain;
     private TaskStats taskStats;
+    /** at_least_once only: refuses to issue after a freeze long enough to have lost the partition. */
+    private FreezeGuard freezeGuard;
 
     StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
-                   PreCommitHooks preCommitHooks, java.util.function.LongUnaryOperator registryMarks) {
+                   PreCommitHooks preCommitHooks, java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
         this.registryMarks = registryMarks;
+        this.fence = fence;
         this.config = config;
         this.stats = stats;
         this.preCommitHooks = preCommitHooks;
@@ -107,7 +111,12 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.lastIssued = -1;
         this.clockBehind = false;
         long worker = workerForPartition();
+        // opened before the lease is taken: a freeze from here on counts
+        this.freezeGuard = config.processingGuarantee() == SnowstampConfig.Guarantee.AT_LEAST_ONCE
+                ? FreezeGuard.open(context.appConfigs(), "partition " + partition + " worker " + worker) : null;
         WorkerState restored = restoredState(worker);
+        // a dead previous owner's open transaction would hide this task's records until the broker aborts it
+        fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, config.datacenterId(), worker);
         long now = clock.getAsLong();
         ResumeDecision decision = ResumeDecision.decide(config.layout(), config.datacenterId(), worker, restored, tail,
@@ -167,6 +176,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     /** Issues the next ID, records it in the state when it passes the reservation, and forwards. */
     private void stamp(Record<byte[], byte[]> record, JsonIdSplicer.Plan plan) {
+        if (freezeGuard != null) {
+            freezeGuard.check();
+        }
         long id = generator.next();
         lastIssued = id;
         if (id > state.reservedUntil()) {

@@ -1,6 +1,7 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -30,25 +31,27 @@ public final class StampTopology {
 
     /** @param stats where the tasks publish what they do (metrics, health, state endpoint) */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats) {
-        return build(config, clock, tailProbe, stats, worker -> -1);
+        return build(config, clock, tailProbe, stats, worker -> -1, PredecessorFence.none());
     }
 
     /**
      * @param registryMarks worker -> the highest ID a released claim of the worker registry recorded for
      *                      it (-1: none), read once at start: every task resumes above it
+     * @param fence         ends a previous owner's open transaction at each task start (exactly-once)
      */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
-                                 java.util.function.LongUnaryOperator registryMarks) {
+                                 java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
         Topology topology = new Topology();
         PreCommitHooks hooks = new PreCommitHooks();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
-        topology.addProcessor(Names.PROCESSOR, () -> new StampProcessor(config, clock, tailProbe, stats, hooks, registryMarks),
-                Names.SOURCE);
+        topology.addProcessor(Names.PROCESSOR,
+                FreezeHook.wrap(() -> new StampProcessor(config, clock, tailProbe, stats, hooks, registryMarks, fence)), Names.SOURCE);
         topology.addStateStore(PreCommitStore.builder(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()
-                        // never a tombstone is written, so compaction keeps the newest state of every partition
-                        .withLoggingEnabled(Map.of("cleanup.policy", "compact")), hooks),
+                        // never a tombstone is written, so compaction keeps the newest state of every partition; hourly
+                        // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
+                        .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks),
                 Names.PROCESSOR);
         if (config.onExcessLead() == SnowstampConfig.OnExcessLead.PAUSE) {
             topology.addStateStore(

@@ -49,4 +49,23 @@ class TuningTest {
         assertThat(KafkaSettings.streams(config("profile", "throughput", "kafka.commit.interval.ms", "300")))
                 .containsEntry("commit.interval.ms", "300");
     }
+
+    @Test
+    void shouldFailOverWithinSecondsOnAStockBroker() {
+        Properties props = KafkaSettings.streams(config());
+
+        assertThat(props).containsEntry("consumer.session.timeout.ms", "6000")
+                .containsEntry("consumer.heartbeat.interval.ms", "1500")
+                .containsEntry("producer.transaction.timeout.ms", "5000");
+        assertThat(KafkaSettings.streams(config("kafka.session.timeout.ms", "20000")))
+                .containsEntry("session.timeout.ms", "20000").doesNotContainKey("consumer.session.timeout.ms");
+    }
+
+    @Test
+    void shouldKeepTheTransactionTimeoutAboveTheCommitInterval() {
+        assertThat(KafkaSettings.streams(config("kafka.commit.interval.ms", "4000")))
+                .containsEntry("producer.transaction.timeout.ms", "8000");
+        assertThat(KafkaSettings.streams(config("processing.guarantee", "at_least_once")))
+                .doesNotContainKey("producer.transaction.timeout.ms");
+    }
 }

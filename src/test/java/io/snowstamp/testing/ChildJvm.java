@@ -168,6 +168,36 @@ public final class ChildJvm implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** True while the process is stopped (SIGSTOP): state {@code T} in {@code /proc/PID/stat} (Linux). */
+    public boolean isFrozen() throws IOException {
+        Path stat = Path.of("/proc", String.valueOf(process.pid()), "stat");
+        if (!Files.exists(stat)) {
+            return false;
+        }
+        String line = Files.readString(stat);
+        // "pid (comm) S ...": the state follows the command name's closing parenthesis
+        return line.substring(line.lastIndexOf(')') + 2).startsWith("T");
+    }
+
+    /** Waits until the process is stopped (it may stop itself); fails with its logs on timeout or exit. */
+    public void awaitFrozen(long timeoutSeconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (!isFrozen()) {
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new AssertionError("process not stopped within " + timeoutSeconds + " s\n" + logs());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** SIGCONT: a stopped process runs on from where it stopped. */
+    public void thaw() throws IOException, InterruptedException {
+        int exit = new ProcessBuilder("kill", "-CONT", String.valueOf(process.pid())).inheritIO().start().waitFor();
+        if (exit != 0) {
+            throw new AssertionError("kill -CONT " + process.pid() + " exited " + exit);
+        }
+    }
+
     /** SIGKILL: no shutdown hook, no commit, no goodbye (the JVM first, then a forking prefix). */
     public void kill() throws InterruptedException {
         killTree();

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * its own: {@code @ExtendWith(SharedBroker.class)} and a {@code TestBroker} parameter on the
  * {@code @BeforeAll} method. Starting a broker costs seconds; the suite used to start one per class.
  *
- * <p>The broker is started on first use with {@link TestBroker#FAST_FAILOVER} (the settings the
- * fault tests need, harmless to the others) and stopped once, after the last test of the run: it
+ * <p>The broker is started on first use with the embedded broker's own settings (those a user gets,
+ * which the fault tests need too) and stopped once, after the last test of the run: it
  * lives in the root context's store, which JUnit closes at the end. Tests share it safely because
  * each uses topic, application and group names of its own ({@link TestBroker#unique}); a test that
  * stops, restarts or reconfigures the broker must start its own with {@link TestBroker#start}.
@@ -30,7 +30,7 @@ public final class SharedBroker implements ParameterResolver {
 
     private static TestBroker start() {
         try {
-            return TestBroker.start(TestBroker.FAST_FAILOVER);
+            return TestBroker.start();
         } catch (Exception e) {
             throw new IllegalStateException("the shared test broker did not start", e);
         }

@@ -30,16 +30,21 @@ public final class StampedRecords {
     public record Stamped(int partition, long offset, long id, long n) {
     }
 
-    /** Reads {@code topic} read_committed up to its current end, in offset order per partition. */
-    public static List<Stamped> read(String bootstrapServers, String topic) {
+    /** Properties of a group-less byte-array consumer reading committed records only (for {@link TopicReader}). */
+    public static Properties committedReader(String bootstrapServers) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return p;
+    }
+
+    /** Reads {@code topic} read_committed up to its current end, in offset order per partition. */
+    public static List<Stamped> read(String bootstrapServers, String topic) {
         List<Stamped> records = new ArrayList<>();
-        TopicReader.readToEnd(p, topic, Duration.ofSeconds(60), record -> {
+        TopicReader.readToEnd(committedReader(bootstrapServers), topic, Duration.ofSeconds(60), record -> {
             Header header = record.headers().lastHeader(Names.ID_HEADER);
             long id = header == null ? -1 : Long.parseLong(new String(header.value(), StandardCharsets.US_ASCII));
             long n = -1;

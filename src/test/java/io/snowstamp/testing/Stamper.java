@@ -25,17 +25,6 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
     private static final AtomicInteger STARTS = new AtomicInteger();
 
     /**
-     * Client settings for fault tests. Kafka Streams 4.3.1 still joins its group with the classic
-     * protocol by default, where a member's session timeout is a consumer setting (45 s by
-     * default): a SIGKILLed instance's partitions, and a restarted instance's own partitions, would
-     * wait that long. 4 s needs a broker whose {@code group.min.session.timeout.ms} allows it
-     * ({@link TestBroker#FAST_FAILOVER}).
-     */
-    public static final Map<String, String> FAST_FAILOVER = Map.of(
-            "kafka.session.timeout.ms", "4000",
-            "kafka.heartbeat.interval.ms", "1000");
-
-    /**
      * JVM flags that halve a stamper's start-up on a small machine (C1 only, serial GC): restarts
      * are what fault tests do most. They change nothing the stamper does, only how fast the JVM
      * gets there; steady-state throughput is somewhat lower.
@@ -55,6 +44,7 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
             TestBroker.createTopic(bootstrapServers, topics.dlq, 1);
             return topics;
         }
+
     }
 
     public Stamper {
@@ -68,7 +58,8 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
     public static final Path LOGS = Path.of("target", "fault-logs");
 
     /**
-     * An exactly-once stamper with {@link #FAST_FAILOVER} and {@link #FAST_START}, state in
+     * An exactly-once stamper with the shipped settings (failover within seconds needs no flag) and
+     * {@link #FAST_START}, state in
      * {@code <work>/state-<instanceId>} and logs in {@code target/fault-logs/<applicationId>/}.
      */
     public static Stamper of(Path work, String bootstrapServers, String applicationId, Topics topics, String instanceId) {
@@ -76,7 +67,7 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
         String kafkaLog = System.getProperty("snowstamp.fault.kafka-log");
         Map<String, String> env = kafkaLog == null ? Map.of() : Map.of("SNOWSTAMP_LOG_KAFKA_LEVEL", kafkaLog);
         return new Stamper(LOGS.resolve(applicationId), bootstrapServers, applicationId, topics,
-                work.resolve("state-" + instanceId), instanceId, FAST_FAILOVER, List.of(), env, FAST_START);
+                work.resolve("state-" + instanceId), instanceId, Map.of(), List.of(), env, FAST_START);
     }
 
     /** A copy that logs to {@code dir} (e.g. under target/, kept after the test for diagnosis). */
@@ -114,6 +105,13 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
         more.putAll(Faketime.ENV);
         return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir, instanceId, settings,
                 Faketime.prefix(offset), more, jvmArgs);
+    }
+
+    /** A copy whose JVM gets one more flag (e.g. {@code -Dsnowstamp.test.freeze-at-record=N}). */
+    public Stamper withJvmArg(String arg) {
+        List<String> more = new ArrayList<>(jvmArgs);
+        more.add(arg);
+        return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir, instanceId, settings, prefix, env, more);
     }
 
     /** A copy with the real clock. */

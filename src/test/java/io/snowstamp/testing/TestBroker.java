@@ -36,22 +36,11 @@ public final class TestBroker implements AutoCloseable {
         this.dir = dir;
     }
 
-    /**
-     * Broker settings for fault tests: a crashed stamper's group membership may expire after 4 s
-     * instead of 10 s (streams protocol) or 45 s (classic protocol, whose session timeout the
-     * client asks for: see {@link Stamper#FAST_FAILOVER}; the broker's minimum is lowered to allow it),
-     * so its partitions move on, or come back after a restart, sooner.
-     */
-    public static final Map<String, String> FAST_FAILOVER = Map.of(
-            "group.streams.session.timeout.ms", "4000",
-            "group.streams.heartbeat.interval.ms", "1000",
-            "group.min.session.timeout.ms", "1000");
-
     public static TestBroker start() throws Exception {
         return start(Map.of());
     }
 
-    /** A broker with {@code extra} broker properties over the defaults (e.g. {@link #FAST_FAILOVER}). */
+    /** A broker with {@code extra} broker properties over the defaults (e.g. short timeouts). */
     public static TestBroker start(Map<String, String> extra) throws Exception {
         Path dir = Files.createTempDirectory("snowstamp-it-broker");
         return new TestBroker(EmbeddedKafka.start(dir, 0, extra), dir);

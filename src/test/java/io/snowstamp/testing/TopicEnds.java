@@ -78,6 +78,22 @@ public final class TopicEnds implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Waits until every partition's last stable offset is {@code more} past its value in
+     * {@code before} (every partition commits new records), polling every 100 ms; false on timeout.
+     */
+    public boolean awaitEveryPartitionGrown(String topic, Map<Integer, Long> before, long more, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<Integer, Long> now = committedPerPartition(topic);
+            if (now.entrySet().stream().allMatch(e -> e.getValue() >= before.getOrDefault(e.getKey(), 0L) + more)) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
     @Override
     public void close() {
         admin.close(Duration.ofSeconds(5));

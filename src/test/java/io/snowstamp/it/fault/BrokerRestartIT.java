@@ -33,9 +33,6 @@ class BrokerRestartIT {
     private static final int RATE = 500;
     private static final int MAX_RECORDS = 40_000;
 
-    /** Short group sessions, as {@link TestBroker#FAST_FAILOVER} gives the in-process broker. */
-    private static final Map<String, String> BROKER_CONFIG = TestBroker.FAST_FAILOVER;
-
     @TempDir
     Path work;
 
@@ -88,11 +85,8 @@ class BrokerRestartIT {
     }
 
     private static ChildJvm startBroker(int port, Path data, String name) throws Exception {
+        // the shipped broker settings: the stamper's shipped session timeout needs nothing more
         List<String> args = new ArrayList<>(List.of("broker", "--port", String.valueOf(port), "--data-dir", data.toString()));
-        BROKER_CONFIG.forEach((key, value) -> {
-            args.add("--broker-config");
-            args.add(key + "=" + value);
-        });
         ChildJvm broker = ChildJvm.start(Stamper.LOGS.resolve("broker-" + port), name, List.of(), Map.of(),
                 List.of("-Xmx512m"), args.toArray(String[]::new));
         try {

@@ -1,0 +1,94 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.stream.PredecessorFence;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link PredecessorFence} through the Admin API (KIP-664 list/describe transactions, KIP-618
+ * fence producers; brokers 3.3 and later): lists the application's ongoing transactions
+ * (transactional ids {@code <application.id>-...}, Kafka Streams' exactly-once producers),
+ * describes them, and fences those that hold the task's output partition. Fencing bumps the
+ * producer's epoch, which makes the transaction coordinator abort the open transaction at once.
+ *
+ * <p>Sound because a task starts only after its partition left its previous owner: in a
+ * cooperative rebalance the previous owner commits and closes the task before the partition is
+ * assigned elsewhere, so an open transaction on the partition at this point belongs to an owner
+ * that was evicted, dead or frozen. Fencing a frozen one is what exactly-once wants anyway (it
+ * rejoins the group when it resumes). The task's own producer cannot hold the partition yet: the
+ * fence runs before its first record. Needs Describe and Write on the transactional ids
+ * ({@code --resource-pattern-type prefixed --transactional-id APP-}, see the README).
+ *
+ * <p>Best effort: an error (old broker, missing ACL, timeout) is logged once and the task starts
+ * anyway; the broker then aborts the transaction when it times out. Thread-safe.
+ */
+final class TransactionFence implements PredecessorFence, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TransactionFence.class);
+
+    private final Admin admin;
+    private final String outputTopic;
+    private final String transactionalIdPrefix;
+    private final long timeoutMillis;
+    private volatile boolean warned;
+
+    TransactionFence(Properties clientProps, String applicationId, String outputTopic, Duration timeout) {
+        this.admin = Admin.create(clientProps);
+        this.outputTopic = outputTopic;
+        this.transactionalIdPrefix = applicationId + "-";
+        this.timeoutMillis = timeout.toMillis();
+    }
+
+    @Override
+    public void fenceOpenTransactions(int partition) {
+        long started = System.nanoTime();
+        try {
+            List<String> ongoing = admin.listTransactions(new ListTransactionsOptions().filterStates(Set.of(TransactionState.ONGOING)))
+                    .all().get(timeoutMillis, TimeUnit.MILLISECONDS).stream()
+                    .map(TransactionListing::transactionalId).filter(id -> id.startsWith(transactionalIdPrefix)).toList();
+            if (ongoing.isEmpty()) {
+                return;
+            }
+            TopicPartition output = new TopicPartition(outputTopic, partition);
+            Map<String, TransactionDescription> described = admin.describeTransactions(ongoing).all()
+                    .get(timeoutMillis, TimeUnit.MILLISECONDS);
+            List<String> holders = described.entrySet().stream()
+                    .filter(e -> e.getValue().state() == TransactionState.ONGOING && e.getValue().topicPartitions().contains(output))
+                    .map(Map.Entry::getKey).toList();
+            if (holders.isEmpty()) {
+                return;
+            }
+            admin.fenceProducers(holders).all().get(timeoutMillis, TimeUnit.MILLISECONDS);
+            log.atInfo().addKeyValue("event", "predecessor-fenced").addKeyValue("partition", partition)
+                    .log("partition {}: fenced {} (an open transaction of a previous owner on {}) in {} ms: its records are"
+                            + " aborted now, not when the broker times the transaction out", partition, holders, output,
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            if (!warned) {
+                warned = true;
+                log.warn("partition {}: cannot check for a previous owner's open transaction ({}); if one is open, the broker"
+                        + " aborts it after transaction.timeout.ms and read_committed consumers wait until then (logged once)",
+                        partition, e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(5));
+    }
+}
