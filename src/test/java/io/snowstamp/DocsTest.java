@@ -1,30 +1,104 @@
 package io.snowstamp;
 
-import io.snowstamp.config.Keys;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README is part of the product: it must show every key and the two quick-start commands. */
+/**
+ * The README is the front door: short, the two quick-start commands, and links that lead somewhere.
+ * The pages behind it live in {@code src/site/markdown/}; the generated ones are checked by
+ * {@link ReferenceDocsTest}.
+ */
 class DocsTest {
-    private static String readme() throws Exception {
-        return Files.readString(Path.of("README.md"));
-    }
-
-    @Test
-    void shouldDocumentEveryConfigurationKey() throws Exception {
-        String readme = readme();
-        assertThat(Keys.help().keySet()).isNotEmpty()
-                .allSatisfy(key -> assertThat(readme).contains("| `" + key + "` |"));
-    }
+    private static final Path README = Path.of("README.md");
+    private static final Path SITE = Path.of("src/site/markdown");
+    private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+    private static final Pattern HEADING = Pattern.compile("^#{1,6} (.*)$");
 
     @Test
     void shouldGiveExactlyTheTwoQuickStartCommands() throws Exception {
-        String quickStart = readme().split("## Quick start")[1].split("\n## ")[0];
+        String quickStart = Files.readString(README).split("## Quick start")[1].split("\n## ")[0];
         assertThat(quickStart).contains("```sh\nmvn -q -B -DskipTests package && java -jar target/snowstamp.jar demo\nmvn -B verify\n```");
         assertThat(Files.readString(Path.of(".ci/run"))).contains("mvn -B verify");
+    }
+
+    @Test
+    void shouldKeepTheReadmeAFrontDoor() throws Exception {
+        assertThat(Files.readAllLines(README)).as("README.md lines: longer material belongs in src/site/markdown/").hasSizeLessThan(300);
+    }
+
+    @Test
+    void shouldResolveEveryRelativeLinkAndAnchor() throws Exception {
+        List<String> broken = new ArrayList<>();
+        for (Path page : pages()) {
+            Matcher link = LINK.matcher(Files.readString(page));
+            while (link.find()) {
+                String target = link.group(1);
+                if (target.matches("^[a-z]+:.*")) {
+                    continue;   // http:, https:, mailto: are not ours to check
+                }
+                String file = target.contains("#") ? target.substring(0, target.indexOf('#')) : target;
+                String anchor = target.contains("#") ? target.substring(target.indexOf('#') + 1) : null;
+                Path resolved = file.isEmpty() ? page : page.getParent() == null ? Path.of(file) : page.getParent().resolve(file).normalize();
+                if (!Files.exists(resolved)) {
+                    broken.add(page + ": " + target + " (no such file)");
+                } else if (anchor != null && resolved.toString().endsWith(".md") && !anchors(resolved).contains(anchor)) {
+                    broken.add(page + ": " + target + " (no such heading)");
+                }
+            }
+        }
+        assertThat(broken).isEmpty();
+    }
+
+    @Test
+    void shouldFindAnchorsAsGitHubMakesThem() throws Exception {
+        assertThat(slug("Recovery: the changelog and the runbooks")).isEqualTo("recovery-the-changelog-and-the-runbooks");
+        assertThat(slug("On an existing cluster (Kafka 3.x or 4.x)")).isEqualTo("on-an-existing-cluster-kafka-3x-or-4x");
+        assertThat(slug("Sequences: dense numbers per tag (`id.mode=sequence`)")).isEqualTo("sequences-dense-numbers-per-tag-idmodesequence");
+    }
+
+    private static List<Path> pages() throws IOException {
+        List<Path> pages = new ArrayList<>(List.of(README));
+        try (Stream<Path> site = Files.list(SITE)) {
+            site.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        return pages;
+    }
+
+    private static Set<String> anchors(Path page) {
+        Set<String> anchors = new HashSet<>();
+        boolean code = false;
+        try {
+            for (String line : Files.readAllLines(page)) {
+                if (line.startsWith("```")) {
+                    code = !code;
+                }
+                Matcher heading = HEADING.matcher(line);
+                if (!code && heading.matches()) {
+                    anchors.add(slug(heading.group(1)));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return anchors;
+    }
+
+    /** GitHub's heading anchor: lower case, punctuation other than - and _ dropped, spaces as dashes. */
+    static String slug(String heading) {
+        return heading.trim().toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}_\\- ]", "").replace(' ', '-');
     }
 }
