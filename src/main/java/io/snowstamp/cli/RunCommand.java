@@ -57,7 +57,7 @@ final class RunCommand implements Callable<Integer> {
     String adminBind;
 
     @Option(names = "--profile", paramLabel = "NAME", description = "same as --set profile=NAME: default (exactly-once,"
-            + " 100 ms commits) or throughput (1 s commits: more records/s, about 1 s end-to-end latency); see BENCHMARKS.md"
+            + " 100 ms commits) or throughput (1 s commits: more records/s, about 1 s end-to-end latency); see the benchmarks page"
             + " (default: profile, which defaults to default)")
     String profile;
 

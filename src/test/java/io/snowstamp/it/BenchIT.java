@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code bench} end to end on a small input: every case runs over the whole input and reports, the
- * table and the JSON line agree. Only that it works: no timing is asserted (BENCHMARKS.md has the numbers).
+ * table and the JSON line agree. Only that it works: no timing is asserted (src/site/markdown/benchmarks.md has the numbers).
  */
 @Tag("integration")
 @ExtendWith(SharedBroker.class)
