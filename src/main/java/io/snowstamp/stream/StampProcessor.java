@@ -39,10 +39,7 @@ import java.util.function.LongSupplier;
  */
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
-    private static final long WARN_EVERY_MILLIS = 60_000;
     private static final int DRAIN_BATCH = 10_000;
-    /** A lead this large cannot come from borrowing under load alone: the wall clock went back. */
-    private static final long CLOCK_BEHIND_MILLIS = 1_000;
     /**
      * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
      * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
@@ -71,9 +68,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private IdGenerator generator;
     private WorkerState state;
     private long lastIssued = -1;
-    private long excessLeadEvents;
-    private long lastLeadWarning = Long.MIN_VALUE;
-    private boolean clockBehind;
+    private LeadWatch lead;
     private Cancellable heartbeat;
     private Cancellable leaseWrite;
     private String sourceTopic;
@@ -109,7 +104,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.paused = config.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
-        this.clockBehind = false;
         long worker = workerForPartition();
         // opened before the lease is taken: a freeze from here on counts
         this.freezeGuard = config.processingGuarantee() == SnowstampConfig.Guarantee.AT_LEAST_ONCE
@@ -126,6 +120,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // the new lease only: the restored reservation stays, and the first ID above it reserves anew
         write(restored.withNewLease(holder(), now));
         taskStats = stats.open(partition, worker, now, clock);
+        lead = new LeadWatch(partition, worker, maxLeadMillis, config.layout().maxSequence() + 1, taskStats, clock);
         taskStats.started(decision, state.epoch());
         // key-value pairs: fields of their own in JSON logs (SNOWSTAMP_LOG_FORMAT=json)
         log.atInfo().addKeyValue("event", "task-assigned").addKeyValue("partition", partition).addKeyValue("worker", worker)
@@ -191,7 +186,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, digits);
         context.forward(record.withValue(new StampedValue(partition, value)));
         if (paused == null) {
-            checkLead();
+            lead.issued(generator.leadMillis(), lastIssued);
         }
     }
 
@@ -241,51 +236,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     private boolean leadExceeded() {
-        return generator.leadMillis() > maxLeadMillis;
-    }
-
-    /** Policy {@code continue}: count, and warn at most once a minute per task. */
-    private void checkLead() {
-        long lead = generator.leadMillis();
-        checkClockBehind(lead);
-        if (lead <= maxLeadMillis) {
-            return;
-        }
-        excessLeadEvents++;
-        taskStats.excessLead();
-        long now = clock.getAsLong();
-        if (lastLeadWarning == Long.MIN_VALUE || now - lastLeadWarning >= WARN_EVERY_MILLIS || now < lastLeadWarning) {
-            lastLeadWarning = now;
-            log.warn("partition {} worker {}: IDs run {} ms ahead of the wall clock (id.max-lead={} ms; {} IDs past it so far):"
-                    + " the clock went back or the partition issues more than {} IDs per time unit; IDs stay unique",
-                    partition, generator.workerId(), lead, maxLeadMillis, excessLeadEvents, config.layout().maxSequence() + 1);
-        }
-    }
-
-    /** One line when the wall clock falls clearly behind the IDs, one when it has caught up. */
-    private void checkClockBehind(long lead) {
-        if (!clockBehind && lead > CLOCK_BEHIND_MILLIS) {
-            clockBehind = true;
-            log.atInfo().addKeyValue("event", "clock-behind").addKeyValue("partition", partition)
-                    .addKeyValue("worker", generator.workerId()).addKeyValue("leadMillis", lead)
-                    .log("partition {} worker {}: the wall clock is {} ms behind the last ID {} (clock stepped back?);"
-                            + " IDs continue above it until the clock catches up", partition, generator.workerId(), lead, lastIssued);
-        } else if (clockBehind && lead <= 0) {
-            clockBehind = false;
-            log.atInfo().addKeyValue("event", "clock-caught-up").addKeyValue("partition", partition)
-                    .addKeyValue("worker", generator.workerId())
-                    .log("partition {} worker {}: the wall clock caught up with the IDs", partition, generator.workerId());
-        }
+        return lead.exceeded(generator.leadMillis());
     }
 
     /** Policy {@code pause}: keep the record, with its provenance, until the clock catches up. */
     private void holdBack(Record<byte[], byte[]> record) {
         if (paused.isEmpty()) {
-            excessLeadEvents++;
-            taskStats.excessLead();
-            log.warn("partition {} worker {}: IDs run {} ms ahead of the wall clock (id.max-lead={} ms); holding records back"
-                    + " until the clock catches up (id.on-excess-lead=pause)", partition, generator.workerId(),
-                    generator.leadMillis(), maxLeadMillis);
+            lead.holdingBack(generator.leadMillis());
         }
         addSourceHeader(record.headers());
         paused.append(record);

@@ -593,7 +593,7 @@ class StampTopologyTest {
 
     @Test
     void shouldWarnOnceAMinuteWhileIdsRunAheadOfTheClockUnderTheContinuePolicy() {
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(StampProcessor.class);
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(LeadWatch.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
         warnings.start();
         logger.addAppender(warnings);
