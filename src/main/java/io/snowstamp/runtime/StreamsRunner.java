@@ -2,19 +2,10 @@ package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
-import io.snowstamp.recovery.TailGuard;
-import io.snowstamp.sequence.SequenceTail;
-import io.snowstamp.sequence.SequenceTailReader;
-import io.snowstamp.sequence.SequenceTopology;
 import io.snowstamp.stream.DeadLetterHandler;
-import io.snowstamp.stream.PredecessorFence;
-import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
-import io.snowstamp.stream.TailProbe;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -42,9 +33,7 @@ public final class StreamsRunner implements AutoCloseable {
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final CountDownLatch running = new CountDownLatch(1);
     private volatile KafkaStreams streams;
-    private TailGuard tailGuard;
-    private TransactionFence transactionFence;
-    private SequenceTailReader sequenceTail;
+    private StamperTopology topology;
     private final StamperStats stats = new StamperStats();
     private final RestoreTracker restores = new RestoreTracker();
     private String applicationServer;
@@ -64,18 +53,10 @@ public final class StreamsRunner implements AutoCloseable {
         this.applicationServer = hostPort;
     }
 
-    /** Checks the topics, then starts Kafka Streams; returns without waiting for it to run. */
+    /** Checks the topics, claims the workers, then starts Kafka Streams; returns without waiting for it to run. */
     public void start() {
-        boolean sequence = config.idMode() == SnowstampConfig.IdMode.SEQUENCE;
-        int outputPartitions;
-        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
-            outputPartitions = sequence ? checkSequenceTopics(admin) : checkSnowflakeTopics(admin);
-            if (TopicAdmin.partitions(admin, config.dlqTopic()).isEmpty()) {
-                throw new SnowstampException("dead-letter topic " + config.dlqTopic()
-                        + " does not exist: create it with 'snowstamp topics apply' or your own tooling");
-            }
-        }
-        if (!sequence) {
+        int outputPartitions = TopicPreflight.check(config);
+        if (config.idMode() == SnowstampConfig.IdMode.SNOWFLAKE) {
             claimWorkers(outputPartitions);
         }
         log.info("starting stamper: {}", config.describeMasked());
@@ -84,25 +65,22 @@ public final class StreamsRunner implements AutoCloseable {
         if (applicationServer != null) {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
         }
-        Topology topology = sequence ? sequenceTopology(outputPartitions) : snowflakeTopology();
+        topology = StamperTopology.build(config, clock, stats, registryMarks, outputPartitions);
         try {
-            streams = listen(new KafkaStreams(topology, props));
+            streams = listen(new KafkaStreams(topology.topology(), props));
             streams.start();
         } catch (org.apache.kafka.streams.errors.ProcessorStateException e) {
-            if (!causedByRocksDb(e)) {
+            if (!LocalStateWipe.unreadableStore(e)) {
                 throw e;
             }
-            // Kafka Streams 4.3.1 opens the local stores at start and treats a RocksDB directory left
-            // half-written by a SIGKILL as fatal on every later start. Local state is only a cache here
-            // (the changelog restores it, the tail guard covers the rest): wipe it once and start again.
             java.nio.file.Path dir = java.nio.file.Path.of(props.getProperty(StreamsConfig.STATE_DIR_CONFIG));
             log.warn("local state in {} cannot be opened ({}); wiping it once: it is restored from the changelog",
                     dir, Errors.oneLine(e));
             KafkaStreams broken = streams;
             streams = null;                 // its listeners ignore it from now on
             broken.close(Duration.ofSeconds(10));
-            deleteRecursively(dir);
-            streams = listen(new KafkaStreams(topology, props));
+            LocalStateWipe.wipe(dir);
+            streams = listen(new KafkaStreams(topology.topology(), props));
             streams.start();
         }
     }
@@ -136,26 +114,6 @@ public final class StreamsRunner implements AutoCloseable {
         return instance;
     }
 
-    private static boolean causedByRocksDb(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof org.rocksdb.RocksDBException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static void deleteRecursively(java.nio.file.Path dir) {
-        if (!java.nio.file.Files.exists(dir)) {
-            return;
-        }
-        try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (java.io.IOException e) {
-            throw new SnowstampException("cannot wipe the unreadable local state in " + dir + ": " + e.getMessage(), e);
-        }
-    }
-
     /**
      * Claims the worker range in the registry before Kafka Streams starts (or warns that nothing
      * checks it); with {@code auto} the granted offset becomes the configuration's.
@@ -181,53 +139,6 @@ public final class StreamsRunner implements AutoCloseable {
             stopper.setDaemon(true);
             stopper.start();
         }
-    }
-
-    private int checkSnowflakeTopics(Admin admin) {
-        int partitions = TopicAdmin.checkAligned(admin, config.inputTopic(), config.outputTopic());
-        long highestWorker = config.workerFor(partitions - 1);
-        if (highestWorker > config.layout().maxWorker()) {
-            throw new io.snowstamp.config.ConfigException(io.snowstamp.config.Keys.ID_WORKER_OFFSET, config.workerOffset(),
-                    "at most " + (config.layout().maxWorker() - partitions + 1) + " for " + partitions
-                            + " partitions: worker = offset + partition must fit " + config.layout().workerBits() + " worker bits");
-        }
-        return partitions;
-    }
-
-    /** Sequence mode: input and output may differ in partitions (records are repartitioned by tag); the tags topic must exist. */
-    private int checkSequenceTopics(Admin admin) {
-        for (String topic : java.util.List.of(config.inputTopic(), config.sequence().tagsTopic())) {
-            if (TopicAdmin.partitions(admin, topic).isEmpty()) {
-                throw new SnowstampException("topic " + topic + " does not exist: create it with 'snowstamp topics apply'"
-                        + " (files in topics/) or your own tooling");
-            }
-        }
-        return TopicAdmin.partitions(admin, config.outputTopic()).orElseThrow(() -> new SnowstampException("topic "
-                + config.outputTopic() + " does not exist: create it with 'snowstamp topics apply' (files in topics/) or your own tooling"));
-    }
-
-    private Topology snowflakeTopology() {
-        TailProbe probe = TailProbe.disabled();
-        if (config.tailGuard()) {
-            tailGuard = new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout());
-            probe = tailGuard;
-        }
-        PredecessorFence fence = PredecessorFence.none();
-        if (config.processingGuarantee() == SnowstampConfig.Guarantee.EXACTLY_ONCE_V2) {
-            transactionFence = new TransactionFence(KafkaSettings.client(config), config.applicationId(), config.outputTopic(),
-                    config.tailGuardTimeout());
-            fence = transactionFence;
-        }
-        return StampTopology.build(config, clock, probe, stats, registryMarks, fence);
-    }
-
-    private Topology sequenceTopology(int outputPartitions) {
-        SequenceTail tail = SequenceTail.disabled();
-        if (config.tailGuard()) {
-            sequenceTail = new SequenceTailReader(KafkaSettings.client(config), config.outputTopic(), config.tailGuardTimeout());
-            tail = sequenceTail;
-        }
-        return SequenceTopology.build(config, outputPartitions, clock, tail);
     }
 
     /** Waits until Kafka Streams is RUNNING; rethrows its failure if it died first. */
@@ -313,21 +224,13 @@ public final class StreamsRunner implements AutoCloseable {
             }
             terminated.countDown();
         }
-        if (tailGuard != null) {
-            tailGuard.close();
-            tailGuard = null;
+        if (topology != null) {
+            topology.close();
+            topology = null;
         }
         if (registryClaim != null) {
             registryClaim.close();
             registryClaim = null;
-        }
-        if (sequenceTail != null) {
-            sequenceTail.close();
-            sequenceTail = null;
-        }
-        if (transactionFence != null) {
-            transactionFence.close();
-            transactionFence = null;
         }
     }
 

@@ -1,0 +1,76 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.recovery.TailGuard;
+import io.snowstamp.sequence.SequenceTail;
+import io.snowstamp.sequence.SequenceTailReader;
+import io.snowstamp.sequence.SequenceTopology;
+import io.snowstamp.stream.PredecessorFence;
+import io.snowstamp.stream.StampTopology;
+import io.snowstamp.stream.StamperStats;
+import io.snowstamp.stream.TailProbe;
+import org.apache.kafka.streams.Topology;
+
+import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
+
+/**
+ * The stamper's topology for the configured mode, with the Kafka clients its tasks use at start
+ * (the tail guard, the transaction fence, the sequence tail reader). Those clients live as long as
+ * Kafka Streams runs: {@link #close} after Kafka Streams has stopped.
+ */
+final class StamperTopology implements AutoCloseable {
+    private final Topology topology;
+    private final AutoCloseable[] clients;
+
+    private StamperTopology(Topology topology, AutoCloseable... clients) {
+        this.topology = topology;
+        this.clients = clients;
+    }
+
+    /**
+     * @param registryMarks    worker -> the worker registry's mark (-1: none), snowflake mode
+     * @param outputPartitions the output topic's partitions, sequence mode
+     */
+    static StamperTopology build(SnowstampConfig config, LongSupplier clock, StamperStats stats, LongUnaryOperator registryMarks,
+                                 int outputPartitions) {
+        return config.idMode() == SnowstampConfig.IdMode.SEQUENCE ? sequence(config, clock, outputPartitions)
+                : snowflake(config, clock, stats, registryMarks);
+    }
+
+    private static StamperTopology snowflake(SnowstampConfig config, LongSupplier clock, StamperStats stats,
+                                             LongUnaryOperator registryMarks) {
+        TailGuard tailGuard = config.tailGuard()
+                ? new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout()) : null;
+        TransactionFence fence = config.processingGuarantee() == SnowstampConfig.Guarantee.EXACTLY_ONCE_V2
+                ? new TransactionFence(KafkaSettings.client(config), config.applicationId(), config.outputTopic(), config.tailGuardTimeout())
+                : null;
+        Topology topology = StampTopology.build(config, clock, tailGuard == null ? TailProbe.disabled() : tailGuard, stats,
+                registryMarks, fence == null ? PredecessorFence.none() : fence);
+        return new StamperTopology(topology, tailGuard, fence);
+    }
+
+    private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions) {
+        SequenceTailReader tail = config.tailGuard()
+                ? new SequenceTailReader(KafkaSettings.client(config), config.outputTopic(), config.tailGuardTimeout()) : null;
+        Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail);
+        return new StamperTopology(topology, tail);
+    }
+
+    Topology topology() {
+        return topology;
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable client : clients) {
+            if (client != null) {
+                try {
+                    client.close();
+                } catch (Exception e) {
+                    org.slf4j.LoggerFactory.getLogger(StamperTopology.class).debug("closing {} failed", client, e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.SnowstampException;
+import io.snowstamp.config.ConfigException;
+import io.snowstamp.config.Keys;
+import io.snowstamp.config.SnowstampConfig;
+import org.apache.kafka.clients.admin.Admin;
+
+import java.util.List;
+
+/**
+ * The topic checks the stamper makes before Kafka Streams starts, so a missing or misaligned topic
+ * stops startup with one line instead of a stream thread dying later.
+ */
+final class TopicPreflight {
+    private TopicPreflight() {
+    }
+
+    /**
+     * Checks the input, output and dead-letter topics (and, in sequence mode, the tags topic).
+     *
+     * @return the output topic's partition count
+     */
+    static int check(SnowstampConfig config) {
+        boolean sequence = config.idMode() == SnowstampConfig.IdMode.SEQUENCE;
+        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+            int outputPartitions = sequence ? sequenceTopics(admin, config) : snowflakeTopics(admin, config);
+            if (TopicAdmin.partitions(admin, config.dlqTopic()).isEmpty()) {
+                throw new SnowstampException("dead-letter topic " + config.dlqTopic()
+                        + " does not exist: create it with 'snowstamp topics apply' or your own tooling");
+            }
+            return outputPartitions;
+        }
+    }
+
+    /** Snowflake mode: input and output aligned partition by partition, every worker within the layout. */
+    private static int snowflakeTopics(Admin admin, SnowstampConfig config) {
+        int partitions = TopicAdmin.checkAligned(admin, config.inputTopic(), config.outputTopic());
+        long highestWorker = config.workerFor(partitions - 1);
+        if (highestWorker > config.layout().maxWorker()) {
+            throw new ConfigException(Keys.ID_WORKER_OFFSET, config.workerOffset(),
+                    "at most " + (config.layout().maxWorker() - partitions + 1) + " for " + partitions
+                            + " partitions: worker = offset + partition must fit " + config.layout().workerBits() + " worker bits");
+        }
+        return partitions;
+    }
+
+    /** Sequence mode: input and output may differ in partitions (records are repartitioned by tag); the tags topic must exist. */
+    private static int sequenceTopics(Admin admin, SnowstampConfig config) {
+        for (String topic : List.of(config.inputTopic(), config.sequence().tagsTopic())) {
+            if (TopicAdmin.partitions(admin, topic).isEmpty()) {
+                throw new SnowstampException("topic " + topic + " does not exist: create it with 'snowstamp topics apply'"
+                        + " (files in topics/) or your own tooling");
+            }
+        }
+        return TopicAdmin.partitions(admin, config.outputTopic()).orElseThrow(() -> new SnowstampException("topic "
+                + config.outputTopic() + " does not exist: create it with 'snowstamp topics apply' (files in topics/) or your own tooling"));
+    }
+}
