@@ -7,7 +7,7 @@ import io.snowstamp.id.CachedClock;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.runtime.StreamsRunner;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.verify.VerifyReport;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -140,7 +140,7 @@ final class DemoCommand implements Callable<Integer> {
                             + WAIT.toSeconds() + " s");
                 }
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    Header src = record.headers().lastHeader(Names.SOURCE_HEADER);
+                    Header src = record.headers().lastHeader(IdHeader.SOURCE);
                     if (src != null && waiting.remove(new String(src.value(), StandardCharsets.UTF_8))) {
                         stamped.add(record);
                         if (show < 0 || stamped.size() <= show) {

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
@@ -39,13 +39,13 @@ final class RecordJson {
 
     /** The {@code snowstamp-id} header as a number, or null when absent or not a number. */
     static Long id(ConsumerRecord<byte[], byte[]> record) {
-        Header header = record.headers().lastHeader(Names.ID_HEADER);
+        Header header = record.headers().lastHeader(IdHeader.ID);
         if (header == null || header.value() == null) {
             return null;
         }
         try {
-            return Long.parseLong(new String(header.value(), StandardCharsets.US_ASCII));
-        } catch (NumberFormatException e) {
+            return IdHeader.parse(header.value());
+        } catch (IllegalArgumentException e) {
             return null;
         }
     }

@@ -3,8 +3,7 @@ package io.snowstamp.cli;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.TopicReader;
 import io.snowstamp.runtime.KafkaSettings;
-import io.snowstamp.sequence.SequenceNames;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.verify.SequenceChecker;
 import io.snowstamp.verify.Verifier;
 import io.snowstamp.verify.VerifyReport;
@@ -110,13 +109,13 @@ final class VerifyCommand implements Callable<Integer> {
             Progress progress = new Progress(spec.commandLine().getErr(), "verified", 0);
             long[] seen = {0};
             TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
-                String id = header(record.headers().lastHeader(Names.ID_HEADER));
+                String id = header(record.headers().lastHeader(IdHeader.ID));
                 verifier.output(record.partition(), record.offset(), id, null);
-                if (id != null && id.matches("[0-9]{1,19}")) {
+                if (id != null) {
                     try {
-                        across.add(index, Long.parseLong(id));
-                    } catch (NumberFormatException ignored) {
-                        // above Long.MAX_VALUE: the verifier reports it as unstamped
+                        across.add(index, IdHeader.parse(id));
+                    } catch (IllegalArgumentException ignored) {
+                        // malformed: the verifier reports it as unstamped
                     }
                 }
                 progress.update(++seen[0]);
@@ -156,11 +155,11 @@ final class VerifyCommand implements Callable<Integer> {
         Progress progress = new Progress(spec.commandLine().getErr(), "verified", 0);
         long[] seen = {0};
         TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
-            checker.output(record.partition(), record.offset(), header(record.headers().lastHeader(SequenceNames.TAG_HEADER)),
-                    header(record.headers().lastHeader(Names.ID_HEADER)));
+            checker.output(record.partition(), record.offset(), header(record.headers().lastHeader(IdHeader.TAG)),
+                    header(record.headers().lastHeader(IdHeader.ID)));
             if (verifier != null) {
                 verifier.output(record.partition(), record.offset(), Long.toString(((long) record.partition() << 40) + record.offset()),
-                        header(record.headers().lastHeader(Names.SOURCE_HEADER)));
+                        header(record.headers().lastHeader(IdHeader.SOURCE)));
             }
             progress.update(++seen[0]);
         });
@@ -198,8 +197,8 @@ final class VerifyCommand implements Callable<Integer> {
         Progress progress = new Progress(err, "verified", 0);
         long[] seen = {0};
         TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
-            verifier.output(record.partition(), record.offset(), header(record.headers().lastHeader(Names.ID_HEADER)),
-                    header(record.headers().lastHeader(Names.SOURCE_HEADER)));
+            verifier.output(record.partition(), record.offset(), header(record.headers().lastHeader(IdHeader.ID)),
+                    header(record.headers().lastHeader(IdHeader.SOURCE)));
             progress.update(++seen[0]);
         });
         readDeadLettersAndSource(config, verifier, dlq, source, limit);

@@ -1,17 +1,13 @@
 package io.snowstamp.recovery;
 
 import io.snowstamp.SnowstampException;
-import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
-import io.snowstamp.stream.Names;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -82,25 +78,10 @@ public final class OutputScan {
             }
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                 if (record.offset() < end) {
-                    highest = Math.max(highest, ownId(record, layout, datacenter, worker));
+                    highest = Math.max(highest, TailGuard.ownId(record, layout, datacenter, worker));
                 }
             }
         }
         return highest;
-    }
-
-    /** The record's ID if it is one of this worker's, else -1. */
-    static long ownId(ConsumerRecord<byte[], byte[]> record, IdLayout layout, long datacenter, long worker) {
-        Header header = record.headers().lastHeader(Names.ID_HEADER);
-        if (header == null || header.value() == null) {
-            return -1;
-        }
-        try {
-            long id = Long.parseLong(new String(header.value(), StandardCharsets.US_ASCII));
-            DecodedId decoded = layout.decode(id);
-            return decoded.worker() == worker && decoded.datacenter() == datacenter ? id : -1;
-        } catch (IllegalArgumentException e) {
-            return -1;      // not an ID of this layout (NumberFormatException included)
-        }
     }
 }

@@ -3,12 +3,11 @@ package io.snowstamp.recovery;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.TailProbe;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Properties;
 
@@ -51,7 +50,7 @@ public final class TailGuard implements TailProbe, AutoCloseable {
             while (highest[0] < 0 && from > bounds.begin()) {
                 from = Math.max(bounds.begin(), to - window);
                 scanned += tail.read(partition, from, to, deadline,
-                        record -> highest[0] = Math.max(highest[0], ownId(record, datacenter, worker)));
+                        record -> highest[0] = Math.max(highest[0], ownId(record, layout, datacenter, worker)));
                 to = from;
                 window *= 4;
             }
@@ -65,18 +64,22 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         }
     }
 
-    /** The record's ID if it is one of this worker's, else -1. */
-    private long ownId(ConsumerRecord<byte[], byte[]> record, long datacenter, long worker) {
-        Header header = record.headers().lastHeader(Names.ID_HEADER);
+    /**
+     * The record's ID if it is one of this worker's under {@code layout}, else -1: a record without
+     * the header, with a malformed one, or with an ID of another layout or worker is none of its IDs.
+     * Shared with the offline {@link OutputScan}, which must judge a record exactly like the live guard.
+     */
+    static long ownId(ConsumerRecord<byte[], byte[]> record, IdLayout layout, long datacenter, long worker) {
+        Header header = record.headers().lastHeader(IdHeader.ID);
         if (header == null || header.value() == null) {
             return -1;
         }
         try {
-            long id = Long.parseLong(new String(header.value(), StandardCharsets.US_ASCII));
+            long id = IdHeader.parse(header.value());
             DecodedId decoded = layout.decode(id);
             return decoded.worker() == worker && decoded.datacenter() == datacenter ? id : -1;
         } catch (IllegalArgumentException e) {
-            return -1;      // not an ID of this layout (NumberFormatException included)
+            return -1;      // not an ID of this layout (a malformed header included)
         }
     }
 

@@ -5,10 +5,9 @@ import io.snowstamp.config.SequenceSettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
-import io.snowstamp.stream.Decimal;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.FreezeGuard;
 import io.snowstamp.stream.JsonIdSplicer;
-import io.snowstamp.stream.Names;
 import io.snowstamp.stream.StampedValue;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -159,9 +158,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         long number = ++counter.last;
         issued++;
-        record.headers().add(SequenceNames.TAG_HEADER, record.key());
-        byte[] digits = Decimal.ascii(number);
-        record.headers().add(Names.ID_HEADER, digits);
+        record.headers().add(IdHeader.TAG, record.key());
+        byte[] digits = IdHeader.ascii(number);
+        record.headers().add(IdHeader.ID, digits);
         byte[] value = plan == null ? envelope.value() : splicer.write(envelope.value(), plan, digits);
         context.forward(new Record<>(envelope.key(), new StampedValue(partition, value), record.timestamp(), record.headers()));
     }

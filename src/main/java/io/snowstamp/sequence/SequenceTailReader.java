@@ -2,7 +2,7 @@ package io.snowstamp.sequence;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.recovery.PartitionTail;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
@@ -63,20 +63,18 @@ public final class SequenceTailReader implements SequenceTail, AutoCloseable {
     }
 
     private static void note(ConsumerRecord<byte[], byte[]> record, Map<String, Long> highest) {
-        Header tag = record.headers().lastHeader(SequenceNames.TAG_HEADER);
-        Header id = record.headers().lastHeader(Names.ID_HEADER);
+        Header tag = record.headers().lastHeader(IdHeader.TAG);
+        Header id = record.headers().lastHeader(IdHeader.ID);
         if (tag == null || tag.value() == null || id == null || id.value() == null) {
             return;
         }
         long number;
         try {
-            number = Long.parseLong(new String(id.value(), StandardCharsets.US_ASCII));
-        } catch (NumberFormatException e) {
-            return;
+            number = IdHeader.parse(id.value());
+        } catch (IllegalArgumentException e) {
+            return;     // not a number this numberer wrote: no tag's number to resume after
         }
-        if (number >= 0) {
-            highest.merge(new String(tag.value(), StandardCharsets.UTF_8), number, Math::max);
-        }
+        highest.merge(new String(tag.value(), StandardCharsets.UTF_8), number, Math::max);
     }
 
     private SnowstampException failed(int partition, String reason, RuntimeException cause) {

@@ -2,10 +2,10 @@ package io.snowstamp.sequence;
 
 import io.snowstamp.config.SequenceSettings;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.BadRecordException;
 import io.snowstamp.stream.BadRecordException.Code;
 import io.snowstamp.stream.JsonIdSplicer;
-import io.snowstamp.stream.Names;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -94,7 +94,7 @@ final class TagRouter implements Processor<byte[], byte[], byte[], byte[]> {
         if (config.provenance()) {
             RecordMetadata source = context.recordMetadata().orElseThrow();
             String src = source.topic() + "/" + source.partition() + "/" + source.offset();
-            record.headers().add(Names.SOURCE_HEADER, src.getBytes(StandardCharsets.UTF_8));
+            record.headers().add(IdHeader.SOURCE, src.getBytes(StandardCharsets.UTF_8));
         }
     }
 }

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.snowstamp.config.SnowstampConfig.JsonType;
 import io.snowstamp.config.SnowstampConfig.OnExistingField;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.BadRecordException.Code;
 
 import java.io.IOException;
@@ -124,7 +125,7 @@ public final class JsonIdSplicer {
 
     /** The value with the ID spliced in as planned; the value itself when the plan says keep. */
     public byte[] write(byte[] value, Plan plan, long id) {
-        return write(value, plan, Decimal.ascii(id));
+        return write(value, plan, IdHeader.ascii(id));
     }
 
     /** As {@link #write(byte[], Plan, long)}, with the ID's decimal digits already at hand (the header has them too). */

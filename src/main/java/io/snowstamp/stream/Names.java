@@ -1,13 +1,15 @@
 package io.snowstamp.stream;
 
-/** Names shared by the topology, the tools that read its output and the tests. */
+import io.snowstamp.state.IdHeader;
+
+/** Store, processor and changelog names of the stamping topology; the header names live in {@link IdHeader}. */
 public final class Names {
-    /** Header carrying the ID, decimal ASCII. */
-    public static final String ID_HEADER = "snowstamp-id";
-    /** Provenance header: {@code topic/partition/offset} of the input record. */
-    public static final String SOURCE_HEADER = "snowstamp-src";
-    /** Machine-readable reason on dead-letter records (see {@link BadRecordException.Code}). */
-    public static final String ERROR_HEADER = "snowstamp-error";
+    /** Re-export of {@link IdHeader#ID} for the stamping code; readers outside {@code stream} use {@link IdHeader}. */
+    public static final String ID_HEADER = IdHeader.ID;
+    /** Re-export of {@link IdHeader#SOURCE}. */
+    public static final String SOURCE_HEADER = IdHeader.SOURCE;
+    /** Re-export of {@link IdHeader#ERROR}; its values are {@link BadRecordException.Code}. */
+    public static final String ERROR_HEADER = IdHeader.ERROR;
     /** The worker-state store; its changelog is {@code <application.id>-worker-state-changelog}. */
     public static final String STORE = "worker-state";
     /** Records held back while a partition is paused ({@code id.on-excess-lead=pause}). */

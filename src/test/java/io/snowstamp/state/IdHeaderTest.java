@@ -1,0 +1,85 @@
+package io.snowstamp.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snowstamp.state.IdHeader.MalformedIdHeaderException;
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class IdHeaderTest {
+    private static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void shouldWriteTheSameDigitsAsLongToStringAtEveryLengthAndEdge() {
+        long[] values = {0, 1, 9, 10, 11, 99, 100, 999_999_999, 1_000_000_000, 9_999_999_999_999_999L,
+                999_999_999_999_999_999L, 1_000_000_000_000_000_000L, Long.MAX_VALUE, -1, -10, Long.MIN_VALUE};
+        for (long v : values) {
+            assertThat(text(IdHeader.ascii(v))).as("%d", v).isEqualTo(Long.toString(v));
+        }
+        for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10; p *= 10) {
+            assertThat(text(IdHeader.ascii(p))).isEqualTo(Long.toString(p));
+            assertThat(text(IdHeader.ascii(p - 1))).isEqualTo(Long.toString(p - 1));
+        }
+    }
+
+    @Test
+    void shouldRoundTripRandomIdsAndTheEdges() {
+        SplittableRandom random = new SplittableRandom(42);
+        for (int i = 0; i < 100_000; i++) {
+            long v = random.nextLong(Long.MAX_VALUE);
+            assertThat(text(IdHeader.ascii(v))).isEqualTo(Long.toString(v));
+            assertThat(IdHeader.parse(IdHeader.ascii(v))).isEqualTo(v);
+            assertThat(text(IdHeader.ascii(bytes("t/3/"), v))).isEqualTo("t/3/" + v);
+        }
+        for (long v : new long[] {0, 9, 10, Long.MAX_VALUE - 1, Long.MAX_VALUE}) {
+            assertThat(IdHeader.parse(IdHeader.ascii(v))).as("%d", v).isEqualTo(v);
+            assertThat(IdHeader.parse(Long.toString(v))).as("%d", v).isEqualTo(v);
+        }
+    }
+
+    @Test
+    void shouldReadLeadingZerosAsTheSameNumber() {
+        assertThat(IdHeader.parse(bytes("007"))).isEqualTo(7);
+        assertThat(IdHeader.parse(bytes("0000000000000000000000000000042"))).isEqualTo(42);
+    }
+
+    @Test
+    void shouldRefuseEverythingButTheDigitsOfANonNegativeLong() {
+        String[] malformed = {"", "-1", "+1", " 1", "1 ", "1_000", "12a", "0x1F", "1.0", "٣",
+                "9223372036854775808", "99999999999999999999", "18446744073709551615"};
+        for (String text : malformed) {
+            assertThatThrownBy(() -> IdHeader.parse(text.getBytes(StandardCharsets.UTF_8))).as("\"%s\"", text)
+                    .isInstanceOf(MalformedIdHeaderException.class)
+                    .hasMessageContaining("is not a decimal number; expected the digits 0-9 of a value from 0 to 9223372036854775807");
+            assertThatThrownBy(() -> IdHeader.parse(text)).as("\"%s\"", text).isInstanceOf(MalformedIdHeaderException.class);
+        }
+        assertThatThrownBy(() -> IdHeader.parse((byte[]) null)).isInstanceOf(MalformedIdHeaderException.class)
+                .hasMessage("snowstamp-id header has no value; expected decimal digits");
+    }
+
+    @Test
+    void shouldReadARangeOfTextAndRefuseAnEmptyOne() {
+        assertThat(IdHeader.parse("events/3/1234", 7, 8)).isEqualTo(3);
+        assertThat(IdHeader.parse("events/3/1234", 9, 13)).isEqualTo(1234);
+        assertThatThrownBy(() -> IdHeader.parse("events//1", 7, 7)).isInstanceOf(MalformedIdHeaderException.class);
+        assertThatThrownBy(() -> IdHeader.parse("events/x/1", 7, 8)).hasMessageContaining("\"x\"");
+    }
+
+    @Test
+    void shouldAbbreviateALongMalformedValueInTheMessage() {
+        assertThatThrownBy(() -> IdHeader.parse("x".repeat(100))).hasMessageContaining("\"" + "x".repeat(40) + "...\"");
+    }
+
+    @Test
+    void shouldRefuseANegativeValueAfterAPrefix() {
+        assertThatThrownBy(() -> IdHeader.ascii(new byte[0], -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
