@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Import rules checked on the source text (the idea of Kafka's checkstyle import-control): {@code id/}
- * is pure Java at the bottom of {@code cli, admin, embedded -> runtime -> stream, recovery -> state -> id}.
+ * is pure Java at the bottom, and every package imports only packages below it in {@link #LAYERS}.
  * Surefire runs with the project directory as working directory, so the paths are relative to it.
  */
 class ArchitectureTest {
@@ -43,6 +43,83 @@ class ArchitectureTest {
     @Test
     void shouldKeepTheIdPackageIndependentOfTheRestOfSnowstamp() {
         assertThat(violations(javaFiles(ID_SOURCES), OTHER_SNOWSTAMP_PACKAGE)).isEmpty();
+    }
+
+    /**
+     * The declared layering, top first: a package may import packages of a later row only (never its
+     * own row, never an earlier one). {@code config} is read by every layer above {@code id}.
+     * design.md shows the same picture.
+     */
+    static final List<List<String>> LAYERS = List.of(
+            List.of("cli"),
+            List.of("admin", "bench", "embedded"),
+            List.of("runtime"),
+            List.of("sequence"),
+            List.of("stream", "registry", "verify"),
+            List.of("recovery"),
+            List.of("resume"),
+            List.of("state"),
+            List.of("config"),
+            List.of("id"));
+
+    private static final Pattern SNOWSTAMP_PACKAGE = Pattern.compile("\\bio\\.snowstamp\\.([a-z]\\w*)\\.");
+
+    @Test
+    void shouldImportOnlyDownTheDeclaredLayers() throws IOException {
+        Path main = Paths.get("src/main/java/io/snowstamp");
+        List<String> wrong = new ArrayList<>();
+        List<String> undeclared = new ArrayList<>();
+        try (Stream<Path> packages = Files.list(main)) {
+            for (Path dir : packages.filter(Files::isDirectory).sorted().collect(Collectors.toList())) {
+                String from = dir.getFileName().toString();
+                if (layer(from) < 0) {
+                    undeclared.add(from);
+                    continue;
+                }
+                for (Path source : javaFiles(dir)) {
+                    for (String match : matches(Files.readString(source), SNOWSTAMP_PACKAGE)) {
+                        String to = match.substring(match.indexOf("io.snowstamp.") + "io.snowstamp.".length(), match.length() - 1);
+                        if (!to.equals(from) && !allowed(from, to)) {
+                            wrong.add(source + ":" + match.substring(0, match.indexOf(':')) + " " + from + " -> " + to);
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(undeclared).as("packages missing from ArchitectureTest.LAYERS").isEmpty();
+        assertThat(wrong).as("imports against the layering (a package imports only later rows of LAYERS)").isEmpty();
+    }
+
+    @Test
+    void shouldRefuseSideAndUpwardImports() {
+        assertThat(allowed("stream", "resume")).isTrue();
+        assertThat(allowed("runtime", "config")).isTrue();
+        assertThat(allowed("resume", "stream")).as("upward").isFalse();
+        assertThat(allowed("stream", "registry")).as("same row").isFalse();
+        assertThat(allowed("recovery", "cli")).isFalse();
+        assertThat(allowed("id", "config")).isFalse();
+    }
+
+    @Test
+    void shouldDescribeEveryPackageInAPackageInfo() throws IOException {
+        try (Stream<Path> packages = Files.list(Paths.get("src/main/java/io/snowstamp"))) {
+            assertThat(packages.filter(Files::isDirectory).filter(dir -> !Files.exists(dir.resolve("package-info.java")))
+                    .map(Path::toString).collect(Collectors.toList())).isEmpty();
+        }
+    }
+
+    private static boolean allowed(String from, String to) {
+        int target = layer(to);
+        return target > layer(from);
+    }
+
+    private static int layer(String pkg) {
+        for (int i = 0; i < LAYERS.size(); i++) {
+            if (LAYERS.get(i).contains(pkg)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     @Test

@@ -10,7 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.RestoreTracker;
 import io.snowstamp.runtime.StreamsRunner;
-import io.snowstamp.stream.ResumeDecision;
+import io.snowstamp.resume.ResumeDecision;
 import io.snowstamp.stream.StamperStats;
 import io.snowstamp.stream.TaskStats;
 import org.apache.kafka.streams.KafkaStreams;

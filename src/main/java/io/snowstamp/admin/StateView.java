@@ -11,7 +11,7 @@ import io.snowstamp.runtime.Errors;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.stream.Names;
-import io.snowstamp.stream.ResumeDecision;
+import io.snowstamp.resume.ResumeDecision;
 import io.snowstamp.stream.TaskStats;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;

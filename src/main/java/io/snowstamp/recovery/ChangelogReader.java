@@ -3,7 +3,7 @@ package io.snowstamp.recovery;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.StateNames;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -47,7 +47,7 @@ public final class ChangelogReader {
      */
     public static long read(Properties consumerProps, String applicationId, Integer partition, Duration timeout,
                             Consumer<ChangelogEntry> sink) {
-        String topic = Names.changelogTopic(applicationId);
+        String topic = StateNames.changelogTopic(applicationId);
         long deadline = System.nanoTime() + timeout.toNanos();
         long delivered = 0;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props(consumerProps),
@@ -91,7 +91,7 @@ public final class ChangelogReader {
             }
         });
         if (latest.isEmpty()) {
-            throw new ChangelogUnavailableException(Names.changelogTopic(applicationId), applicationId,
+            throw new ChangelogUnavailableException(StateNames.changelogTopic(applicationId), applicationId,
                     ChangelogUnavailableException.Reason.EMPTY);
         }
         return latest;

@@ -1,5 +1,6 @@
 package io.snowstamp.recovery;
 
+import io.snowstamp.resume.TailGuard;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.id.IdLayout;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

@@ -1,14 +1,14 @@
 package io.snowstamp.runtime;
 
 import io.snowstamp.config.SnowstampConfig;
-import io.snowstamp.recovery.TailGuard;
+import io.snowstamp.resume.TailGuard;
 import io.snowstamp.sequence.SequenceTail;
 import io.snowstamp.sequence.SequenceTailReader;
 import io.snowstamp.sequence.SequenceTopology;
 import io.snowstamp.stream.PredecessorFence;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
-import io.snowstamp.stream.TailProbe;
+import io.snowstamp.resume.TailProbe;
 import org.apache.kafka.streams.Topology;
 
 import java.util.function.LongSupplier;

@@ -1,7 +1,7 @@
 package io.snowstamp.sequence;
 
 import io.snowstamp.SnowstampException;
-import io.snowstamp.recovery.PartitionTail;
+import io.snowstamp.resume.PartitionTail;
 import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;

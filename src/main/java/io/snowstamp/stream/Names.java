@@ -1,6 +1,7 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.state.IdHeader;
+import io.snowstamp.state.StateNames;
 
 /** Store, processor and changelog names of the stamping topology; the header names live in {@link IdHeader}. */
 public final class Names {
@@ -10,8 +11,8 @@ public final class Names {
     public static final String SOURCE_HEADER = IdHeader.SOURCE;
     /** Re-export of {@link IdHeader#ERROR}; its values are {@link BadRecordException.Code}. */
     public static final String ERROR_HEADER = IdHeader.ERROR;
-    /** The worker-state store; its changelog is {@code <application.id>-worker-state-changelog}. */
-    public static final String STORE = "worker-state";
+    /** The worker-state store ({@link StateNames#STORE}). */
+    public static final String STORE = StateNames.STORE;
     /** Records held back while a partition is paused ({@code id.on-excess-lead=pause}). */
     public static final String PENDING_STORE = "pending-records";
 
@@ -24,6 +25,6 @@ public final class Names {
 
     /** The changelog topic of the worker-state store for an application id. */
     public static String changelogTopic(String applicationId) {
-        return applicationId + "-" + STORE + "-changelog";
+        return StateNames.changelogTopic(applicationId);
     }
 }

@@ -1,5 +1,7 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.resume.ResumeDecision;
+import io.snowstamp.resume.TailProbe;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;

@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.resume.TailProbe;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.state.WorkerStateSerde;

@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.resume.ResumeDecision;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.resume.ResumeDecision;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;

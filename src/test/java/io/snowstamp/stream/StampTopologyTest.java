@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.resume.TailProbe;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;

@@ -1,4 +1,4 @@
-package io.snowstamp.recovery;
+package io.snowstamp.resume;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

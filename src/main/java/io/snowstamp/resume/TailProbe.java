@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.resume;
 
 /**
  * Finds the highest ID one worker already wrote to its output partition, including records of

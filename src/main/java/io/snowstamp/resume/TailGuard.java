@@ -1,10 +1,9 @@
-package io.snowstamp.recovery;
+package io.snowstamp.resume;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.state.IdHeader;
-import io.snowstamp.stream.TailProbe;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
@@ -69,7 +68,7 @@ public final class TailGuard implements TailProbe, AutoCloseable {
      * the header, with a malformed one, or with an ID of another layout or worker is none of its IDs.
      * Shared with the offline {@link OutputScan}, which must judge a record exactly like the live guard.
      */
-    static long ownId(ConsumerRecord<byte[], byte[]> record, IdLayout layout, long datacenter, long worker) {
+    public static long ownId(ConsumerRecord<byte[], byte[]> record, IdLayout layout, long datacenter, long worker) {
         Header header = record.headers().lastHeader(IdHeader.ID);
         if (header == null || header.value() == null) {
             return -1;

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.resume;
 
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.state.WorkerState;

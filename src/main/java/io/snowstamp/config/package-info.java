@@ -1,0 +1,6 @@
+/**
+ * Validated, typed settings: keys with defaults and help ({@code Keys}), the loader that records
+ * where each value came from, and the checks that stop a configuration that cannot work before
+ * anything starts. May use only id; every layer above id may read it.
+ */
+package io.snowstamp.config;
