@@ -1,8 +1,8 @@
 package io.snowstamp.cli;
 
 import io.snowstamp.config.Keys;
-import io.snowstamp.config.SnowstampConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -50,10 +50,28 @@ final class ChangelogCommand implements Callable<Integer> {
             }
             return flags;
         }
+    }
 
-        /** Connects within --timeout: an unreachable cluster fails in seconds, naming it. */
-        KafkaOptions.Connection connect(KafkaOptions options, SnowstampConfig loaded) {
-            return options.connect(loaded, 0, limit);
+    /**
+     * The options every subcommand has (connection, configuration, {@code --application-id}, {@code --timeout}),
+     * inherited by picocli from this superclass.
+     */
+    abstract static class Subcommand {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        KafkaOptions options;
+
+        @Mixin
+        Target target;
+
+        /**
+         * Loads the configuration with {@code --application-id} and connects within {@code --timeout}: an
+         * unreachable cluster fails in seconds, naming it.
+         */
+        KafkaOptions.Connection connect() {
+            return options.connect(options.load(target.flags()), 0, target.limit);
         }
     }
 }

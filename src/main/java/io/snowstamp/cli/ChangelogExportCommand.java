@@ -9,10 +9,7 @@ import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.stream.Names;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.OutputStreamWriter;
@@ -38,24 +35,14 @@ import java.util.concurrent.Callable;
                 + "the changelog does not exist or is empty.",
         footer = {"", "Examples:", "  snowstamp changelog export --file state.jsonl",
                 "  snowstamp changelog export --application-id orders --file - | gzip > s.gz"})
-final class ChangelogExportCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KafkaOptions options;
-
-    @Mixin
-    ChangelogCommand.Target target;
-
+final class ChangelogExportCommand extends ChangelogCommand.Subcommand implements Callable<Integer> {
     @Option(names = "--file", paramLabel = "F", required = true, description = "file to write ('-' = stdout)")
     String file;
 
     @Override
     public Integer call() throws IOException {
         Duration limit = target.limit;
-        SnowstampConfig loaded = options.load(target.flags());
-        try (KafkaOptions.Connection connection = target.connect(options, loaded)) {
+        try (KafkaOptions.Connection connection = connect()) {
             SnowstampConfig config = connection.config();
             Map<Integer, ChangelogEntry> latest = ChangelogReader.latest(KafkaSettings.consumer(config), config.applicationId(), limit);
             Map<Integer, WorkerState> states = new TreeMap<>();

@@ -16,10 +16,7 @@ import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateJson;
 import io.snowstamp.stream.Names;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -44,16 +41,7 @@ import java.util.concurrent.Callable;
                 + "heartbeat, ...).",
         footer = {"", "Examples:", "  snowstamp changelog history --partition 0",
                 "  snowstamp changelog history --application-id orders --format json > h.jsonl"})
-final class ChangelogHistoryCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KafkaOptions options;
-
-    @Mixin
-    ChangelogCommand.Target target;
-
+final class ChangelogHistoryCommand extends ChangelogCommand.Subcommand implements Callable<Integer> {
     @Option(names = "--partition", paramLabel = "P", description = "only this partition (default: all)")
     Integer partition;
 
@@ -64,9 +52,8 @@ final class ChangelogHistoryCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Duration limit = target.limit;
-        SnowstampConfig loaded = options.load(target.flags());
         PrintWriter out = spec.commandLine().getOut();
-        try (KafkaOptions.Connection connection = target.connect(options, loaded)) {
+        try (KafkaOptions.Connection connection = connect()) {
             SnowstampConfig config = connection.config();
             IdLayout configured = config.layout();
             Map<Integer, WorkerState> previous = new HashMap<>();

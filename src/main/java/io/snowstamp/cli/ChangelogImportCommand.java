@@ -9,10 +9,7 @@ import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.state.WorkerState;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -40,16 +37,7 @@ import java.util.concurrent.Callable;
                 + "the active members: a real import would be refused).",
         footer = {"", "Examples:", "  snowstamp changelog import --file state.jsonl --dry-run",
                 "  snowstamp changelog import --application-id orders --file state.jsonl"})
-final class ChangelogImportCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KafkaOptions options;
-
-    @Mixin
-    ChangelogCommand.Target target;
-
+final class ChangelogImportCommand extends ChangelogCommand.Subcommand implements Callable<Integer> {
     @Option(names = "--file", paramLabel = "F", required = true, description = "export file to read ('-' = stdin)")
     String file;
 
@@ -59,9 +47,8 @@ final class ChangelogImportCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         StateFile export = read(file);
-        SnowstampConfig loaded = options.load(target.flags());
         PrintWriter out = spec.commandLine().getOut();
-        try (KafkaOptions.Connection connection = target.connect(options, loaded);
+        try (KafkaOptions.Connection connection = connect();
              Admin admin = Admin.create(KafkaSettings.client(connection.config()))) {
             SnowstampConfig config = connection.config();
             StateImport importer = new StateImport(admin, KafkaSettings.consumer(config), KafkaSettings.producer(config), target.limit);

@@ -8,10 +8,7 @@ import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.stream.Names;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -32,16 +29,7 @@ import java.util.concurrent.Callable;
                 + "(times ISO-8601 UTC, null when none; IDs -1 when none; writtenAt is the writer's clock, null for "
                 + "states written before format version 2). Exit 1 if the changelog does not exist or is empty.",
         footer = {"", "Examples:", "  snowstamp changelog inspect", "  snowstamp changelog inspect --application-id orders --format json"})
-final class ChangelogInspectCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    KafkaOptions options;
-
-    @Mixin
-    ChangelogCommand.Target target;
-
+final class ChangelogInspectCommand extends ChangelogCommand.Subcommand implements Callable<Integer> {
     @Option(names = "--format", paramLabel = "F", defaultValue = "table",
             description = "table (for a terminal) or json (one object per line) (default: ${DEFAULT-VALUE})")
     ChangelogCommand.Format format;
@@ -49,8 +37,7 @@ final class ChangelogInspectCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Duration limit = target.limit;
-        SnowstampConfig loaded = options.load(target.flags());
-        try (KafkaOptions.Connection connection = target.connect(options, loaded)) {
+        try (KafkaOptions.Connection connection = connect()) {
             SnowstampConfig config = connection.config();
             Map<Integer, ChangelogEntry> latest = ChangelogReader.latest(KafkaSettings.consumer(config), config.applicationId(), limit);
             print(config, latest, System.currentTimeMillis(), spec.commandLine().getOut(), spec.commandLine().getErr());
