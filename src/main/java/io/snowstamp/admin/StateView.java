@@ -1,5 +1,7 @@
 package io.snowstamp.admin;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -73,7 +75,7 @@ final class StateView {
         ObjectNode root = json.createObjectNode();
         root.put("application", config.applicationId());
         root.put("instance", config.instanceId());
-        root.put("server", self == null ? null : self.host() + ":" + self.port());
+        root.put("server", server());
         root.put("streamsState", runner.state().name());
         root.put("at", Instant.ofEpochMilli(now).toString());
         if (!runner.sequenceMode()) {
@@ -135,54 +137,53 @@ final class StateView {
 
     private ObjectNode partition(int partition, WorkerState state, TaskStats task, long now) {
         IdLayout layout = config.layout();
-        ObjectNode node = json.createObjectNode();
-        node.put("partition", partition);
-        node.put("worker", state.workerId());
-        node.put("instance", config.instanceId());
-        node.put("server", self == null ? null : self.host() + ":" + self.port());
-        node.put("epoch", state.epoch());
-        node.put("holder", state.holder());
-        node.put("acquiredAt", instant(state.acquiredAt()));
-        node.put("heartbeatAt", instant(state.heartbeatAt()));
-        node.put("lastId", state.lastId());
-        node.set("lastIdDecoded", decoded(layout, state.lastId()));
         // the running task knows IDs issued since the last state write; the store lags by up to a reservation
         long newest = task != null && task.lastId() > state.lastId() ? task.lastId() : state.lastId();
-        node.put("newestId", newest);
-        node.put("leadMillis", task != null && task.issued() > 0 ? task.leadMillis(now)
-                : newest < 0 ? 0 : layout.decode(newest).wallMillis() - now);
-        ObjectNode reservation = node.putObject("reservation");
-        reservation.put("reservedUntil", state.reservedUntil());
-        reservation.put("until", state.reservedUntil() < 0 ? null : instant(layout.decode(state.reservedUntil()).wallMillis()));
-        reservation.put("aheadMillis", state.reservedUntil() < 0 ? 0 : layout.decode(state.reservedUntil()).wallMillis() - now);
-        // a stall is visible here: how long the partition has not stamped, and whether its instance is rebalancing
-        node.put("rebalancing", runner.state() == KafkaStreams.State.REBALANCING);
-        if (task != null) {
-            node.put("issuedSinceTaskStart", task.issued());
-            node.put("lastStampedAt", instant(task.lastStampedAtMillis()));
-            node.put("millisSinceLastStamp", task.millisSinceLastStamp(now));
-            ResumeDecision resume = task.resume();
-            if (resume != null) {
-                ObjectNode r = node.putObject("resume");
-                r.put("source", resume.source());
-                r.put("above", resume.resumeAbove());
-                r.put("tailGuardMillis", resume.tail().millis());
-            }
-        }
-        return node;
+        long leadMillis = task != null && task.issued() > 0 ? task.leadMillis(now)
+                : newest < 0 ? 0 : layout.decode(newest).wallMillis() - now;
+        long reserved = state.reservedUntil();
+        Reservation reservation = new Reservation(reserved, reserved < 0 ? null : instant(layout.decode(reserved).wallMillis()),
+                reserved < 0 ? 0 : layout.decode(reserved).wallMillis() - now);
+        PartitionJson view = new PartitionJson(partition, state.workerId(), config.instanceId(), server(), state.epoch(),
+                state.holder(), instant(state.acquiredAt()), instant(state.heartbeatAt()), state.lastId(),
+                state.lastId() < 0 ? null : Decoded.of(layout.decode(state.lastId())), newest, leadMillis, reservation,
+                // a stall is visible here: how long the partition has not stamped, and whether its instance is rebalancing
+                runner.state() == KafkaStreams.State.REBALANCING, task == null ? null : Task.of(task, now));
+        return json.valueToTree(view);
     }
 
-    private ObjectNode decoded(IdLayout layout, long id) {
-        if (id < 0) {
-            return null;
+    private String server() {
+        return self == null ? null : self.host() + ":" + self.port();
+    }
+
+    /**
+     * One partition of {@code /state}, serialised by Jackson in component order (times ISO-8601, null
+     * when never set); the running task's counters only while this instance runs the task.
+     */
+    private record PartitionJson(int partition, long worker, String instance, String server, long epoch, String holder,
+                                 String acquiredAt, String heartbeatAt, long lastId, Decoded lastIdDecoded, long newestId,
+                                 long leadMillis, Reservation reservation, boolean rebalancing, @JsonUnwrapped Task task) {
+    }
+
+    private record Decoded(String time, long datacenter, long worker, long sequence) {
+        static Decoded of(DecodedId d) {
+            return new Decoded(d.instant().toString(), d.datacenter(), d.worker(), d.sequence());
         }
-        DecodedId d = layout.decode(id);
-        ObjectNode node = json.createObjectNode();
-        node.put("time", d.instant().toString());
-        node.put("datacenter", d.datacenter());
-        node.put("worker", d.worker());
-        node.put("sequence", d.sequence());
-        return node;
+    }
+
+    private record Reservation(long reservedUntil, String until, long aheadMillis) {
+    }
+
+    private record Task(long issuedSinceTaskStart, String lastStampedAt, long millisSinceLastStamp,
+                        @JsonInclude(JsonInclude.Include.NON_NULL) Resume resume) {
+        static Task of(TaskStats task, long now) {
+            ResumeDecision resume = task.resume();
+            return new Task(task.issued(), instant(task.lastStampedAtMillis()), task.millisSinceLastStamp(now),
+                    resume == null ? null : new Resume(resume.source(), resume.resumeAbove(), resume.tail().millis()));
+        }
+    }
+
+    private record Resume(String source, long above, long tailGuardMillis) {
     }
 
     private static String instant(long millis) {

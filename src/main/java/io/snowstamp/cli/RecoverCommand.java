@@ -12,6 +12,7 @@ import io.snowstamp.recovery.ChangelogUnavailableException;
 import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.recovery.OutputScan;
 import io.snowstamp.recovery.ResumePlan;
+import io.snowstamp.recovery.StateImport;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.stream.Names;
@@ -148,7 +149,7 @@ final class RecoverCommand implements Callable<Integer> {
                 notes.println("dry run: nothing written; --apply writes " + seeds.size() + " seed" + (seeds.size() == 1 ? "" : "s")
                         + " into " + topic);
             } else {
-                int inputPartitions = ChangelogCommand.inputPartitions(admin, config, limit);
+                int inputPartitions = StateImport.inputPartitions(admin, config.inputTopic(), limit);
                 if (inputPartitions != partitions) {
                     throw new SnowstampException("input topic " + config.inputTopic() + " has " + inputPartitions + " partitions but "
                             + output + " has " + partitions + ": the stamper needs them equal");

@@ -1,11 +1,15 @@
 package io.snowstamp.cli;
 
 import io.snowstamp.id.IdLayout;
+import io.snowstamp.recovery.ChangelogEntry;
 import io.snowstamp.state.WorkerState;
 
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /** How worker states, IDs and times are written by the changelog and recover commands. */
 final class StateText {
@@ -85,5 +89,18 @@ final class StateText {
     /** {@code 12.3s ago}, or {@code in 1.0s} for a time ahead of now. */
     static String ago(long now, long then) {
         return then <= now ? duration(now - then) + " ago" : "in " + duration(then - now);
+    }
+
+    /** One warning per partition whose state was written with another layout than the configured one. */
+    static List<String> layoutWarnings(Map<Integer, ChangelogEntry> latest, IdLayout configured) {
+        List<String> warnings = new ArrayList<>();
+        latest.forEach((key, entry) -> {
+            String stored = entry.state().layoutFingerprint();
+            if (!stored.equals(configured.fingerprint())) {
+                warnings.add("partition " + key + " was written with ID layout " + stored + " but the configured layout is "
+                        + configured.fingerprint() + " (IDs shown decoded with the stored layout; the stamper would refuse to start)");
+            }
+        });
+        return warnings;
     }
 }

@@ -1,11 +1,12 @@
 package io.snowstamp.recovery;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.state.WorkerState;
+import io.snowstamp.state.WorkerStateJson;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -50,27 +51,17 @@ public record StateFile(Header header, SortedMap<Integer, WorkerState> states) {
 
     /** Writes the header and one line per partition, in partition order. */
     public void write(PrintWriter out) {
-        ObjectNode head = JSON.createObjectNode();
-        head.put("format", FORMAT);
-        head.put("version", VERSION);
-        head.put("applicationId", header.applicationId());
-        head.put("exportedAt", header.exportedAt());
-        head.put("layout", header.layout());
-        out.println(text(head));
-        states.forEach((partition, state) -> {
-            ObjectNode line = JSON.createObjectNode();
-            line.put("partition", partition);
-            line.put("layoutFingerprint", state.layoutFingerprint());
-            line.put("workerId", state.workerId());
-            line.put("epoch", state.epoch());
-            line.put("holder", state.holder());
-            line.put("acquiredAt", state.acquiredAt());
-            line.put("heartbeatAt", state.heartbeatAt());
-            line.put("lastId", state.lastId());
-            line.put("reservedUntil", state.reservedUntil());
-            out.println(text(line));
-        });
+        out.println(text(new HeaderLine(FORMAT, VERSION, header.applicationId(), header.exportedAt(), header.layout())));
+        states.forEach((partition, state) -> out.println(text(new StateLine(partition, WorkerStateJson.of(state)))));
         out.flush();
+    }
+
+    /** Line 1 as written. */
+    private record HeaderLine(String format, int version, String applicationId, String exportedAt, String layout) {
+    }
+
+    /** Lines 2+ as written: the partition, then the state's own JSON view. */
+    private record StateLine(int partition, @JsonUnwrapped WorkerStateJson state) {
     }
 
     /**
@@ -184,9 +175,9 @@ public record StateFile(Header header, SortedMap<Integer, WorkerState> states) {
         return value.asLong();
     }
 
-    private static String text(JsonNode node) {
+    private static String text(Object line) {
         try {
-            return JSON.writeValueAsString(node);
+            return JSON.writeValueAsString(line);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON", e);
         }

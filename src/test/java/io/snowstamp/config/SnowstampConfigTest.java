@@ -1,12 +1,13 @@
 package io.snowstamp.config;
 
+import io.snowstamp.testing.TestConfig;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snowstamp.id.IdLayout;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -23,12 +24,7 @@ class SnowstampConfigTest {
 
     /** Defaults plus a fixed instance id (the default would be the host name) plus {@code pairs}. */
     static SnowstampConfig config(String... pairs) {
-        Map<String, String> raw = new HashMap<>(Keys.defaults());
-        raw.put(Keys.INSTANCE_ID, "test-1");
-        for (int i = 0; i < pairs.length; i += 2) {
-            raw.put(pairs[i], pairs[i + 1]);
-        }
-        return SnowstampConfig.from(raw);
+        return TestConfig.base(Keys.INSTANCE_ID, "test-1").with(pairs);
     }
 
     static Stream<Arguments> invalidValues() {

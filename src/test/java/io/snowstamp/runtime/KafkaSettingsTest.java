@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.testing.TestConfig;
 import io.snowstamp.stream.DeadLetterHandler;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -21,14 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class KafkaSettingsTest {
 
     private static SnowstampConfig config(String... pairs) {
-        Map<String, String> raw = new HashMap<>(Keys.defaults());
-        raw.put(Keys.INSTANCE_ID, "box-1");
-        raw.put(Keys.STATE_DIR, "/var/lib/snowstamp");
-        raw.put(Keys.BOOTSTRAP_SERVERS, "k1:9092");
-        for (int i = 0; i < pairs.length; i += 2) {
-            raw.put(pairs[i], pairs[i + 1]);
-        }
-        return SnowstampConfig.from(raw);
+        return TestConfig.base(Keys.INSTANCE_ID, "box-1", Keys.STATE_DIR, "/var/lib/snowstamp",
+                Keys.BOOTSTRAP_SERVERS, "k1:9092").with(pairs);
     }
 
     @ParameterizedTest

@@ -12,13 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class TuningTest {
     private static SnowstampConfig config(String... pairs) {
-        Map<String, String> raw = new HashMap<>(Keys.defaults());
-        raw.put(Keys.INSTANCE_ID, "t");
-        raw.put(Keys.BOOTSTRAP_SERVERS, "k:9092");
-        for (int i = 0; i < pairs.length; i += 2) {
-            raw.put(pairs[i], pairs[i + 1]);
-        }
-        return SnowstampConfig.from(raw);
+        return io.snowstamp.testing.TestConfig.base(Keys.INSTANCE_ID, "t", Keys.BOOTSTRAP_SERVERS, "k:9092").with(pairs);
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.testing.TestConfig;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
@@ -110,15 +111,8 @@ class SequenceTopologyTest {
     // ---- set-up
 
     private SnowstampConfig config(String... pairs) {
-        Map<String, String> raw = new HashMap<>(Keys.defaults());
-        raw.put(Keys.INSTANCE_ID, INSTANCE);
-        raw.put(Keys.STATE_DIR, stateDir.toString());
-        raw.put(Keys.BOOTSTRAP_SERVERS, "dummy:9092");
-        raw.put(Keys.ID_MODE, "sequence");
-        for (int i = 0; i < pairs.length; i += 2) {
-            raw.put(pairs[i], pairs[i + 1]);
-        }
-        return SnowstampConfig.from(raw);
+        return TestConfig.base(Keys.INSTANCE_ID, INSTANCE, Keys.STATE_DIR, stateDir.toString(),
+                Keys.BOOTSTRAP_SERVERS, "dummy:9092", Keys.ID_MODE, "sequence").with(pairs);
     }
 
     private void start(SnowstampConfig config) {

@@ -11,6 +11,7 @@ import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.testing.TestConfig;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.runtime.KafkaSettings;
@@ -22,9 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -75,15 +74,8 @@ class StampTopologyTest {
     // ---- set-up
 
     private SnowstampConfig config(String... pairs) {
-        Map<String, String> raw = new HashMap<>(Keys.defaults());
-        raw.put(Keys.INSTANCE_ID, INSTANCE);
-        raw.put(Keys.STATE_DIR, stateDir.toString());
-        raw.put(Keys.BOOTSTRAP_SERVERS, "dummy:9092");
-        raw.put(Keys.ID_WORKER_OFFSET, "5");
-        for (int i = 0; i < pairs.length; i += 2) {
-            raw.put(pairs[i], pairs[i + 1]);
-        }
-        return SnowstampConfig.from(raw);
+        return TestConfig.base(Keys.INSTANCE_ID, INSTANCE, Keys.STATE_DIR, stateDir.toString(),
+                Keys.BOOTSTRAP_SERVERS, "dummy:9092", Keys.ID_WORKER_OFFSET, "5").with(pairs);
     }
 
     private TopologyTestDriver start(SnowstampConfig config) {
