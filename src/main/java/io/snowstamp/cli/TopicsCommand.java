@@ -82,7 +82,10 @@ final class TopicsCommand implements Callable<Integer> {
             addIfMissing(wanted, TopicSpec.named(specs, config.registry().topic(), "snowstamp-workers"));
         }
         Properties props = KafkaSettings.client(config);
-        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(Math.max(1, limit.toMillis())));
+        // the Admin client refuses an API timeout below its request timeout (30 s by default): bound both
+        String millis = Long.toString(Math.max(1, limit.toMillis()));
+        props.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, millis);
+        props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, millis);
         try (Admin admin = Admin.create(props)) {
             return TopicAdmin.apply(admin, wanted);
         }
