@@ -4,8 +4,6 @@ import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
 import org.junit.jupiter.api.Test;
 
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
