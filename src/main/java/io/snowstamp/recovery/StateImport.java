@@ -3,7 +3,7 @@ package io.snowstamp.recovery;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.state.WorkerState;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.StateNames;
 import org.apache.kafka.clients.admin.Admin;
 
 import java.time.Duration;
@@ -62,7 +62,7 @@ public final class StateImport {
      */
     public Prepared prepare(StateFile file, String applicationId, String inputTopic, IdLayout layout, long workerOffset,
                             boolean dryRun) {
-        String topic = Names.changelogTopic(applicationId);
+        String topic = StateNames.changelogTopic(applicationId);
         int partitions = inputPartitions(admin, inputTopic, timeout);
         List<String> members = ApplicationGroup.activeMembers(admin, applicationId, timeout);
         if (!dryRun) {
