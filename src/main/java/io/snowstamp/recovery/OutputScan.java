@@ -1,8 +1,8 @@
 package io.snowstamp.recovery;
 
-import io.snowstamp.resume.TailGuard;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.id.IdLayout;
+import io.snowstamp.resume.TailGuard;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;

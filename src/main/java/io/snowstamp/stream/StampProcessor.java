@@ -1,13 +1,13 @@
 package io.snowstamp.stream;
 
-import io.snowstamp.resume.ResumeDecision;
-import io.snowstamp.resume.TailProbe;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.config.SnowstampConfig.OnExcessLead;
 import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
+import io.snowstamp.resume.ResumeDecision;
+import io.snowstamp.resume.TailProbe;
 import io.snowstamp.state.WorkerState;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.Cancellable;

@@ -1,8 +1,8 @@
 package io.snowstamp.stream;
 
-import io.snowstamp.resume.TailProbe;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.ChangelogWriter;
+import io.snowstamp.resume.TailProbe;
 import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;

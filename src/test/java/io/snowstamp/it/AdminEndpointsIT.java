@@ -1,7 +1,5 @@
 package io.snowstamp.it;
 
-import io.snowstamp.testing.SharedBroker;
-import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.admin.AdminServer;
@@ -13,11 +11,13 @@ import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
 import io.snowstamp.testing.PrometheusText;
 import io.snowstamp.testing.PrometheusText.Sample;
+import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,10 +1,9 @@
 package io.snowstamp.it;
 
-import io.snowstamp.testing.SharedBroker;
-import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -12,6 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;

@@ -1,13 +1,12 @@
 package io.snowstamp.it;
 
-import io.snowstamp.testing.SharedBroker;
-import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -17,6 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,5 @@
 package io.snowstamp.it;
 
-import io.snowstamp.testing.SharedBroker;
-import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.recovery.TopicReader;
@@ -12,6 +10,7 @@ import io.snowstamp.sequence.Tags;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
@@ -25,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,5 @@
 package io.snowstamp.it;
 
-import io.snowstamp.testing.SharedBroker;
-import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.config.ConfigLoader;
@@ -13,6 +11,7 @@ import io.snowstamp.sequence.SequenceState;
 import io.snowstamp.sequence.SequenceStateSerde;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -23,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,5 @@
 package io.snowstamp.it;
 
-import io.snowstamp.testing.SharedBroker;
-import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.registry.Claim;
@@ -12,6 +10,7 @@ import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Faketime;
+import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
@@ -23,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;

@@ -1,6 +1,5 @@
 package io.snowstamp.stream;
 
-import io.snowstamp.resume.TailProbe;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -14,6 +13,7 @@ import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.testing.TestConfig;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
+import io.snowstamp.resume.TailProbe;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;

@@ -1,12 +1,11 @@
 package io.snowstamp.it.fault;
 
-import io.snowstamp.testing.SharedBroker;
-import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Faketime;
 import io.snowstamp.testing.LoggedClock;
 import io.snowstamp.testing.NumberedProducer;
+import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.StampedRecords.Stamped;
 import io.snowstamp.testing.Stamper;
@@ -19,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;

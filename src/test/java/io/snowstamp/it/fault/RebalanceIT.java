@@ -1,9 +1,8 @@
 package io.snowstamp.it.fault;
 
-import io.snowstamp.testing.SharedBroker;
-import org.junit.jupiter.api.extension.ExtendWith;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
+import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
@@ -13,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
