@@ -49,8 +49,11 @@ public final class SequenceTopology {
                 config.sequence().tagsTopic(),
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(SequenceNames.TAGS_SOURCE),
                 TagRegistry.Updater::new);
+        // in memory, restored from its changelog at every task start: one small segment record per tag, and every instance
+        // already holds every tag definition in memory (the global store above), so this store is never the larger one;
+        // same name, serdes and topic configs as the RocksDB store it replaced, hence the same changelog and format
         builder.addStateStore(
-                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SequenceNames.STORE), Serdes.String(), new SequenceStateSerde())
+                Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(SequenceNames.STORE), Serdes.String(), new SequenceStateSerde())
                         // no cache: a reservation goes to the changelog producer before the records it covers
                         .withCachingDisabled()
                         // never a tombstone is written, so compaction keeps the newest segment of every tag
