@@ -7,6 +7,7 @@ import io.snowstamp.bench.Bench;
 import io.snowstamp.bench.Bench.Settings;
 import io.snowstamp.bench.Bench.Topo;
 import io.snowstamp.bench.BenchResult;
+import io.snowstamp.bench.Footprint;
 import io.snowstamp.config.SnowstampConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,7 +41,8 @@ import java.util.concurrent.Callable;
                 + "(in this JVM: peak heap then includes the broker; run 'snowstamp broker' in another process and pass "
                 + "--bootstrap-servers to measure the stamper alone).",
         footer = {"", "Examples:", "  snowstamp bench --records 200000",
-                "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --repeat 3"})
+                "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --repeat 3",
+                "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --footprint-partitions 64,256,1024"})
 final class BenchCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -69,6 +71,16 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--latency-rate", paramLabel = "R", defaultValue = "20000", description = "records/s in the latency runs (default: ${DEFAULT-VALUE})")
     int latencyRate;
 
+    @Option(names = "--footprint-partitions", paramLabel = "N,...", split = ",",
+            description = "instead of the throughput runs: one stamper instance's footprint (resident memory, threads, open files, "
+                    + "state directory, time until every partition stamped, failover time) at each partition count, e.g. 64,256,1024")
+    List<Integer> footprintPartitions;
+
+    @Option(names = "--footprint-java-options", paramLabel = "OPTS", defaultValue = "-Xmx768m",
+            description = "JVM options of the measured stamper processes (default: ${DEFAULT-VALUE}, the heap of a 1 GiB container "
+                    + "with the image's -XX:MaxRAMPercentage=75)")
+    String footprintJavaOptions;
+
     private record Case(String name, Topo topo, Settings settings, String baseline) {
     }
 
@@ -91,6 +103,9 @@ final class BenchCommand implements Callable<Integer> {
         options.configOptions.requireIssuableLayout();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             String servers = connection.config().kafka().get("bootstrap.servers");
+            if (footprintPartitions != null) {
+                return footprint(connection.config(), out);
+            }
             Bench bench = new Bench(overrides -> {
                 Map<String, String> all = new HashMap<>(flags);
                 all.put("kafka.bootstrap.servers", servers);
@@ -179,6 +194,23 @@ final class BenchCommand implements Callable<Integer> {
             summary.set("results", rows);
             out.println(JSON.writeValueAsString(summary));
         }
+        return 0;
+    }
+
+    private int footprint(SnowstampConfig config, PrintWriter out) throws Exception {
+        if (footprintPartitions.stream().anyMatch(n -> n < 1)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-partitions must be >= 1 each");
+        }
+        Footprint footprint = new Footprint(config, Files.createTempDirectory("snowstamp-footprint"),
+                List.of(footprintJavaOptions.trim().split("\\s+")), java.time.Duration.ofMinutes(10));
+        List<Footprint.Figures> rows = new ArrayList<>();
+        for (int n : footprintPartitions) {
+            out.println("measuring one stamper instance on " + n + " partitions at " + config.kafka().get("bootstrap.servers"));
+            out.flush();
+            rows.add(footprint.measure(n));
+        }
+        Footprint.printTable(rows, out);
+        out.println(Footprint.json(rows));
         return 0;
     }
 
