@@ -170,7 +170,9 @@ public final class Footprint {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(javaOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.snowstamp.cli.Main", "run",
+        // -Dsnowstamp.footprint.classpath=OTHER.jar measures another build of the stamper (a before/after comparison)
+        String classPath = System.getProperty("snowstamp.footprint.classpath", System.getProperty("java.class.path"));
+        command.addAll(List.of("-cp", classPath, "io.snowstamp.cli.Main", "run",
                 "--config", settings.toString(), "--set", "instance.id=" + instance));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)

@@ -44,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(240)
 class ManyPartitionsIT {
     private static final int PARTITIONS = Integer.getInteger("snowstamp.many.partitions", 64);
-    private static final int RATE = 1000;
+    private static final int RATE = 500;
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
 
     private static TestBroker broker;
