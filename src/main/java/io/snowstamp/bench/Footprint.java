@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.SnowstampException;
-import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.runtime.TopicSpec;
@@ -56,7 +56,7 @@ public final class Footprint {
                           double startSeconds, double failoverSeconds) {
     }
 
-    private final SnowstampConfig base;
+    private final ConnectionSettings base;
     private final Path work;
     private final List<String> javaOptions;
     private final Duration timeout;
@@ -67,7 +67,7 @@ public final class Footprint {
      * @param javaOptions JVM options of the stamper children (its heap limit decides much of the RSS)
      * @param timeout     how long each wait (every partition stamped, failover) may take
      */
-    public Footprint(SnowstampConfig base, Path work, List<String> javaOptions, Duration timeout) {
+    public Footprint(ConnectionSettings base, Path work, List<String> javaOptions, Duration timeout) {
         this.base = base;
         this.work = work;
         this.javaOptions = List.copyOf(javaOptions);
@@ -245,7 +245,7 @@ public final class Footprint {
         private final KafkaConsumer<byte[], byte[]> consumer;
         private final int[] counts;
 
-        Stamped(SnowstampConfig base, String topic, int partitions) {
+        Stamped(ConnectionSettings base, String topic, int partitions) {
             Properties props = KafkaSettings.client(base);
             props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
             props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");

@@ -102,7 +102,7 @@ final class BenchCommand implements Callable<Integer> {
         SnowstampConfig loaded = options.load(flags);
         options.configOptions.requireIssuableLayout();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
-            String servers = connection.config().kafka().get("bootstrap.servers");
+            String servers = connection.config().connection().kafka().get("bootstrap.servers");
             if (footprintPartitions != null) {
                 return footprint(connection.config(), out);
             }
@@ -201,11 +201,11 @@ final class BenchCommand implements Callable<Integer> {
         if (footprintPartitions.stream().anyMatch(n -> n < 1)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-partitions must be >= 1 each");
         }
-        Footprint footprint = new Footprint(config, Files.createTempDirectory("snowstamp-footprint"),
+        Footprint footprint = new Footprint(config.connection(), Files.createTempDirectory("snowstamp-footprint"),
                 List.of(footprintJavaOptions.trim().split("\\s+")), java.time.Duration.ofMinutes(10));
         List<Footprint.Figures> rows = new ArrayList<>();
         for (int n : footprintPartitions) {
-            out.println("measuring one stamper instance on " + n + " partitions at " + config.kafka().get("bootstrap.servers"));
+            out.println("measuring one stamper instance on " + n + " partitions at " + config.connection().kafka().get("bootstrap.servers"));
             out.flush();
             rows.add(footprint.measure(n));
         }

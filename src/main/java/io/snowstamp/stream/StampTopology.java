@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.config.IdSettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.resume.TailProbe;
@@ -44,9 +45,10 @@ public final class StampTopology {
                                  java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
         Topology topology = new Topology();
         PreCommitHooks hooks = new PreCommitHooks();
-        topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
+        topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
-                FreezeHook.wrap(() -> new StampProcessor(config, clock, tailProbe, stats, hooks, registryMarks, fence)), Names.SOURCE);
+                FreezeHook.wrap(() -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
+                        tailProbe, stats, hooks, registryMarks, fence)), Names.SOURCE);
         // in memory: a task holds ONE small record, and a RocksDB instance per task cost ~4 MB of state directory (4 GB at
         // 1,024 partitions). Same name, serdes and topic configs as the RocksDB store it replaced, so the same changelog
         // topic and record format: a deployment upgrades in place. Kafka Streams restores an in-memory store from the
@@ -59,7 +61,7 @@ public final class StampTopology {
                         // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
                         .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks),
                 Names.PROCESSOR);
-        if (config.onExcessLead() == SnowstampConfig.OnExcessLead.PAUSE) {
+        if (config.ids().onExcessLead() == IdSettings.OnExcessLead.PAUSE) {
             // stays on RocksDB: a pause lasts until the wall clock catches up with the lead (a clock stepped back an hour
             // pauses for an hour), and everything the partition receives meanwhile is held here, so its size is bounded by
             // nothing but input rate x pause length. RocksDB spills it to disk; an in-memory store would hold it on the heap.
@@ -68,7 +70,7 @@ public final class StampTopology {
                             .withLoggingEnabled(Map.of()),
                     Names.PROCESSOR);
         }
-        topology.addSink(Names.SINK, config.outputTopic(), new ByteArraySerializer(), new StampedValueSerializer(),
+        topology.addSink(Names.SINK, config.topics().output(), new ByteArraySerializer(), new StampedValueSerializer(),
                 new AlignedPartitioner(), Names.PROCESSOR);
         return topology;
     }
