@@ -59,18 +59,21 @@ public final class Footprint {
     private final ConnectionSettings base;
     private final Path work;
     private final List<String> javaOptions;
+    private final String mainClass;
     private final Duration timeout;
 
     /**
      * @param base        connection settings ({@code kafka.*}) for this process and the stamper children
      * @param work        where the children's state directories, settings and logs go
      * @param javaOptions JVM options of the stamper children (its heap limit decides much of the RSS)
+     * @param mainClass   the command-line entry point whose {@code run} starts a stamper
      * @param timeout     how long each wait (every partition stamped, failover) may take
      */
-    public Footprint(ConnectionSettings base, Path work, List<String> javaOptions, Duration timeout) {
+    public Footprint(ConnectionSettings base, Path work, List<String> javaOptions, String mainClass, Duration timeout) {
         this.base = base;
         this.work = work;
         this.javaOptions = List.copyOf(javaOptions);
+        this.mainClass = mainClass;
         this.timeout = timeout;
     }
 
@@ -172,7 +175,7 @@ public final class Footprint {
         command.addAll(javaOptions);
         // -Dsnowstamp.footprint.classpath=OTHER.jar measures another build of the stamper (a before/after comparison)
         String classPath = System.getProperty("snowstamp.footprint.classpath", System.getProperty("java.class.path"));
-        command.addAll(List.of("-cp", classPath, "io.snowstamp.cli.Main", "run",
+        command.addAll(List.of("-cp", classPath, mainClass, "run",
                 "--config", settings.toString(), "--set", "instance.id=" + instance));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)

@@ -71,9 +71,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--latency-rate", paramLabel = "R", defaultValue = "20000", description = "records/s in the latency runs (default: ${DEFAULT-VALUE})")
     int latencyRate;
 
-    @Option(names = "--footprint-partitions", paramLabel = "N,...", split = ",",
+    @Option(names = "--footprint-partitions", paramLabel = "N", split = ",",
             description = "instead of the throughput runs: one stamper instance's footprint (resident memory, threads, open files, "
-                    + "state directory, time until every partition stamped, failover time) at each partition count, e.g. 64,256,1024")
+                    + "state directory, time until every partition stamped, failover time) at each partition count, e.g. 64,256,1024 "
+                    + "(default: none)")
     List<Integer> footprintPartitions;
 
     @Option(names = "--footprint-java-options", paramLabel = "OPTS", defaultValue = "-Xmx768m",
@@ -202,7 +203,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-partitions must be >= 1 each");
         }
         Footprint footprint = new Footprint(config.connection(), Files.createTempDirectory("snowstamp-footprint"),
-                List.of(footprintJavaOptions.trim().split("\\s+")), java.time.Duration.ofMinutes(10));
+                List.of(footprintJavaOptions.trim().split("\\s+")), Main.class.getName(), java.time.Duration.ofMinutes(10));
         List<Footprint.Figures> rows = new ArrayList<>();
         for (int n : footprintPartitions) {
             out.println("measuring one stamper instance on " + n + " partitions at " + config.connection().kafka().get("bootstrap.servers"));

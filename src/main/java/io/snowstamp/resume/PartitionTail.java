@@ -70,9 +70,9 @@ public final class PartitionTail implements AutoCloseable {
      * once is enough: a 50 ms poll per empty partition made a first start on 64 partitions seconds slower.
      */
     public Bounds open(int partition, long from) {
+        long begin = beginning(partition);
         TopicPartition tp = new TopicPartition(topic, partition);
         consumer.assign(List.of(tp));
-        long begin = beginning(partition);
         // the end offset is read for this task, now: it is the safety read, taken after the partition became this task's
         long end = consumer.endOffsets(List.of(tp), timeout).get(tp);
         if (!readProven && Math.max(begin, from) >= end) {
@@ -89,6 +89,7 @@ public final class PartitionTail implements AutoCloseable {
             List<TopicPartition> all = consumer.partitionsFor(topic, timeout).stream()
                     .map(info -> new TopicPartition(topic, info.partition())).toList();
             Map<Integer, Long> read = new HashMap<>();
+            consumer.assign(all);       // asking for unassigned partitions logs a warning per partition
             consumer.beginningOffsets(all, timeout).forEach((tp, offset) -> read.put(tp.partition(), offset));
             beginnings = read;
             beginningsReadAt = System.nanoTime();
