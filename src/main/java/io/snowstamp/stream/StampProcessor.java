@@ -11,6 +11,7 @@ import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.resume.ResumeDecision;
 import io.snowstamp.resume.TailProbe;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.state.WorkerState;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.Cancellable;
@@ -192,8 +193,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         taskStats.issued(id, ids.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
-        byte[] digits = Decimal.ascii(id);
-        record.headers().add(Names.ID_HEADER, digits);
+        byte[] digits = IdHeader.ascii(id);
+        record.headers().add(IdHeader.ID, digits);
         byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, digits);
         context.forward(record.withValue(new StampedValue(partition, value)));
         if (paused == null) {
@@ -284,7 +285,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 sourcePartition = source.partition();
                 sourcePrefix = (sourceTopic + "/" + sourcePartition + "/").getBytes(StandardCharsets.UTF_8);
             }
-            headers.add(Names.SOURCE_HEADER, Decimal.ascii(sourcePrefix, source.offset()));
+            headers.add(IdHeader.SOURCE, IdHeader.ascii(sourcePrefix, source.offset()));
         }
     }
 
