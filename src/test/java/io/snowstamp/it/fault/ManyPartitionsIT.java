@@ -2,7 +2,7 @@ package io.snowstamp.it.fault;
 
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.recovery.TopicReader;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
 import io.snowstamp.testing.SharedBroker;
@@ -99,7 +99,7 @@ class ManyPartitionsIT {
         Properties uncommitted = StampedRecords.committedReader(servers);
         uncommitted.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         TopicReader.readToEnd(uncommitted, topics.out(), Duration.ofSeconds(60), record -> {
-            Header header = record.headers().lastHeader(Names.ID_HEADER);
+            Header header = record.headers().lastHeader(IdHeader.ID);
             long id = Long.parseLong(new String(header.value(), StandardCharsets.US_ASCII));
             assertThat(LAYOUT.decode(id).worker()).as("worker of ID %d in partition %d", id, record.partition())
                     .isEqualTo(record.partition());
