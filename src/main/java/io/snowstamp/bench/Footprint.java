@@ -96,7 +96,7 @@ public final class Footprint {
                 Process a = launch(settings, dir, "a");
                 Process b = null;
                 try {
-                    stamped.awaitEvery(1, start, timeout);
+                    stamped.awaitEvery(1, start, timeout, a);
                     double startSeconds = (System.nanoTime() - start) / 1e9;
                     Thread.sleep(2000);     // a moment to settle: commits, the first heartbeats of the lease
                     long[] memory = memory(a.pid());
@@ -111,7 +111,7 @@ public final class Footprint {
                     long killed = System.nanoTime();
                     a.waitFor(30, TimeUnit.SECONDS);
                     produce(producer, in, partitions);
-                    stamped.awaitEvery(3 * RECORDS_PER_PARTITION, killed, timeout);
+                    stamped.awaitEvery(3 * RECORDS_PER_PARTITION, killed, timeout, b);
                     double failoverSeconds = (System.nanoTime() - killed) / 1e9;
                     return new Figures(partitions, memory[0], memory[1], threads, files, state, startSeconds, failoverSeconds);
                 } finally {
@@ -134,7 +134,7 @@ public final class Footprint {
                     + "); see its log under " + work);
         }
         produce(producer, in, partitions);
-        stamped.awaitEvery(2 * RECORDS_PER_PARTITION, System.nanoTime(), timeout);
+        stamped.awaitEvery(2 * RECORDS_PER_PARTITION, System.nanoTime(), timeout, a, b);
     }
 
     private static void produce(KafkaProducer<byte[], byte[]> producer, String topic, int partitions) {
@@ -260,10 +260,19 @@ public final class Footprint {
             this.counts = new int[partitions];
         }
 
-        /** Waits until every partition holds at least {@code atLeast} stamped records; fails after {@code timeout} from {@code since}. */
-        void awaitEvery(int atLeast, long since, Duration timeout) {
+        /**
+         * Waits until every partition holds at least {@code atLeast} stamped records; fails after
+         * {@code timeout} from {@code since}, or as soon as one of {@code stampers} has exited.
+         */
+        void awaitEvery(int atLeast, long since, Duration timeout, Process... stampers) {
             long deadline = since + timeout.toNanos();
             while (IntStream.of(counts).anyMatch(c -> c < atLeast)) {
+                for (Process stamper : stampers) {
+                    if (!stamper.isAlive()) {
+                        throw new SnowstampException("a measured stamper exited with status " + stamper.exitValue()
+                                + " before every partition stamped; its log is next to its settings under the bench's temporary directory");
+                    }
+                }
                 if (System.nanoTime() > deadline) {
                     long behind = IntStream.of(counts).filter(c -> c < atLeast).count();
                     throw new SnowstampException(behind + " of " + counts.length + " partitions had fewer than " + atLeast
