@@ -79,13 +79,12 @@ public final class JsonIdSplicer {
             boolean existingIsLast = false;
             JsonToken token;
             while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
-                int nameStart = (int) parser.currentTokenLocation().getByteOffset();
-                if (existingFrom >= 0 && existingTo < 0) {
-                    existingTo = nameStart;             // existing member runs up to the next name
-                }
                 members++;
-                if (field.equals(parser.currentName())) {
-                    existingFrom = nameStart;       // only once: the parser refuses duplicate keys
+                // a location is an allocation: asked for only around the existing field, not for every member
+                if (existingFrom >= 0 && existingTo < 0) {
+                    existingTo = (int) parser.currentTokenLocation().getByteOffset();   // existing member runs up to the next name
+                } else if (existingFrom < 0 && field.equals(parser.currentName())) {
+                    existingFrom = (int) parser.currentTokenLocation().getByteOffset(); // only once: the parser refuses duplicate keys
                 }
                 parser.nextToken();
                 parser.skipChildren();
@@ -93,7 +92,7 @@ public final class JsonIdSplicer {
             if (token != JsonToken.END_OBJECT) {
                 throw new BadRecordException(Code.NOT_JSON, "value is not well-formed JSON");
             }
-            int closeBrace = (int) parser.currentTokenLocation().getByteOffset();
+            int closeBrace = existingTo < 0 && existingFrom >= 0 ? (int) parser.currentTokenLocation().getByteOffset() : -1;
             if (parser.nextToken() != null) {
                 throw new BadRecordException(Code.TRAILING_CONTENT, "value has content after the JSON object");
             }
