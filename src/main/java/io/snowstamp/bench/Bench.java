@@ -32,7 +32,7 @@ import java.util.function.Function;
  */
 public final class Bench {
     /** What runs. */
-    public enum Topo { IDENTITY, HEADER, JSON, JACKSON_UUID }
+    public enum Topo { IDENTITY, HEADER, HEADER_NO_PROVENANCE, JSON, JACKSON_UUID }
 
     /** Which Kafka settings: Kafka Streams' defaults, snowstamp's shipped ones, or the throughput profile. */
     public enum Settings { KAFKA_DEFAULTS, SHIPPED, THROUGHPUT }
@@ -170,6 +170,9 @@ public final class Bench {
         raw.putAll(overrides);
         if (topo == Topo.JSON) {
             raw.put("stamp.json-field", "id");
+        }
+        if (topo == Topo.HEADER_NO_PROVENANCE) {
+            raw.put("stamp.provenance", "false");
         }
         return new BenchRun(configs.apply(raw), topo, settings, partitions);
     }
