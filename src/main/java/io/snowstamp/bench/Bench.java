@@ -48,13 +48,13 @@ public final class Bench {
         this.configs = configs;
         this.base = configs.apply(Map.of());
         this.partitions = partitions;
-        this.input = base.inputTopic();
+        this.input = base.topics().input();
     }
 
     /** Creates the input topic and writes {@code records} sample events (~80 bytes of JSON) to it. */
     public void load(long records) {
         createTopic(input);
-        Properties p = KafkaSettings.producer(base);
+        Properties p = KafkaSettings.producer(base.connection());
         p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
@@ -110,7 +110,7 @@ public final class Bench {
             consumer.start();
             long start = System.nanoTime();
             long total = (long) rate * seconds;
-            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(KafkaSettings.producer(base))) {
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(KafkaSettings.producer(base.connection()))) {
                 for (long n = 0; n < total; n++) {
                     long due = start + n * 1_000_000_000L / rate;
                     long wait = due - System.nanoTime();
@@ -140,7 +140,7 @@ public final class Bench {
     }
 
     private void readLatencies(String topic, AtomicBoolean producing, List<Long> latencies) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(base))) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(base.connection()))) {
             List<TopicPartition> tps = new ArrayList<>();
             for (int p = 0; p < partitions; p++) {
                 tps.add(new TopicPartition(topic, p));
@@ -178,7 +178,7 @@ public final class Bench {
     }
 
     private void createTopic(String name) {
-        try (Admin admin = Admin.create(KafkaSettings.client(base))) {
+        try (Admin admin = Admin.create(KafkaSettings.client(base.connection()))) {
             TopicAdmin.apply(admin, List.of(new TopicSpec(name, partitions, (short) -1, Map.of())));
         }
     }

@@ -47,21 +47,21 @@ final class BenchRun implements AutoCloseable {
     BenchRun(SnowstampConfig config, Bench.Topo topo, Bench.Settings settings, int partitions) {
         this.config = config;
         this.partitions = partitions;
-        this.app = config.applicationId();
-        this.output = config.outputTopic();
-        Properties props = settings == Bench.Settings.KAFKA_DEFAULTS ? KafkaSettings.streamsUntuned(config) : KafkaSettings.streams(config);
+        this.app = config.connection().applicationId();
+        this.output = config.topics().output();
+        Properties props = settings == Bench.Settings.KAFKA_DEFAULTS ? KafkaSettings.streamsUntuned(config.connection(), config.topics()) : KafkaSettings.streams(config.connection(), config.topics());
         Topology topology;
         if (topo == Bench.Topo.IDENTITY || topo == Bench.Topo.JACKSON_UUID) {
             tailGuard = null;
-            topology = topo == Bench.Topo.IDENTITY ? BenchTopologies.identity(config.inputTopic(), output)
-                    : BenchTopologies.jacksonUuid(config.inputTopic(), output);
+            topology = topo == Bench.Topo.IDENTITY ? BenchTopologies.identity(config.topics().input(), output)
+                    : BenchTopologies.jacksonUuid(config.topics().input(), output);
         } else {
-            tailGuard = new TailGuard(KafkaSettings.client(config), output, config.layout(), config.tailGuardTimeout());
+            tailGuard = new TailGuard(KafkaSettings.client(config.connection()), output, config.ids().layout(), config.recovery().tailGuardTimeout());
             topology = StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());
         }
         streams = new KafkaStreams(topology, props);
         // ready before the start, so that the first samples of the output see it empty
-        sampler = Admin.create(KafkaSettings.client(config));
+        sampler = Admin.create(KafkaSettings.client(config.connection()));
         written(sampler);
     }
 
@@ -142,7 +142,7 @@ final class BenchRun implements AutoCloseable {
 
     void awaitCommitted(long records) {
         long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+        try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
             while (committed(admin) < records) {
                 if (System.currentTimeMillis() > deadline || streams.state() == KafkaStreams.State.ERROR) {
                     throw new SnowstampException("bench application " + app + " committed only " + committed(admin)
@@ -159,7 +159,7 @@ final class BenchRun implements AutoCloseable {
                     Map.of(app, new ListStreamsGroupOffsetsSpec())).partitionsToOffsetAndMetadata(app).get(30, TimeUnit.SECONDS);
             long sum = 0;
             for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
-                if (e.getKey().topic().equals(config.inputTopic()) && e.getValue() != null) {
+                if (e.getKey().topic().equals(config.topics().input()) && e.getValue() != null) {
                     sum += e.getValue().offset();
                 }
             }

@@ -41,11 +41,12 @@ final class DecodeCommand implements Callable<Integer> {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                         "ID '" + text + "' is invalid: accepted a decimal number 0.." + Long.MAX_VALUE);
             }
-            if (id < 0 || id > config.layout().maxId()) {
+            if (id < 0 || id > config.ids().layout().maxId()) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "ID '" + text + "' is invalid: accepted 0.."
-                        + config.layout().maxId() + " (" + config.layout().totalBits() + " bits) in layout " + config.layout().fingerprint());
+                        + config.ids().layout().maxId() + " (" + config.ids().layout().totalBits() + " bits) in layout "
+                        + config.ids().layout().fingerprint());
             }
-            DecodedId decoded = config.layout().decode(id);
+            DecodedId decoded = config.ids().layout().decode(id);
             ObjectNode node = JSON.createObjectNode();
             node.put("id", decoded.id());
             node.put("time", Instant.ofEpochMilli(decoded.wallMillis()).toString());

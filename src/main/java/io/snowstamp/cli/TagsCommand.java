@@ -92,7 +92,7 @@ final class TagsCommand implements Callable<Integer> {
                             + existing.step() + ", revision " + existing.revision() + "); change its step with 'snowstamp tags set-step'");
                 }
                 TagDefinition definition = new TagDefinition(first, size, 1, System.currentTimeMillis());
-                TagAdmin.write(KafkaSettings.producer(config), config.sequence().tagsTopic(), tag, definition);
+                TagAdmin.write(KafkaSettings.producer(config.connection()), config.sequence().tagsTopic(), tag, definition);
                 spec.commandLine().getOut().println("created " + tag + " start=" + first + " step=" + size + " revision=1");
                 return 0;
             }
@@ -139,7 +139,7 @@ final class TagsCommand implements Callable<Integer> {
                     return 0;
                 }
                 TagDefinition changed = existing.withStep(step, System.currentTimeMillis());
-                TagAdmin.write(KafkaSettings.producer(config), config.sequence().tagsTopic(), tag, changed);
+                TagAdmin.write(KafkaSettings.producer(config.connection()), config.sequence().tagsTopic(), tag, changed);
                 out.println("changed " + tag + " step=" + step + " (was " + existing.step() + ") revision=" + changed.revision()
                         + "; applies from the tag's next segment");
                 return 0;
@@ -177,11 +177,11 @@ final class TagsCommand implements Callable<Integer> {
                 PrintWriter out = spec.commandLine().getOut();
                 SnowstampConfig config = connection.config();
                 Map<String, TagDefinition> registry = registry(config, limit, spec);
-                var segments = TagAdmin.segments(KafkaSettings.consumer(config), SequenceNames.changelogTopic(config.applicationId()),
-                        limit, warnings(spec));
+                var segments = TagAdmin.segments(KafkaSettings.consumer(config.connection()),
+                        SequenceNames.changelogTopic(config.connection().applicationId()), limit, warnings(spec));
                 int partitions;
-                try (Admin admin = Admin.create(KafkaSettings.client(config))) {
-                    partitions = TopicAdmin.partitions(admin, config.outputTopic()).orElse(-1);
+                try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
+                    partitions = TopicAdmin.partitions(admin, config.topics().output()).orElse(-1);
                 }
                 for (TagAdmin.Listed listed : TagAdmin.list(registry, segments, partitions)) {
                     out.println(json(listed));
@@ -237,7 +237,7 @@ final class TagsCommand implements Callable<Integer> {
 
     /** The registered tags; an unreadable definition is skipped with a warning on stderr. */
     private static Map<String, TagDefinition> registry(SnowstampConfig config, Duration limit, CommandSpec spec) {
-        return TagAdmin.registry(KafkaSettings.consumer(config), config.sequence().tagsTopic(), limit, warnings(spec));
+        return TagAdmin.registry(KafkaSettings.consumer(config.connection()), config.sequence().tagsTopic(), limit, warnings(spec));
     }
 
     private static java.util.function.Consumer<String> warnings(CommandSpec spec) {
@@ -248,7 +248,7 @@ final class TagsCommand implements Callable<Integer> {
     private static void ensureTagsTopic(SnowstampConfig config) {
         String topic = config.sequence().tagsTopic();
         TopicSpec spec = TopicSpec.named(TopicSpec.load(Path.of("topics")), topic, "snowstamp-tags");
-        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+        try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
             if (TopicAdmin.partitions(admin, topic).isEmpty()) {
                 TopicAdmin.apply(admin, List.of(spec));
             }

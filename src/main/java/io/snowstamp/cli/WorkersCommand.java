@@ -68,7 +68,7 @@ final class WorkersCommand implements Runnable {
         public Integer call() {
             SnowstampConfig loaded = options.load();
             try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, loaded.registry().topic());
-                 WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection.config()),
+                 WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection.config().connection()),
                          connection.config().registry().topic(), limit, System::currentTimeMillis)) {
                 RegistryLog.Snapshot snapshot = registry.log().read();
                 long now = System.currentTimeMillis();
@@ -172,7 +172,7 @@ final class WorkersCommand implements Runnable {
             SnowstampConfig loaded = options.load();
             PrintWriter out = spec.commandLine().getOut();
             try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, loaded.registry().topic());
-                 WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection.config()),
+                 WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection.config().connection()),
                          connection.config().registry().topic(), limit, System::currentTimeMillis)) {
                 SnowstampConfig config = connection.config();
                 String space = config.registry().space();
@@ -199,7 +199,8 @@ final class WorkersCommand implements Runnable {
                             + " s, no clean stop: crashed or frozen): check that no instance of it runs anywhere, then release it with --force");
                 }
                 List<Claim> claims = segments.stream().map(RegistryView.Verdict::claim).toList();
-                ReleaseMarks.Result result = ReleaseMarks.compute(claims, KafkaSettings.client(config), registry.log().admin(), limit, force);
+                ReleaseMarks.Result result = ReleaseMarks.compute(claims, KafkaSettings.client(config.connection()), registry.log().admin(),
+                        limit, force);
                 IdLayout layout = IdLayout.fromFingerprint(claims.get(0).layout());
                 out.println("release workers " + claims.get(0).firstWorker() + ".." + (claims.get(claims.size() - 1).endWorker() - 1) + " of "
                         + application + " in ID space " + space + ", datacenter " + claims.get(0).datacenter() + " (changelog + tail of "
@@ -217,7 +218,7 @@ final class WorkersCommand implements Runnable {
                 if (!apply) {
                     out.println("dry run: nothing written; --apply records the release");
                 } else {
-                    registry.release(view, segments, result.marks(), config.instanceId(),
+                    registry.release(view, segments, result.marks(), config.connection().instanceId(),
                             "released by 'workers release'" + (force ? " --force (stale claim)" : ""));
                     out.println("released: whoever claims these workers resumes above their marks");
                 }

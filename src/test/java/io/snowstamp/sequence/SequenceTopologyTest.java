@@ -120,18 +120,19 @@ class SequenceTopologyTest {
     }
 
     private void start(SnowstampConfig config, int partitions) {
-        start(config, partitions, config.tailGuard() ? tail : SequenceTail.disabled());
+        start(config, partitions, config.recovery().tailGuard() ? tail : SequenceTail.disabled());
     }
 
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         keepTaskStateOnClose(config);
-        driver = new TopologyTestDriver(SequenceTopology.build(config, partitions, clock::get, withTail), KafkaSettings.streams(config));
+        driver = new TopologyTestDriver(SequenceTopology.build(config, partitions, clock::get, withTail),
+                KafkaSettings.streams(config.connection(), config.topics()));
         open.add(driver);
-        input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
+        input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         tags = driver.createInputTopic(config.sequence().tagsTopic(), new StringSerializer(), new TagDefinitionSerde());
-        output = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        dlq = driver.createOutputTopic(config.dlqTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        changelog = driver.createOutputTopic(SequenceNames.changelogTopic(config.applicationId()), new StringDeserializer(),
+        output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        dlq = driver.createOutputTopic(config.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        changelog = driver.createOutputTopic(SequenceNames.changelogTopic(config.connection().applicationId()), new StringDeserializer(),
                 new SequenceStateSerde());
         definitions.forEach(entry -> tags.pipeInput(entry.getKey(), entry.getValue()));
     }
@@ -139,8 +140,8 @@ class SequenceTopologyTest {
     /** As in StampTopologyTest: a linked task directory survives {@code TopologyTestDriver.close()}. */
     private void keepTaskStateOnClose(SnowstampConfig config) {
         try {
-            Path appDir = stateDir.resolve(INSTANCE).resolve(config.applicationId());
-            Path kept = stateDir.resolve("kept-" + config.applicationId() + "-0_0");
+            Path appDir = stateDir.resolve(INSTANCE).resolve(config.connection().applicationId());
+            Path kept = stateDir.resolve("kept-" + config.connection().applicationId() + "-0_0");
             Files.createDirectories(appDir);
             Files.createDirectories(kept);
             Path task = appDir.resolve("0_0");
@@ -174,7 +175,7 @@ class SequenceTopologyTest {
         readOutput();
         driver.close();
         open.remove(driver);
-        Path kept = stateDir.resolve("kept-" + config.applicationId() + "-0_0");
+        Path kept = stateDir.resolve("kept-" + config.connection().applicationId() + "-0_0");
         try (var files = Files.walk(kept)) {
             files.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(kept)).forEach(p -> p.toFile().delete());
         }
@@ -697,7 +698,8 @@ class SequenceTopologyTest {
         open.remove(driver);
         SnowstampConfig off = config(Keys.RECOVERY_TAIL_GUARD, "false");
         keepTaskStateOnClose(off);
-        driver = new TopologyTestDriver(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled()), KafkaSettings.streams(off));
+        driver = new TopologyTestDriver(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled()),
+                KafkaSettings.streams(off.connection(), off.topics()));
         open.add(driver);
 
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) driver.<String, SequenceState>getKeyValueStore(SequenceNames.STORE)
