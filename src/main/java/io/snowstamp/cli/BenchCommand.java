@@ -77,7 +77,7 @@ final class BenchCommand implements Callable<Integer> {
                     + "stdout) (default: ${DEFAULT-VALUE})")
     ChangelogCommand.Format format;
 
-    @Option(names = "--output-json", paramLabel = "FILE", description = "also write the JSON document to FILE")
+    @Option(names = "--output-json", paramLabel = "FILE", description = "also write the JSON document to FILE (default: none)")
     Path outputJson;
 
     private static final String PASS_THROUGH = "identity, shipped settings";
