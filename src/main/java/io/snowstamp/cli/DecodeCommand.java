@@ -1,7 +1,5 @@
 package io.snowstamp.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.DecodedId;
 import picocli.CommandLine.Command;
@@ -19,8 +17,6 @@ import java.util.concurrent.Callable;
                 + "{\"id\",\"time\",\"worker\",\"datacenter\",\"sequence\"}, time as an ISO-8601 instant.",
         footer = {"", "Examples:", "  snowstamp decode 1234567890123456789", "  snowstamp decode --set id.preset=sonyflake 1234567890123"})
 final class DecodeCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Spec
     CommandSpec spec;
 
@@ -47,14 +43,13 @@ final class DecodeCommand implements Callable<Integer> {
                         + config.ids().layout().fingerprint());
             }
             DecodedId decoded = config.ids().layout().decode(id);
-            ObjectNode node = JSON.createObjectNode();
-            node.put("id", decoded.id());
-            node.put("time", Instant.ofEpochMilli(decoded.wallMillis()).toString());
-            node.put("worker", decoded.worker());
-            node.put("datacenter", decoded.datacenter());
-            node.put("sequence", decoded.sequence());
-            spec.commandLine().getOut().println(JSON.writeValueAsString(node));
+            spec.commandLine().getOut().println(JsonText.of(new Decoded(decoded.id(),
+                    Instant.ofEpochMilli(decoded.wallMillis()).toString(), decoded.worker(), decoded.datacenter(), decoded.sequence())));
         }
         return 0;
+    }
+
+    /** One line of output, in the order the description gives. */
+    record Decoded(long id, String time, long worker, long datacenter, long sequence) {
     }
 }

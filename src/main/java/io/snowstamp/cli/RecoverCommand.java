@@ -3,8 +3,6 @@ package io.snowstamp.cli;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.recovery.ApplicationGroup;
 import io.snowstamp.recovery.ChangelogReader;
@@ -46,7 +44,6 @@ import java.util.concurrent.Callable;
         footer = {"", "Examples:", "  snowstamp recover --application-id orders",
                 "  snowstamp recover --from-changelog old-app --to-application-id new-app --apply"})
 final class RecoverCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Spec
     CommandSpec spec;
@@ -168,16 +165,13 @@ final class RecoverCommand implements Callable<Integer> {
     }
 
     private static String json(ResumePlan.Row row, IdLayout layout) {
-        ObjectNode node = JSON.createObjectNode();
-        node.put("partition", row.partition());
-        node.put("worker", row.worker());
-        node.put("fromChangelog", row.fromChangelog());
-        node.put("fromOutput", row.fromOutput());
-        node.put("resume", row.resume());
         Long millis = StateText.idMillis(layout, row.resume());
-        node.put("resumeTime", millis == null ? null : StateText.iso(millis));
-        node.put("action", row.action().name().toLowerCase(java.util.Locale.ROOT));
-        return node.toString();
+        return JsonText.of(new RowLine(row.partition(), row.worker(), row.fromChangelog(), row.fromOutput(), row.resume(),
+                millis == null ? null : StateText.iso(millis), row.action().name().toLowerCase(java.util.Locale.ROOT)));
+    }
+
+    /** One row of the plan in {@code --format json}; -1 where a source holds nothing for the partition. */
+    record RowLine(int partition, long worker, long fromChangelog, long fromOutput, long resume, String resumeTime, String action) {
     }
 
     private static void print(ResumePlan plan, IdLayout layout, PrintWriter out) {

@@ -1,8 +1,6 @@
 package io.snowstamp.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SequenceSettings;
@@ -36,7 +34,6 @@ import java.util.concurrent.Callable;
         footer = {"", "Example:", "  snowstamp tags create orders --start 1000 --step 500"},
         subcommands = {TagsCommand.Create.class, TagsCommand.SetStep.class, TagsCommand.ListTags.class})
 final class TagsCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Spec
     CommandSpec spec;
@@ -191,34 +188,18 @@ final class TagsCommand implements Callable<Integer> {
         }
 
         private static String json(TagAdmin.Listed listed) {
-            ObjectNode node = JSON.createObjectNode();
-            node.put("tag", listed.tag());
-            node.put("registered", listed.definition() != null);
             TagDefinition definition = listed.definition();
-            if (definition == null) {
-                node.putNull("start");
-                node.putNull("step");
-                node.putNull("revision");
-            } else {
-                node.put("start", definition.start());
-                node.put("step", definition.step());
-                node.put("revision", definition.revision());
-            }
-            if (listed.segment() == null) {
-                node.putNull("max_id");
-            } else {
-                node.put("max_id", listed.segment().maxId());
-            }
-            if (listed.partition() < 0) {
-                node.putNull("partition");
-            } else {
-                node.put("partition", listed.partition());
-            }
-            try {
-                return JSON.writeValueAsString(node);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException("cannot format a tag as JSON", e);
-            }
+            return JsonText.of(new TagLine(listed.tag(), definition != null,
+                    definition == null ? null : definition.start(),
+                    definition == null ? null : definition.step(),
+                    definition == null ? null : definition.revision(),
+                    listed.segment() == null ? null : listed.segment().maxId(),
+                    listed.partition() < 0 ? null : listed.partition()));
+        }
+
+        /** One line of {@code tags list}; null where the tag has no definition, segment or partition yet. */
+        record TagLine(String tag, boolean registered, Long start, Long step, Long revision,
+                       @JsonProperty("max_id") Long maxId, Integer partition) {
         }
     }
 

@@ -1,7 +1,5 @@
 package io.snowstamp.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.IdLayout;
@@ -24,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "workers", header = "Shows and releases worker ranges in the worker registry: list, release.",
@@ -76,8 +75,7 @@ final class WorkersCommand implements Runnable {
                 PrintWriter out = spec.commandLine().getOut();
                 List<Row> rows = rows(snapshot.view(), now, staleAfter);
                 if (format == ChangelogCommand.Format.json) {
-                    ObjectMapper json = new ObjectMapper();
-                    rows.forEach(row -> out.println(row.json(json, snapshot.view(), now)));
+                    rows.forEach(row -> out.println(row.json(snapshot.view(), now)));
                 } else {
                     out.println("worker registry " + registry.log().topic() + ": " + rows.size() + " claim" + (rows.size() == 1 ? "" : "s")
                             + ", now " + StateText.iso(now));
@@ -99,28 +97,18 @@ final class WorkersCommand implements Runnable {
 
     /** A claim and the state {@code workers list} shows. */
     record Row(RegistryView.Entry entry, String state) {
-        ObjectNode json(ObjectMapper mapper, RegistryView view, long now) {
+        String json(RegistryView view, long now) {
             Claim c = entry.claim();
-            ObjectNode node = mapper.createObjectNode();
-            node.put("space", c.space());
-            node.put("datacenter", c.datacenter());
-            node.put("application", c.application());
-            node.put("firstWorker", c.firstWorker());
-            node.put("count", c.count());
-            node.put("state", state);
-            node.put("heartbeatAt", StateText.isoOrNull(c.heartbeatAt()));
-            node.put("heartbeatAgoMillis", now - c.heartbeatAt());
-            node.put("claimedAt", StateText.isoOrNull(c.claimedAt()));
-            node.put("layout", c.layout());
-            node.put("input", c.input());
-            node.put("output", c.output());
-            node.put("instance", c.instance());
-            node.put("claimOffset", view.order(entry));
-            ObjectNode marks = node.putObject("marks");
-            c.marks().forEach((worker, mark) -> marks.put(Long.toString(worker), mark));
-            node.put("note", c.note());
-            return node;
+            return JsonText.of(new Line(c.space(), c.datacenter(), c.application(), c.firstWorker(), c.count(), state,
+                    StateText.isoOrNull(c.heartbeatAt()), now - c.heartbeatAt(), StateText.isoOrNull(c.claimedAt()), c.layout(),
+                    c.input(), c.output(), c.instance(), view.order(entry), c.marks(), c.note()));
         }
+    }
+
+    /** One claim in {@code --format json}, in the order the command's description gives; marks keyed by worker. */
+    record Line(String space, long datacenter, String application, long firstWorker, int count, String state,
+                String heartbeatAt, long heartbeatAgoMillis, String claimedAt, String layout, String input, String output,
+                String instance, long claimOffset, Map<Long, Long> marks, String note) {
     }
 
     static List<Row> rows(RegistryView view, long now, long staleAfter) {

@@ -11,6 +11,7 @@ import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.resume.ResumeDecision;
 import io.snowstamp.resume.TailProbe;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.state.WorkerState;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.Cancellable;
@@ -195,7 +196,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         taskStats.issued(id, ids.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
-        byte[] digits = Decimal.ascii(id);
+        byte[] digits = IdHeader.ascii(id);
         byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, digits);
         // withValue copies the headers: the headers are added to the copy, so the input's (usually none) are
         // copied, not ours too (one list copy per record fewer; profiled, see benchmarks.md)
@@ -203,7 +204,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         if (addSource) {
             addSourceHeader(stamped.headers());
         }
-        stamped.headers().add(Names.ID_HEADER, digits);
+        stamped.headers().add(IdHeader.ID, digits);
         context.forward(stamped);
         if (paused == null) {
             lead.issued(generator.leadMillis(), lastIssued);
@@ -293,7 +294,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 sourcePartition = source.partition();
                 sourcePrefix = (sourceTopic + "/" + sourcePartition + "/").getBytes(StandardCharsets.UTF_8);
             }
-            headers.add(Names.SOURCE_HEADER, Decimal.ascii(sourcePrefix, source.offset()));
+            headers.add(IdHeader.SOURCE, IdHeader.ascii(sourcePrefix, source.offset()));
         }
     }
 

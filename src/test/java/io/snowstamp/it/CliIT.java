@@ -1,6 +1,6 @@
 package io.snowstamp.it;
 
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.SharedBroker;
@@ -71,7 +71,7 @@ class CliIT {
             for (int i = 0; i < 10; i++) {
                 ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, i % 2, ("k" + i).getBytes(StandardCharsets.UTF_8),
                         (i == 3 ? "not json" : "{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8));
-                record.headers().add(Names.ID_HEADER, String.valueOf(1000 + i).getBytes(StandardCharsets.US_ASCII));
+                record.headers().add(IdHeader.ID, String.valueOf(1000 + i).getBytes(StandardCharsets.US_ASCII));
                 producer.send(record);
             }
         }
@@ -88,7 +88,7 @@ class CliIT {
 
         try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             ProducerRecord<byte[], byte[]> copy = new ProducerRecord<>(topic, 1, null, "{}".getBytes(StandardCharsets.UTF_8));
-            copy.headers().add(Names.ID_HEADER, "1004".getBytes(StandardCharsets.US_ASCII));
+            copy.headers().add(IdHeader.ID, "1004".getBytes(StandardCharsets.US_ASCII));
             producer.send(copy);
         }
         Cli.Result dirty = Cli.run(kafka("verify", "--topic", topic));
