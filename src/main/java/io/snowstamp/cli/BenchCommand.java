@@ -25,9 +25,9 @@ import java.util.concurrent.Callable;
 
 @Command(name = "bench", header = "Measures the stamper against a pass-through topology, in one run.",
         description = "Loads --records sample events (~80 bytes of JSON) into a fresh input topic, then runs --repeat rounds; "
-                + "each round runs every case once, in rotated order, each with a fresh application id, output topic and "
-                + "state: the identity (pass-through) topology on Kafka Streams' defaults and on snowstamp's shipped "
-                + "settings, snowstamp in header mode, in header mode without the provenance header and in JSON mode "
+                + "each round runs every case once, in rotated order (reversed every other round), each with a fresh "
+                + "application id, output topic and state: the identity (pass-through) topology on Kafka Streams' "
+                + "defaults and on snowstamp's shipped settings, snowstamp in header mode, in header mode without the provenance header and in JSON mode "
                 + "(shipped settings), in header mode with the throughput profile, and (with --jackson) a Jackson-tree + "
                 + "UUID app. All exactly-once, with the same client settings as the pass-through they are compared with. "
                 + "Every case first runs once on up to 300,000 records, to warm up the JIT. For each case: the steady rate "
@@ -122,8 +122,7 @@ final class BenchCommand implements Callable<Integer> {
             }
             BenchSummary summary = new BenchSummary(cases);
             for (int r = 0; r < repeat; r++) {
-                List<Case> order = new ArrayList<>(cases);
-                java.util.Collections.rotate(order, r);     // no case always runs first or last
+                List<Case> order = roundOrder(cases, r);
                 for (Case c : order) {
                     BenchResult result = bench.throughput(c.name(), c.topo(), c.settings(), records);
                     summary.add(c, result);
@@ -148,6 +147,20 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * The order of round {@code round}: rotated, so no case always runs first or last, and reversed every
+     * other round, so no case always runs right after the same one (a run can slow the next, e.g. while
+     * the broker still writes the previous run's output).
+     */
+    static <T> List<T> roundOrder(List<T> cases, int round) {
+        List<T> order = new ArrayList<>(cases);
+        java.util.Collections.rotate(order, round / 2);
+        if (round % 2 == 1) {
+            java.util.Collections.reverse(order);
+        }
+        return order;
     }
 
     private List<Case> cases() {
