@@ -15,6 +15,9 @@ import io.snowstamp.stream.BadRecordException.Code;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 
 /**
  * Injects the ID into a JSON object value as its first member, keeping every other byte of the
@@ -194,7 +197,7 @@ public final class JsonIdSplicer {
         if (first != JsonToken.START_OBJECT && first != JsonToken.START_ARRAY) {
             return;     // a scalar: read whole already (a string's content is checked when skipped past)
         }
-        java.util.ArrayList<MemberNames> open = new java.util.ArrayList<>();     // null for an array
+        ArrayList<MemberNames> open = new ArrayList<>();     // null for an array
         open.add(first == JsonToken.START_OBJECT ? new MemberNames() : null);
         while (!open.isEmpty()) {
             JsonToken token = parser.nextToken();
@@ -221,7 +224,7 @@ public final class JsonIdSplicer {
         private static final int LINEAR = 16;
         private String[] names;
         private int count;
-        private java.util.HashSet<String> many;
+        private HashSet<String> many;
 
         void add(String name) {
             if (many != null) {
@@ -236,7 +239,7 @@ public final class JsonIdSplicer {
                 }
             }
             if (count == LINEAR) {
-                many = new java.util.HashSet<>(java.util.Arrays.asList(names));
+                many = new HashSet<>(Arrays.asList(names));
                 many.add(name);
                 names = null;
                 return;
