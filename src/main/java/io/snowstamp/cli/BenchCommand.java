@@ -7,6 +7,7 @@ import io.snowstamp.bench.Bench.Topo;
 import io.snowstamp.bench.BenchResult;
 import io.snowstamp.bench.BenchSummary;
 import io.snowstamp.bench.BenchSummary.Case;
+import io.snowstamp.bench.Footprint;
 import io.snowstamp.config.SnowstampConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,7 +45,8 @@ import java.util.concurrent.Callable;
                 + "measure the stamper alone, as in production.",
         footer = {"", "Examples:", "  snowstamp bench --records 200000 --repeat 1",
                 "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --repeat 5 --output-json bench.json",
-                "  snowstamp bench --bootstrap-servers kafka:9092 --set kafka.num.stream.threads=2 --format json"})
+                "  snowstamp bench --bootstrap-servers kafka:9092 --set kafka.num.stream.threads=2 --format json",
+                "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --footprint-partitions 64,256,1024"})
 final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -82,6 +84,17 @@ final class BenchCommand implements Callable<Integer> {
 
     private static final String PASS_THROUGH = "identity, shipped settings";
 
+    @Option(names = "--footprint-partitions", paramLabel = "N", split = ",",
+            description = "instead of the throughput runs: one stamper instance's footprint (resident memory, threads, open files, "
+                    + "state directory, time until every partition stamped, failover time) at each partition count, e.g. 64,256,1024 "
+                    + "(default: none)")
+    List<Integer> footprintPartitions;
+
+    @Option(names = "--footprint-java-options", paramLabel = "OPTS", defaultValue = "-Xmx768m",
+            description = "JVM options of the measured stamper processes (default: ${DEFAULT-VALUE}, the heap of a 1 GiB container "
+                    + "with the image's -XX:MaxRAMPercentage=75)")
+    String footprintJavaOptions;
+
     @Override
     public Integer call() throws Exception {
         if (records < 1 || partitions < 1 || repeat < 1) {
@@ -103,6 +116,9 @@ final class BenchCommand implements Callable<Integer> {
         options.configOptions.requireIssuableLayout();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             String servers = connection.config().connection().kafka().get("bootstrap.servers");
+            if (footprintPartitions != null) {
+                return footprint(connection.config(), out, progress);
+            }
             Bench bench = new Bench(overrides -> {
                 Map<String, String> all = new HashMap<>(flags);
                 all.put("kafka.bootstrap.servers", servers);
@@ -146,6 +162,26 @@ final class BenchCommand implements Callable<Integer> {
                 Files.writeString(outputJson, document + System.lineSeparator());
             }
         }
+        return 0;
+    }
+
+    private int footprint(SnowstampConfig config, PrintWriter out, PrintWriter progress) throws Exception {
+        if (footprintPartitions.stream().anyMatch(n -> n < 1)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-partitions must be >= 1 each");
+        }
+        Footprint footprint = new Footprint(config.connection(), Files.createTempDirectory("snowstamp-footprint"),
+                List.of(footprintJavaOptions.trim().split("\\s+")), Main.class.getName(), java.time.Duration.ofMinutes(10));
+        List<Footprint.Figures> rows = new ArrayList<>();
+        for (int n : footprintPartitions) {
+            progress.println("measuring one stamper instance on " + n + " partitions at "
+                    + config.connection().kafka().get("bootstrap.servers"));
+            progress.flush();
+            rows.add(footprint.measure(n));
+        }
+        if (format == ChangelogCommand.Format.table) {
+            Footprint.printTable(rows, out);
+        }
+        out.println(Footprint.json(rows));
         return 0;
     }
 

@@ -113,7 +113,7 @@ public final class Keys {
         define(STAMP_MAX_DEPTH, "64", "deepest nesting of objects and arrays accepted in JSON field mode (deeper: to the DLQ)");
         define(STAMP_PROVENANCE, "true", "add header `snowstamp-src` = `topic/partition/offset` of the input record");
         define(PROFILE, "default", "`default` (exactly-once, 100 ms commits) or `throughput` (1 s commits: fewer, larger transactions, about 1 s latency); see [Performance](benchmarks.md#performance)");
-        define(STATE_DIR, "data/streams", "local state directory (RocksDB); one sub-directory per instance");
+        define(STATE_DIR, "data/streams", "local state directory, one sub-directory per instance; only `id.on-excess-lead=pause` writes to it (its RocksDB pause buffer): the worker state is kept in memory and restored from its changelog");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
         define(ADMIN_PORT, "", "port of the admin HTTP server (health, metrics, state) of 'run'; empty: off; 0: any free port");
         define(ADMIN_BIND, "127.0.0.1", "address the admin server listens on (`0.0.0.0`: every interface)");

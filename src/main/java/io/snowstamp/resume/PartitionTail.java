@@ -7,7 +7,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.Consumer;
 
@@ -27,6 +29,17 @@ public final class PartitionTail implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     /** A read of the topic succeeded once: READ access is proven (see {@link #open}). */
     private boolean readProven;
+    /**
+     * Beginning offsets of every partition of the topic, read in ONE request for all of them, and
+     * when: at 1,024 partitions a request per task start was 1,024 sequential round trips. A cached
+     * beginning is never above the real one for long (it only grows: retention, deleted records), and
+     * a read below it starts at the real beginning ({@code auto.offset.reset=earliest}), so a stale
+     * value costs at most one more window of the backward scan, never a skipped record. Refreshed
+     * after {@link #BEGINNINGS_TTL_NANOS} and when a partition is missing.
+     */
+    private Map<Integer, Long> beginnings = Map.of();
+    private long beginningsReadAt;
+    private static final long BEGINNINGS_TTL_NANOS = Duration.ofMinutes(1).toNanos();
 
     /** @param clientProps connection and security settings of the cluster */
     public PartitionTail(Properties clientProps, String topic, String clientId, Duration timeout) {
@@ -34,6 +47,8 @@ public final class PartitionTail implements AutoCloseable {
         props.putAll(clientProps);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        // a seek below the log start (a cached beginning offset, see beginnings) reads from the real start
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
@@ -55,9 +70,10 @@ public final class PartitionTail implements AutoCloseable {
      * once is enough: a 50 ms poll per empty partition made a first start on 64 partitions seconds slower.
      */
     public Bounds open(int partition, long from) {
+        long begin = beginning(partition);
         TopicPartition tp = new TopicPartition(topic, partition);
         consumer.assign(List.of(tp));
-        long begin = consumer.beginningOffsets(List.of(tp), timeout).get(tp);
+        // the end offset is read for this task, now: it is the safety read, taken after the partition became this task's
         long end = consumer.endOffsets(List.of(tp), timeout).get(tp);
         if (!readProven && Math.max(begin, from) >= end) {
             consumer.seek(tp, end);
@@ -65,6 +81,24 @@ public final class PartitionTail implements AutoCloseable {
             readProven = true;
         }
         return new Bounds(begin, end);
+    }
+
+    private long beginning(int partition) {
+        Long cached = beginnings.get(partition);
+        if (cached == null || System.nanoTime() - beginningsReadAt > BEGINNINGS_TTL_NANOS) {
+            List<TopicPartition> all = consumer.partitionsFor(topic, timeout).stream()
+                    .map(info -> new TopicPartition(topic, info.partition())).toList();
+            Map<Integer, Long> read = new HashMap<>();
+            consumer.assign(all);       // asking for unassigned partitions logs a warning per partition
+            consumer.beginningOffsets(all, timeout).forEach((tp, offset) -> read.put(tp.partition(), offset));
+            beginnings = read;
+            beginningsReadAt = System.nanoTime();
+            cached = read.get(partition);
+            if (cached == null) {
+                throw new IllegalStateException("partition " + partition + " of " + topic + " does not exist");
+            }
+        }
+        return cached;
     }
 
     /**

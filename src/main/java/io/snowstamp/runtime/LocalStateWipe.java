@@ -12,6 +12,11 @@ import java.util.stream.Stream;
  * Kafka Streams 4.3.1 opens the local stores at start and treats a RocksDB directory left
  * half-written by a SIGKILL as fatal on every later start. Local state is only a cache here (the
  * changelog restores it, the tail guard covers the rest), so the runner wipes it once and starts again.
+ *
+ * <p>Only the pause buffer of {@code id.on-excess-lead=pause} is still a RocksDB store; the worker
+ * and sequence state are in-memory stores, for which Kafka Streams creates no local files at all
+ * (without a persistent store it does not even create the state directory), so with the default
+ * settings there is nothing a SIGKILL could leave half-written.
  */
 final class LocalStateWipe {
     private LocalStateWipe() {

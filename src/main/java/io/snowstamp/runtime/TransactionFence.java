@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -43,6 +44,9 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
     private final String transactionalIdPrefix;
     private final long timeoutMillis;
     private volatile boolean warned;
+    /** The application's ongoing transactions and when they were listed (see {@link #ongoing}); guarded by this. */
+    private Map<String, TransactionDescription> ongoing;
+    private long listedAt;
 
     TransactionFence(Properties clientProps, String applicationId, String outputTopic, Duration timeout) {
         this.admin = Admin.create(clientProps);
@@ -52,25 +56,24 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
     }
 
     @Override
-    public void fenceOpenTransactions(int partition) {
+    public synchronized void fenceOpenTransactions(int partition) {
         long started = System.nanoTime();
         try {
-            List<String> ongoing = admin.listTransactions(new ListTransactionsOptions().filterStates(Set.of(TransactionState.ONGOING)))
-                    .all().get(timeoutMillis, TimeUnit.MILLISECONDS).stream()
-                    .map(TransactionListing::transactionalId).filter(id -> id.startsWith(transactionalIdPrefix)).toList();
-            if (ongoing.isEmpty()) {
+            TopicPartition output = new TopicPartition(outputTopic, partition);
+            List<String> candidates = holders(ongoing(started), output);
+            if (candidates.isEmpty()) {
                 return;
             }
-            TopicPartition output = new TopicPartition(outputTopic, partition);
-            Map<String, TransactionDescription> described = admin.describeTransactions(ongoing).all()
-                    .get(timeoutMillis, TimeUnit.MILLISECONDS);
-            List<String> holders = described.entrySet().stream()
-                    .filter(e -> e.getValue().state() == TransactionState.ONGOING && e.getValue().topicPartitions().contains(output))
-                    .map(Map.Entry::getKey).toList();
+            // described again now: a snapshot a second old may show a transaction that has ended since (this instance's own
+            // included, from before a task moved between its threads), and fencing that id would fence a live producer
+            Map<String, TransactionDescription> now = admin.describeTransactions(candidates).all().get(timeoutMillis, TimeUnit.MILLISECONDS);
+            ongoing.putAll(now);
+            List<String> holders = holders(now, output);
             if (holders.isEmpty()) {
                 return;
             }
             admin.fenceProducers(holders).all().get(timeoutMillis, TimeUnit.MILLISECONDS);
+            holders.forEach(ongoing::remove);       // aborted now: later tasks need not fence them again
             log.atInfo().addKeyValue("event", "predecessor-fenced").addKeyValue("partition", partition)
                     .log("partition {}: fenced {} (an open transaction of a previous owner on {}) in {} ms: its records are"
                             + " aborted now, not when the broker times the transaction out", partition, holders, output,
@@ -86,6 +89,35 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
             }
         }
     }
+
+    /**
+     * The application's ongoing transactions, listed and described at most {@link #LIST_TTL_NANOS}
+     * ago: the tasks of one assignment start one after another (1,024 of them on one instance), and a
+     * list and a describe per task were two admin round trips each. What a snapshot can miss is a
+     * transaction begun in its last second — a previous owner keeps no transaction open across the
+     * rebalance that moved the partition unless it is a zombie, which exactly-once fences anyway
+     * (group generation) — and the fence only shortens a wait: a missed transaction is aborted by the
+     * broker after {@code transaction.timeout.ms}.
+     */
+    private Map<String, TransactionDescription> ongoing(long now) throws Exception {
+        if (ongoing == null || now - listedAt > LIST_TTL_NANOS) {
+            List<String> ids = admin.listTransactions(new ListTransactionsOptions().filterStates(Set.of(TransactionState.ONGOING)))
+                    .all().get(timeoutMillis, TimeUnit.MILLISECONDS).stream()
+                    .map(TransactionListing::transactionalId).filter(id -> id.startsWith(transactionalIdPrefix)).toList();
+            ongoing = ids.isEmpty() ? new HashMap<>()
+                    : new HashMap<>(admin.describeTransactions(ids).all().get(timeoutMillis, TimeUnit.MILLISECONDS));
+            listedAt = now;
+        }
+        return ongoing;
+    }
+
+    private static List<String> holders(Map<String, TransactionDescription> transactions, TopicPartition output) {
+        return transactions.entrySet().stream()
+                .filter(e -> e.getValue().state() == TransactionState.ONGOING && e.getValue().topicPartitions().contains(output))
+                .map(Map.Entry::getKey).toList();
+    }
+
+    private static final long LIST_TTL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     @Override
     public void close() {

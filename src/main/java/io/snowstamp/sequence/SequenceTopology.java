@@ -15,6 +15,7 @@ import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
 import java.util.Map;
@@ -42,6 +43,15 @@ public final class SequenceTopology {
      * @param tail       reads the output partition at task start ({@link SequenceTail#disabled()} to skip)
      */
     public static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail) {
+        return build(config, partitions, clock, tail, Stores.inMemoryKeyValueStore(SequenceNames.STORE));
+    }
+
+    /**
+     * @param segmentsStore the segments store: in memory in production. TopologyTestDriver restores nothing from a
+     *                      changelog, so its restart tests pass a persistent store, kept on disk across drivers.
+     */
+    static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail,
+                          KeyValueBytesStoreSupplier segmentsStore) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(SequenceNames.TAGS_STORE), Serdes.String(), Serdes.ByteArray())
@@ -49,8 +59,11 @@ public final class SequenceTopology {
                 config.sequence().tagsTopic(),
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(SequenceNames.TAGS_SOURCE),
                 TagRegistry.Updater::new);
+        // in memory, restored from its changelog at every task start: one small segment record per tag, and every instance
+        // already holds every tag definition in memory (the global store above), so this store is never the larger one;
+        // same name, serdes and topic configs as the RocksDB store it replaced, hence the same changelog and format
         builder.addStateStore(
-                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SequenceNames.STORE), Serdes.String(), new SequenceStateSerde())
+                Stores.keyValueStoreBuilder(segmentsStore, Serdes.String(), new SequenceStateSerde())
                         // no cache: a reservation goes to the changelog producer before the records it covers
                         .withCachingDisabled()
                         // never a tombstone is written, so compaction keeps the newest segment of every tag

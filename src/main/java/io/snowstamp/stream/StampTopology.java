@@ -9,6 +9,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
 import java.util.Map;
@@ -43,20 +44,40 @@ public final class StampTopology {
      */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                                  java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
+        return build(config, clock, tailProbe, stats, registryMarks, fence, Stores.inMemoryKeyValueStore(Names.STORE));
+    }
+
+    /**
+     * @param workerStore the worker-state store: in memory in production (see below). TopologyTestDriver restores
+     *                    nothing from a changelog, so its restart tests pass a persistent store, kept on disk across
+     *                    drivers: the processor sees the same restored state either way.
+     */
+    static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
+                          java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence,
+                          KeyValueBytesStoreSupplier workerStore) {
         Topology topology = new Topology();
         PreCommitHooks hooks = new PreCommitHooks();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
                 FreezeHook.wrap(() -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
                         tailProbe, stats, hooks, registryMarks, fence)), Names.SOURCE);
+        // in memory: a task holds ONE small record, and a RocksDB instance per task cost ~4 MB of state directory (4 GB at
+        // 1,024 partitions). Same name, serdes and topic configs as the RocksDB store it replaced, so the same changelog
+        // topic and record format: a deployment upgrades in place. Kafka Streams restores an in-memory store from the
+        // changelog's start at every task start (ProcessorStateManager.initializeStoreOffsets ignores any checkpoint for
+        // it): compaction leaves one record per partition plus the active segment (segment.ms). The safety argument never
+        // relied on a local copy: under exactly-once a crash wiped it anyway, and a new owner never had one.
         topology.addStateStore(PreCommitStore.builder(
-                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
+                Stores.keyValueStoreBuilder(workerStore, Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()
                         // never a tombstone is written, so compaction keeps the newest state of every partition; hourly
                         // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
                         .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks),
                 Names.PROCESSOR);
         if (config.ids().onExcessLead() == IdSettings.OnExcessLead.PAUSE) {
+            // stays on RocksDB: a pause lasts until the wall clock catches up with the lead (a clock stepped back an hour
+            // pauses for an hour), and everything the partition receives meanwhile is held here, so its size is bounded by
+            // nothing but input rate x pause length. RocksDB spills it to disk; an in-memory store would hold it on the heap.
             topology.addStateStore(
                     Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
                             .withLoggingEnabled(Map.of()),

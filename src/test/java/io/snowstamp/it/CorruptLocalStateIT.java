@@ -22,7 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A SIGKILL in the middle of creating a store can leave a RocksDB directory that Kafka Streams
  * 4.3.1 refuses on every later start ("wal_dir contains existing log file"). The runner wipes such
- * local state once — it is restored from the changelog — instead of needing an operator.
+ * local state once — it is restored from the changelog — instead of needing an operator. The only
+ * RocksDB store left is the pause buffer of {@code id.on-excess-lead=pause}; the worker state is in
+ * memory and Kafka Streams never opens its old directory (see {@code ChangelogUpgradeIT}).
  */
 @Tag("integration")
 @Timeout(180)
@@ -40,14 +42,15 @@ class CorruptLocalStateIT {
             broker.createTopic("corrupt-in", 1);
             broker.createTopic("corrupt-out", 1);
             broker.createTopic("corrupt-dlq", 1);
-            Path store = work.resolve("state/corrupt/corrupt-app/0_0/rocksdb/worker-state");
+            Path store = work.resolve("state/corrupt/corrupt-app/0_0/rocksdb/pending-records");
             Files.createDirectories(store);
             Files.write(store.resolve("000004.log"), new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
-            Files.writeString(work.resolve("state/corrupt/corrupt-app/0_0/.checkpoint"), "0\n1\ncorrupt-app-worker-state-changelog 0 0\n");
+            Files.writeString(work.resolve("state/corrupt/corrupt-app/0_0/.checkpoint"), "0\n1\ncorrupt-app-pending-records-changelog 0 0\n");
 
             Map<String, String> settings = Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
                     "state.dir", work.resolve("state").toString(), "instance.id", "corrupt", "application.id", "corrupt-app",
-                    "input.topic", "corrupt-in", "output.topic", "corrupt-out", "dlq.topic", "corrupt-dlq", "id.worker-registry", "off");
+                    "input.topic", "corrupt-in", "output.topic", "corrupt-out", "dlq.topic", "corrupt-dlq", "id.worker-registry", "off",
+                    "id.on-excess-lead", "pause");
             try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(), settings), System::currentTimeMillis)) {
                 runner.start();
                 assertThat(runner.awaitRunning(Duration.ofSeconds(120))).isTrue();

@@ -125,7 +125,9 @@ class SequenceTopologyTest {
 
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         keepTaskStateOnClose(config);
-        driver = new TopologyTestDriver(SequenceTopology.build(config, partitions, clock::get, withTail),
+        driver = new TopologyTestDriver(SequenceTopology.build(config, partitions, clock::get, withTail,
+                // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
         open.add(driver);
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
@@ -698,7 +700,8 @@ class SequenceTopologyTest {
         open.remove(driver);
         SnowstampConfig off = config(Keys.RECOVERY_TAIL_GUARD, "false");
         keepTaskStateOnClose(off);
-        driver = new TopologyTestDriver(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled()),
+        driver = new TopologyTestDriver(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled(),
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
                 KafkaSettings.streams(off.connection(), off.topics()));
         open.add(driver);
 

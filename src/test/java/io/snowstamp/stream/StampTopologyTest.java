@@ -81,7 +81,9 @@ class StampTopologyTest {
 
     private TopologyTestDriver start(SnowstampConfig config) {
         keepTaskStateOnClose(config);
-        driver = new TopologyTestDriver(StampTopology.build(config, clock::get, tailProbe),
+        // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
+        driver = new TopologyTestDriver(StampTopology.build(config, clock::get, tailProbe, new StamperStats(), worker -> -1,
+                        PredecessorFence.none(), org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
         open.add(driver);
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());

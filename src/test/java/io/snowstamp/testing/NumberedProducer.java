@@ -34,6 +34,7 @@ public final class NumberedProducer implements AutoCloseable {
     private final AtomicLong acked = new AtomicLong();
     private final AtomicReference<Exception> failure = new AtomicReference<>();
     private volatile boolean stopping;
+    private int spreadOver;
     private Thread thread;
     private KafkaProducer<byte[], byte[]> producer;
 
@@ -56,6 +57,15 @@ public final class NumberedProducer implements AutoCloseable {
 
     public NumberedProducer(String bootstrapServers, String topic, long limit, int perSecond) {
         this(bootstrapServers, topic, 0, limit, perSecond, Duration.ofMinutes(2));
+    }
+
+    /**
+     * Sends record n to partition {@code n % partitions} instead of by key, so that every partition
+     * gets records (100 keys leave some of 64 partitions empty). Before {@link #start}.
+     */
+    public NumberedProducer spreadOver(int partitions) {
+        this.spreadOver = partitions;
+        return this;
     }
 
     /** Starts the sending thread; returns at once. */
@@ -91,7 +101,8 @@ public final class NumberedProducer implements AutoCloseable {
                 byte[] key = ("user-" + (n % 100)).getBytes(StandardCharsets.UTF_8);
                 byte[] value = ("{\"n\":" + n + ",\"kind\":\"fault\"}").getBytes(StandardCharsets.UTF_8);
                 sent.incrementAndGet();
-                producer.send(new ProducerRecord<>(topic, key, value), (metadata, error) -> {
+                Integer partition = spreadOver > 0 ? (int) (n % spreadOver) : null;
+                producer.send(new ProducerRecord<>(topic, partition, key, value), (metadata, error) -> {
                     if (error == null) {
                         acked.incrementAndGet();
                     } else {
