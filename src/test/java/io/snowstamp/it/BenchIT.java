@@ -6,6 +6,7 @@ import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * table and the JSON line agree. Only that it works: no timing is asserted (src/site/markdown/benchmarks.md has the numbers).
  */
 @Tag("integration")
+@Order(9)   // among the longest: starts early in the parallel run (see development.md)
 @ExtendWith(SharedBroker.class)
 @Timeout(600)
 class BenchIT {

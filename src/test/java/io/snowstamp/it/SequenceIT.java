@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with killed child JVMs is {@link SequenceFaultIT}.
  */
 @Tag("integration")
+@Order(8)   // among the longest: starts early in the parallel run (see development.md)
 @ExtendWith(SharedBroker.class)
 @Timeout(300)
 class SequenceIT {

@@ -19,6 +19,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -48,6 +49,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * has its own registry topic, so tests never see each other's claims.
  */
 @Tag("integration")
+@Order(3)   // among the longest: starts early in the parallel run (see development.md)
 @ExtendWith(SharedBroker.class)
 @Timeout(300)
 class WorkerRegistryIT {

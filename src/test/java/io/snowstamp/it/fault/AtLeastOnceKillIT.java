@@ -9,6 +9,7 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.Verification;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * IDs increasing within every partition.
  */
 @Tag("integration")
+@Order(7)   // among the longest: starts early in the parallel run (see development.md)
 @ExtendWith(SharedBroker.class)
 @Timeout(240)
 class AtLeastOnceKillIT {

@@ -9,6 +9,7 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.Verification;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stamped exactly once, with no ID issued twice, as read_committed consumers see it.
  */
 @Tag("integration")
+@Order(4)   // among the longest: starts early in the parallel run (see development.md)
 @ExtendWith(SharedBroker.class)
 @Timeout(300)
 class EosKillRestartIT {

@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,6 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code mvn verify -Dit.test=FailoverIT} prints the figures the README's failure table quotes.
  */
 @Tag("integration")
+@Order(1)   // among the longest: starts early in the parallel run (see development.md)
 @ExtendWith(SharedBroker.class)
 @Timeout(600)
 class FailoverIT {

@@ -9,6 +9,7 @@ import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * resume above everything the previous holder issued. Exactly-once; verified clean at the end.
  */
 @Tag("integration")
+@Order(5)   // among the longest: starts early in the parallel run (see development.md)
 @ExtendWith(SharedBroker.class)
 @Timeout(300)
 class RebalanceIT {

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,6 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the runs and a pure wall-clock resume would pass too.
  */
 @Tag("integration")
+@Order(6)   // among the longest: starts early in the parallel run (see development.md)
 @ExtendWith(SharedBroker.class)
 @Timeout(180)
 class StateLossIT {
