@@ -3,14 +3,11 @@ package io.snowstamp.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
-import io.snowstamp.testing.TestBroker;
-import org.junit.jupiter.api.BeforeAll;
+import io.snowstamp.testing.OnSharedBroker;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,24 +20,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("integration")
 @Order(9)   // among the longest: starts early in the parallel run (see development.md)
-@ExtendWith(SharedBroker.class)
 @Timeout(600)
-class BenchIT {
-    private static TestBroker broker;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
-
+class BenchIT extends OnSharedBroker {
     @Test
     void shouldRunEveryCaseAndPrintTableAndJson() throws Exception {
         Cli.Result bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--records", "4000", "--partitions", "2",
-                "--jackson", "--latency-seconds", "3", "--latency-rate", "400");
+                "--jackson", "--latency-seconds", "1", "--latency-rate", "400");
         assertThat(bench.exitCode()).as(bench.toString()).isZero();
         assertThat(bench.out()).contains("loading 4000 records", "identity, Kafka Streams defaults", "snowstamp header, shipped",
                 "snowstamp json, shipped", "snowstamp header, throughput profile", "jackson tree + uuid, shipped",
-                "latency at 400 records/s for 3 s");
+                "latency at 400 records/s for 1 s");
 
         JsonNode json = new ObjectMapper().readTree(bench.lastLine());
         assertThat(json.get("records").asLong()).isEqualTo(4000);

@@ -10,7 +10,7 @@ import io.snowstamp.sequence.Tags;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
@@ -20,12 +20,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -71,9 +69,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("integration")
 @Order(2)   // among the longest: starts early in the parallel run (see development.md)
-@ExtendWith(SharedBroker.class)
 @Timeout(1_800)
-class SequenceFaultIT {
+class SequenceFaultIT extends OnSharedBroker {
     private static final boolean SOAK = Boolean.getBoolean("snowstamp.soak");
     private static final int ROUNDS = SOAK ? 3 : 1;
     /** Records a second, from the start until the faults are over. */
@@ -93,8 +90,6 @@ class SequenceFaultIT {
         TAGS.put("ticket", new long[] {500_000, 250});
     }
 
-    private static TestBroker broker;
-
     @TempDir
     Path work;
 
@@ -112,11 +107,6 @@ class SequenceFaultIT {
     /** What the producer wrote in all, and per tag (known once it stopped). */
     private long total;
     private long perTag;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** CLI arguments that reach this test's topics and application. */
     private String[] cliSettings() {

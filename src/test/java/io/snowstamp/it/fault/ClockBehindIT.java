@@ -5,7 +5,7 @@ import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Faketime;
 import io.snowstamp.testing.LoggedClock;
 import io.snowstamp.testing.NumberedProducer;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.StampedRecords.Stamped;
 import io.snowstamp.testing.Stamper;
@@ -13,12 +13,10 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -39,22 +37,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the first instance's last ID. Skipped where faketime is not installed.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(180)
-class ClockBehindIT {
+class ClockBehindIT extends OnSharedBroker {
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
     private static final int BATCH = 3_000;
     private static final Duration BEHIND = Duration.ofHours(1);
 
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @BeforeEach
     void requireFaketime() {

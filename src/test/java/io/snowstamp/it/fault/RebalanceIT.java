@@ -2,18 +2,16 @@ package io.snowstamp.it.fault;
 
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -31,22 +29,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("integration")
 @Order(5)   // among the longest: starts early in the parallel run (see development.md)
-@ExtendWith(SharedBroker.class)
 @Timeout(300)
-class RebalanceIT {
+class RebalanceIT extends OnSharedBroker {
     private static final int PARTITIONS = 6;
     private static final int RATE = 500;
     private static final int MAX_RECORDS = 60_000;
 
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @Test
     void shouldStampEveryRecordOnceWhileInstancesJoinLeaveCrashAndReturn() throws Exception {
