@@ -25,11 +25,11 @@ class BenchIT extends OnSharedBroker {
     @Test
     void shouldRunEveryCaseAndPrintTableAndJson() throws Exception {
         Cli.Result bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--records", "4000", "--partitions", "2",
-                "--jackson", "--latency-seconds", "1", "--latency-rate", "400");
+                "--jackson", "--latency-seconds", "3", "--latency-rate", "400");
         assertThat(bench.exitCode()).as(bench.toString()).isZero();
         assertThat(bench.out()).contains("loading 4000 records", "identity, Kafka Streams defaults", "snowstamp header, shipped",
                 "snowstamp json, shipped", "snowstamp header, throughput profile", "jackson tree + uuid, shipped",
-                "latency at 400 records/s for 1 s");
+                "latency at 400 records/s for 3 s");
 
         JsonNode json = new ObjectMapper().readTree(bench.lastLine());
         assertThat(json.get("records").asLong()).isEqualTo(4000);

@@ -52,7 +52,7 @@ class QuietOutputIT {
             // another process finds the run's broker through the data directory
             Cli.Result produce = Cli.run("produce", "--data-dir", kafka, "--count", "200");
             assertThat(produce.exitCode()).as(produce.toString()).isZero();
-            Cli.Result consume = Cli.run("consume", "--data-dir", kafka, "--topic", "events.stamped", "--max", "800", "--timeout", "60s");
+            Cli.Result consume = Cli.run("consume", "--data-dir", kafka, "--topic", "events.stamped", "--max", "800", "--timeout", "3m");
             assertThat(consume.outLines()).as(consume.toString()).hasSize(800);
             assertThat(stamper.terminate(60)).isIn(0, 143);
             assertQuiet("run", stamper);

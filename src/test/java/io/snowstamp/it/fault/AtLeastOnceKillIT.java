@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("integration")
 @Order(7)   // among the longest: starts early in the parallel run (see development.md)
-@Timeout(240)
+@Timeout(600)
 class AtLeastOnceKillIT extends OnSharedBroker {
     private static final int KILLS = 6;
     private static final int RATE = 600;

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The stamper must reconnect by itself and go on; every record is stamped exactly once.
  */
 @Tag("integration")
-@Timeout(240)
+@Timeout(480)
 class BrokerRestartIT {
     private static final int RATE = 500;
     private static final int MAX_RECORDS = 40_000;

@@ -37,10 +37,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the first instance's last ID. Skipped where faketime is not installed.
  */
 @Tag("integration")
-@Timeout(180)
+@Timeout(300)
 class ClockBehindIT extends OnSharedBroker {
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
     private static final int BATCH = 3_000;
+    /** A producer's limit that a test never reaches: it stops the producer itself. */
+    private static final long UNTIL_STOPPED = 10_000_000;
     private static final Duration BEHIND = Duration.ofHours(1);
 
     @TempDir
@@ -87,18 +89,21 @@ class ClockBehindIT extends OnSharedBroker {
         Stamper a = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
         Stamper b = a.instance("b").withClockOffset("-1h");
 
-        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), 2 * BATCH, 600).start();
+        // the load runs until B has stamped in every partition, however long the starts take: A is killed
+        // while records arrive, and B takes over with records still to stamp in every partition
+        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), UNTIL_STOPPED, 600).start();
              ChildJvm first = a.start(); TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
             // A has committed records in every partition, and is writing more
-            assertThat(ends.awaitEveryPartitionCommitted(topics.out(), 100, Duration.ofSeconds(60))).as(first.logs()).isTrue();
-            assertThat(ends.awaitAbove(topics.out(), ends.total(topics.out()), Duration.ofSeconds(30))).as(first.logs()).isTrue();
+            assertThat(ends.awaitEveryPartitionCommitted(topics.out(), 100, Duration.ofSeconds(120))).as(first.logs()).isTrue();
+            assertThat(ends.awaitAbove(topics.out(), ends.total(topics.out()), Duration.ofSeconds(60))).as(first.logs()).isTrue();
             first.kill();
             Map<Integer, Long> handover = ends.perPartition(topics.out());
             timeline.mark("A killed while stamping; output ends %s", handover);
 
             Instant realStart = Instant.now();
             try (ChildJvm second = b.start()) {
-                assertThat(producer.awaitDone(Duration.ofSeconds(60))).isTrue();
+                assertThat(ends.awaitEveryPartitionGrown(topics.out(), handover, 100, Duration.ofSeconds(120)))
+                        .as("B commits records in every partition\n%s", second.logs()).isTrue();
                 long produced = producer.stop();
                 Verification verify = awaitStamped(topics, produced);
                 timeline.mark("B stamped: %s", verify.summaryLine());

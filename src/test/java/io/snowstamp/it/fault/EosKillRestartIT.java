@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("integration")
 @Order(4)   // among the longest: starts early in the parallel run (see development.md)
-@Timeout(300)
+@Timeout(900)
 class EosKillRestartIT extends OnSharedBroker {
     private static final int KILLS = 10;
     private static final int RATE = 600;

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("integration")
 @Order(5)   // among the longest: starts early in the parallel run (see development.md)
-@Timeout(300)
+@Timeout(900)
 class RebalanceIT extends OnSharedBroker {
     private static final int PARTITIONS = 6;
     private static final int RATE = 500;
@@ -99,15 +99,18 @@ class RebalanceIT extends OnSharedBroker {
 
     private static ChildJvm tookPartitions(Stamper stamper, ChildJvm child, TopicEnds ends, Timeline timeline) throws Exception {
         // the resume log line names the holder: instance id, then the stream thread
-        child.awaitLog("taken by " + stamper.instanceId() + "/", 90);
+        child.awaitLog("taken by " + stamper.instanceId() + "/", 180);
         progress(ends, stamper.topics(), timeline, stamper.instanceId() + " took partitions");
         return child;
     }
 
-    /** Waits until the output has grown by a few hundred records since now. */
+    /**
+     * Waits until the output has grown by a few hundred records since now. The bound is minutes, far from
+     * the seconds this takes: test classes run side by side, and a loaded machine slows a new owner's first records.
+     */
     private static void progress(TopicEnds ends, Stamper.Topics topics, Timeline timeline, String after) throws Exception {
         long before = ends.total(topics.out());
-        assertThat(ends.awaitAbove(topics.out(), before + 300, Duration.ofSeconds(90)))
+        assertThat(ends.awaitAbove(topics.out(), before + 300, Duration.ofSeconds(240)))
                 .as("output grows after: %s", after).isTrue();
         timeline.mark("%s; output at %d", after, ends.total(topics.out()));
     }
