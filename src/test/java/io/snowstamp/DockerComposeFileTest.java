@@ -101,7 +101,7 @@ class DockerComposeFileTest {
                 assertThat(Keys.fromEnvironmentName(name)).as(name + " names a configuration key").isNotNull();
             });
             SnowstampConfig config = ConfigLoader.load(null, env, Map.of());
-            assertThat(config.kafka()).as(service).containsEntry("bootstrap.servers", "kafka:9092");
+            assertThat(config.connection().kafka()).as(service).containsEntry("bootstrap.servers", "kafka:9092");
         }
     }
 
@@ -114,7 +114,7 @@ class DockerComposeFileTest {
         assertThat(config.admin().bind()).as("127.0.0.1 inside a container is unreachable from outside").isEqualTo("0.0.0.0");
         assertThat(config.admin().advertisedHost("container-id")).as("other containers reach it by service name").isEqualTo("snowstamp");
         assertThat(list(snowstamp.get("ports"))).contains(config.admin().port() + ":" + config.admin().port());
-        assertThat(config.instanceId()).as("a fixed instance id keeps the state directory across container re-creation")
+        assertThat(config.connection().instanceId()).as("a fixed instance id keeps the state directory across container re-creation")
                 .isEqualTo("snowstamp-1");
         assertThat(list(snowstamp.at("/healthcheck/test"))).last().asString().contains("/dev/tcp/127.0.0.1/" + config.admin().port(),
                 "/health/ready");

@@ -7,7 +7,6 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.RestoreTracker;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.resume.ResumeDecision;
@@ -39,7 +38,6 @@ final class StamperMetrics implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final StreamsRunner runner;
-    private final SnowstampConfig config;
     private final LongSupplier clock;
     private final ScheduledExecutorService scheduler;
     private final Set<Integer> counted = new HashSet<>();
@@ -54,8 +52,7 @@ final class StamperMetrics implements AutoCloseable {
     private volatile Map<Integer, RestoreTracker.Restore> restores = Map.of();
     private volatile long now;
 
-    StamperMetrics(SnowstampConfig config, StreamsRunner runner, LongSupplier clock) {
-        this.config = config;
+    StamperMetrics(StreamsRunner runner, LongSupplier clock) {
         this.runner = runner;
         this.clock = clock;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(AdminServer.daemonThreads("snowstamp-metrics"));
@@ -104,7 +101,7 @@ final class StamperMetrics implements AutoCloseable {
     }
 
     private Tags partitionTags(int partition) {
-        return Tags.of("partition", Integer.toString(partition), "worker", Long.toString(config.workerFor(partition)));
+        return Tags.of("partition", Integer.toString(partition), "worker", Long.toString(runner.workerOffset() + partition));
     }
 
     private void registerCounters(int partition) {

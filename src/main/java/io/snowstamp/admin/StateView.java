@@ -73,8 +73,8 @@ final class StateView {
     ObjectNode render(boolean localOnly) {
         long now = clock.getAsLong();
         ObjectNode root = json.createObjectNode();
-        root.put("application", config.applicationId());
-        root.put("instance", config.instanceId());
+        root.put("application", config.connection().applicationId());
+        root.put("instance", config.connection().instanceId());
         root.put("server", server());
         root.put("streamsState", runner.state().name());
         root.put("at", Instant.ofEpochMilli(now).toString());
@@ -93,7 +93,7 @@ final class StateView {
             return root;
         }
         ObjectNode me = instances.addObject();
-        me.put("instance", config.instanceId());
+        me.put("instance", config.connection().instanceId());
         me.put("server", root.get("server").asText(null));
         try {
             List<ObjectNode> local = local(now);
@@ -136,7 +136,7 @@ final class StateView {
     }
 
     private ObjectNode partition(int partition, WorkerState state, TaskStats task, long now) {
-        IdLayout layout = config.layout();
+        IdLayout layout = config.ids().layout();
         // the running task knows IDs issued since the last state write; the store lags by up to a reservation
         long newest = task != null && task.lastId() > state.lastId() ? task.lastId() : state.lastId();
         long leadMillis = task != null && task.issued() > 0 ? task.leadMillis(now)
@@ -144,7 +144,7 @@ final class StateView {
         long reserved = state.reservedUntil();
         Reservation reservation = new Reservation(reserved, reserved < 0 ? null : instant(layout.decode(reserved).wallMillis()),
                 reserved < 0 ? 0 : layout.decode(reserved).wallMillis() - now);
-        PartitionJson view = new PartitionJson(partition, state.workerId(), config.instanceId(), server(), state.epoch(),
+        PartitionJson view = new PartitionJson(partition, state.workerId(), config.connection().instanceId(), server(), state.epoch(),
                 state.holder(), instant(state.acquiredAt()), instant(state.heartbeatAt()), state.lastId(),
                 state.lastId() < 0 ? null : Decoded.of(layout.decode(state.lastId())), newest, leadMillis, reservation,
                 // a stall is visible here: how long the partition has not stamped, and whether its instance is rebalancing
@@ -225,7 +225,7 @@ final class StateView {
             ObjectNode instance = instances.addObject();
             instance.put("server", host.host() + ":" + host.port());
             ArrayNode assigned = instance.putArray("assigned");
-            client.topicPartitions().stream().filter(tp -> tp.topic().equals(config.inputTopic()))
+            client.topicPartitions().stream().filter(tp -> tp.topic().equals(config.topics().input()))
                     .mapToInt(tp -> tp.partition()).sorted().forEach(assigned::add);
             try {
                 JsonNode remote = fetch(host);

@@ -60,13 +60,13 @@ public final class Bench {
         this.configs = configs;
         this.base = configs.apply(Map.of());
         this.partitions = partitions;
-        this.input = base.inputTopic();
+        this.input = base.topics().input();
     }
 
     /** Creates the input topic and writes {@code records} sample events (~80 bytes of JSON) to it. */
     public void load(long records) {
         createTopic(input);
-        Properties p = KafkaSettings.producer(base);
+        Properties p = KafkaSettings.producer(base.connection());
         p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
@@ -122,7 +122,7 @@ public final class Bench {
             consumer.start();
             long start = System.nanoTime();
             long total = (long) rate * seconds;
-            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(KafkaSettings.producer(base))) {
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(KafkaSettings.producer(base.connection()))) {
                 for (long n = 0; n < total; n++) {
                     long due = start + n * 1_000_000_000L / rate;
                     long wait = due - System.nanoTime();
@@ -152,7 +152,7 @@ public final class Bench {
     }
 
     private void readLatencies(String topic, AtomicBoolean producing, List<Long> latencies) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(base))) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(base.connection()))) {
             List<TopicPartition> tps = new ArrayList<>();
             for (int p = 0; p < partitions; p++) {
                 tps.add(new TopicPartition(topic, p));
@@ -172,7 +172,7 @@ public final class Bench {
     }
 
     private void createTopic(String name) {
-        try (Admin admin = Admin.create(KafkaSettings.client(base))) {
+        try (Admin admin = Admin.create(KafkaSettings.client(base.connection()))) {
             TopicAdmin.apply(admin, List.of(new TopicSpec(name, partitions, (short) -1, Map.of())));
         }
     }
@@ -202,19 +202,21 @@ public final class Bench {
                 raw.put("stamp.json-field", "id");
             }
             config = configs.apply(raw);
-            Properties props = settings == Settings.KAFKA_DEFAULTS ? KafkaSettings.streamsUntuned(config) : KafkaSettings.streams(config);
+            Properties props = settings == Settings.KAFKA_DEFAULTS ? KafkaSettings.streamsUntuned(config.connection(), config.topics())
+                    : KafkaSettings.streams(config.connection(), config.topics());
             Topology topology;
             if (topo == Topo.IDENTITY || topo == Topo.JACKSON_UUID) {
                 tailGuard = null;
-                topology = topo == Topo.IDENTITY ? BenchTopologies.identity(config.inputTopic(), output)
-                        : BenchTopologies.jacksonUuid(config.inputTopic(), output);
+                topology = topo == Topo.IDENTITY ? BenchTopologies.identity(config.topics().input(), output)
+                        : BenchTopologies.jacksonUuid(config.topics().input(), output);
             } else {
-                tailGuard = new TailGuard(KafkaSettings.client(config), output, config.layout(), config.tailGuardTimeout());
+                tailGuard = new TailGuard(KafkaSettings.client(config.connection()), output, config.ids().layout(),
+                        config.recovery().tailGuardTimeout());
                 topology = StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());
             }
             streams = new KafkaStreams(topology, props);
             // ready before the start, so that the first samples of the output see it empty
-            sampler = Admin.create(KafkaSettings.client(config));
+            sampler = Admin.create(KafkaSettings.client(config.connection()));
             written(sampler);
         }
 
@@ -295,7 +297,7 @@ public final class Bench {
 
         void awaitCommitted(long records) {
             long deadline = System.currentTimeMillis() + TIMEOUT_MILLIS;
-            try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+            try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
                 while (committed(admin) < records) {
                     if (System.currentTimeMillis() > deadline || streams.state() == KafkaStreams.State.ERROR) {
                         throw new SnowstampException("bench application " + app + " committed only " + committed(admin)
@@ -312,7 +314,7 @@ public final class Bench {
                         Map.of(app, new ListStreamsGroupOffsetsSpec())).partitionsToOffsetAndMetadata(app).get(30, TimeUnit.SECONDS);
                 long sum = 0;
                 for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
-                    if (e.getKey().topic().equals(config.inputTopic()) && e.getValue() != null) {
+                    if (e.getKey().topic().equals(config.topics().input()) && e.getValue() != null) {
                         sum += e.getValue().offset();
                     }
                 }

@@ -90,7 +90,7 @@ final class BenchCommand implements Callable<Integer> {
         SnowstampConfig loaded = options.load(flags);
         options.configOptions.requireIssuableLayout();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
-            String servers = connection.config().kafka().get("bootstrap.servers");
+            String servers = connection.config().connection().kafka().get("bootstrap.servers");
             Bench bench = new Bench(overrides -> {
                 Map<String, String> all = new HashMap<>(flags);
                 all.put("kafka.bootstrap.servers", servers);

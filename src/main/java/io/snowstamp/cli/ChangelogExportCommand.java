@@ -44,20 +44,21 @@ final class ChangelogExportCommand extends ChangelogCommand.Subcommand implement
         Duration limit = target.limit;
         try (KafkaOptions.Connection connection = connect()) {
             SnowstampConfig config = connection.config();
-            Map<Integer, ChangelogEntry> latest = ChangelogReader.latest(KafkaSettings.consumer(config), config.applicationId(), limit);
+            Map<Integer, ChangelogEntry> latest = ChangelogReader.latest(KafkaSettings.consumer(config.connection()),
+                    config.connection().applicationId(), limit);
             Map<Integer, WorkerState> states = new TreeMap<>();
             latest.forEach((key, entry) -> states.put(key, entry.state()));
             Set<String> stored = new TreeSet<>();
             states.values().forEach(s -> stored.add(s.layoutFingerprint()));
             // the file's layout is the one its IDs were issued with; the configured one only if the states disagree
-            String layout = stored.size() == 1 ? stored.iterator().next() : config.layout().fingerprint();
-            StateFile export = new StateFile(new StateFile.Header(config.applicationId(),
+            String layout = stored.size() == 1 ? stored.iterator().next() : config.ids().layout().fingerprint();
+            StateFile export = new StateFile(new StateFile.Header(config.connection().applicationId(),
                     StateText.iso(System.currentTimeMillis()), layout), new TreeMap<>(states));
             PrintWriter report = file.equals("-") ? spec.commandLine().getErr() : spec.commandLine().getOut();
             write(export, file, spec.commandLine().getOut());
-            StateText.layoutWarnings(latest, config.layout()).forEach(w -> spec.commandLine().getErr().println("warning: " + w));
+            StateText.layoutWarnings(latest, config.ids().layout()).forEach(w -> spec.commandLine().getErr().println("warning: " + w));
             report.println("exported " + states.size() + " partition" + (states.size() == 1 ? "" : "s") + " of "
-                    + Names.changelogTopic(config.applicationId()) + " to " + (file.equals("-") ? "stdout" : file)
+                    + Names.changelogTopic(config.connection().applicationId()) + " to " + (file.equals("-") ? "stdout" : file)
                     + " (layout " + layout + ")");
             report.flush();
             spec.commandLine().getErr().flush();

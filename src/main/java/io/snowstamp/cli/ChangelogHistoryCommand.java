@@ -55,11 +55,12 @@ final class ChangelogHistoryCommand extends ChangelogCommand.Subcommand implemen
         PrintWriter out = spec.commandLine().getOut();
         try (KafkaOptions.Connection connection = connect()) {
             SnowstampConfig config = connection.config();
-            IdLayout configured = config.layout();
+            IdLayout configured = config.ids().layout();
+            String application = config.connection().applicationId();
             Map<Integer, WorkerState> previous = new HashMap<>();
             TextTable table = new TextTable("partition", "offset", "writtenAt", "epoch", "holder", "change");
             long[] count = {0};
-            ChangelogReader.read(KafkaSettings.consumer(config), config.applicationId(), partition, limit, entry -> {
+            ChangelogReader.read(KafkaSettings.consumer(config.connection()), application, partition, limit, entry -> {
                 WorkerState before = previous.get(entry.key());
                 WorkerState state = entry.state();
                 IdLayout layout = state == null ? configured : StateText.layoutOf(state, configured);
@@ -79,12 +80,12 @@ final class ChangelogHistoryCommand extends ChangelogCommand.Subcommand implemen
                 }
             });
             if (count[0] == 0) {
-                String topic = Names.changelogTopic(config.applicationId());
+                String topic = Names.changelogTopic(application);
                 if (partition == null) {
-                    throw new ChangelogUnavailableException(topic, config.applicationId(), ChangelogUnavailableException.Reason.EMPTY);
+                    throw new ChangelogUnavailableException(topic, application, ChangelogUnavailableException.Reason.EMPTY);
                 }
                 throw new SnowstampException("partition " + partition + " of changelog topic " + topic
-                        + " is empty: no task of application " + config.applicationId() + " has run for it");
+                        + " is empty: no task of application " + application + " has run for it");
             }
             if (format == ChangelogCommand.Format.table) {
                 table.print(out);

@@ -49,19 +49,20 @@ final class ChangelogImportCommand extends ChangelogCommand.Subcommand implement
         StateFile export = read(file);
         PrintWriter out = spec.commandLine().getOut();
         try (KafkaOptions.Connection connection = connect();
-             Admin admin = Admin.create(KafkaSettings.client(connection.config()))) {
+             Admin admin = Admin.create(KafkaSettings.client(connection.config().connection()))) {
             SnowstampConfig config = connection.config();
-            StateImport importer = new StateImport(admin, KafkaSettings.consumer(config), KafkaSettings.producer(config), target.limit);
-            StateImport.Prepared prepared = importer.prepare(export, config.applicationId(), config.inputTopic(), config.layout(),
-                    config.workerOffset(), dryRun);
+            StateImport importer = new StateImport(admin, KafkaSettings.consumer(config.connection()),
+                    KafkaSettings.producer(config.connection()), target.limit);
+            StateImport.Prepared prepared = importer.prepare(export, config.connection().applicationId(), config.topics().input(),
+                    config.ids().layout(), config.ids().workerOffset(), dryRun);
             String topic = prepared.topic();
             out.println((dryRun ? "dry run: " : "") + "import " + (file.equals("-") ? "stdin" : file) + " (application "
                     + export.header().applicationId() + ", exported " + export.header().exportedAt() + ") into " + topic
                     + (prepared.topicExists() ? "" : " (does not exist yet: created compacted with " + prepared.partitions() + " partitions)"));
-            printPlan(prepared.plan(), config.layout(), out);
+            printPlan(prepared.plan(), config.ids().layout(), out);
             List<String> members = prepared.activeMembers();
             if (!members.isEmpty()) {
-                out.println("dry run: application " + config.applicationId() + " is running (" + members.size() + " active member"
+                out.println("dry run: application " + config.connection().applicationId() + " is running (" + members.size() + " active member"
                         + (members.size() == 1 ? "" : "s") + "): stop every instance before the real import");
             }
             int writes = prepared.plan().writes().size();

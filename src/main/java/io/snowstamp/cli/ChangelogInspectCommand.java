@@ -39,14 +39,15 @@ final class ChangelogInspectCommand extends ChangelogCommand.Subcommand implemen
         Duration limit = target.limit;
         try (KafkaOptions.Connection connection = connect()) {
             SnowstampConfig config = connection.config();
-            Map<Integer, ChangelogEntry> latest = ChangelogReader.latest(KafkaSettings.consumer(config), config.applicationId(), limit);
+            Map<Integer, ChangelogEntry> latest = ChangelogReader.latest(KafkaSettings.consumer(config.connection()),
+                    config.connection().applicationId(), limit);
             print(config, latest, System.currentTimeMillis(), spec.commandLine().getOut(), spec.commandLine().getErr());
             return 0;
         }
     }
 
     private void print(SnowstampConfig config, Map<Integer, ChangelogEntry> latest, long now, PrintWriter out, PrintWriter err) {
-        IdLayout configured = config.layout();
+        IdLayout configured = config.ids().layout();
         List<String> warnings = StateText.layoutWarnings(latest, configured);
         if (format == ChangelogCommand.Format.json) {
             latest.values().forEach(entry -> out.println(JsonText.of(JsonLine.of(entry, configured, now))));
@@ -55,7 +56,7 @@ final class ChangelogInspectCommand extends ChangelogCommand.Subcommand implemen
             err.flush();
             return;
         }
-        out.println("changelog " + Names.changelogTopic(config.applicationId()) + ": " + latest.size() + " partition"
+        out.println("changelog " + Names.changelogTopic(config.connection().applicationId()) + ": " + latest.size() + " partition"
                 + (latest.size() == 1 ? "" : "s") + " with state, now " + StateText.iso(now));
         TextTable table = new TextTable("partition", "worker", "epoch", "holder", "acquiredAt", "heartbeat", "lastId",
                 "lastId time", "reservedUntil time", "lead");

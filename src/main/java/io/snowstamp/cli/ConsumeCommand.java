@@ -51,11 +51,11 @@ final class ConsumeCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--max=" + max + " is invalid: accepted 0 or more");
         }
         SnowstampConfig loaded = options.load();
-        String target = topic == null ? loaded.outputTopic() : topic;
+        String target = topic == null ? loaded.topics().output() : topic;
         try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, target)) {
             PrintWriter out = spec.commandLine().getOut();
             long printed = 0;
-            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(connection.config()))) {
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(connection.config().connection()))) {
                 List<TopicPartition> partitions = TopicReader.partitions(consumer, target, limit);
                 if (partitions.isEmpty()) {
                     throw new io.snowstamp.SnowstampException("topic " + target + " does not exist");

@@ -1,7 +1,5 @@
 package io.snowstamp.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.DecodedId;
 import picocli.CommandLine.Command;
@@ -19,8 +17,6 @@ import java.util.concurrent.Callable;
                 + "{\"id\",\"time\",\"worker\",\"datacenter\",\"sequence\"}, time as an ISO-8601 instant.",
         footer = {"", "Examples:", "  snowstamp decode 1234567890123456789", "  snowstamp decode --set id.preset=sonyflake 1234567890123"})
 final class DecodeCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Spec
     CommandSpec spec;
 
@@ -41,19 +37,19 @@ final class DecodeCommand implements Callable<Integer> {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                         "ID '" + text + "' is invalid: accepted a decimal number 0.." + Long.MAX_VALUE);
             }
-            if (id < 0 || id > config.layout().maxId()) {
+            if (id < 0 || id > config.ids().layout().maxId()) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "ID '" + text + "' is invalid: accepted 0.."
-                        + config.layout().maxId() + " (" + config.layout().totalBits() + " bits) in layout " + config.layout().fingerprint());
+                        + config.ids().layout().maxId() + " (" + config.ids().layout().totalBits() + " bits) in layout "
+                        + config.ids().layout().fingerprint());
             }
-            DecodedId decoded = config.layout().decode(id);
-            ObjectNode node = JSON.createObjectNode();
-            node.put("id", decoded.id());
-            node.put("time", Instant.ofEpochMilli(decoded.wallMillis()).toString());
-            node.put("worker", decoded.worker());
-            node.put("datacenter", decoded.datacenter());
-            node.put("sequence", decoded.sequence());
-            spec.commandLine().getOut().println(JSON.writeValueAsString(node));
+            DecodedId decoded = config.ids().layout().decode(id);
+            spec.commandLine().getOut().println(JsonText.of(new Decoded(decoded.id(),
+                    Instant.ofEpochMilli(decoded.wallMillis()).toString(), decoded.worker(), decoded.datacenter(), decoded.sequence())));
         }
         return 0;
+    }
+
+    /** One line of output, in the order the description gives. */
+    record Decoded(long id, String time, long worker, long datacenter, long sequence) {
     }
 }

@@ -74,7 +74,7 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             SnowstampConfig config = connection.config();
-            out.println("broker: " + config.kafka().get("bootstrap.servers") + (connection.embedded() ? " (embedded, data in "
+            out.println("broker: " + config.connection().kafka().get("bootstrap.servers") + (connection.embedded() ? " (embedded, data in "
                     + options.dataDir + ")" : ""));
             TopicsCommand.apply(config, Path.of("topics"), WAIT).forEach(line -> out.println("topics: " + line));
             out.flush();
@@ -86,10 +86,10 @@ final class DemoCommand implements Callable<Integer> {
                 }
                 Map<TopicPartition, Long> outputStart = outputEnd(config);
                 Set<String> produced = produce(config);
-                out.println("produced " + produced.size() + " events to " + config.inputTopic());
+                out.println("produced " + produced.size() + " events to " + config.topics().input());
                 stamped = awaitStamped(config, outputStart, produced, out);
             }
-            VerifyReport report = VerifyCommand.verify(config, config.outputTopic(), config.inputTopic(),
+            VerifyReport report = VerifyCommand.verify(config, config.topics().output(), config.topics().input(),
                     Duration.ofMinutes(5), spec.commandLine().getErr());
             report.problems().forEach(out::println);
             out.println(report.summaryLine());
@@ -99,8 +99,8 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private Map<TopicPartition, Long> outputEnd(SnowstampConfig config) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(config))) {
-            List<TopicPartition> partitions = io.snowstamp.recovery.TopicReader.partitions(consumer, config.outputTopic(), WAIT);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(config.connection()))) {
+            List<TopicPartition> partitions = io.snowstamp.recovery.TopicReader.partitions(consumer, config.topics().output(), WAIT);
             consumer.assign(partitions);
             return consumer.endOffsets(partitions, WAIT);
         }
@@ -110,9 +110,9 @@ final class DemoCommand implements Callable<Integer> {
     private Set<String> produce(SnowstampConfig config) throws Exception {
         SampleEvents sample = new SampleEvents(System.nanoTime());
         List<Future<RecordMetadata>> sent = new ArrayList<>(events);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(KafkaSettings.producer(config))) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(KafkaSettings.producer(config.connection()))) {
             for (int n = 0; n < events; n++) {
-                sent.add(producer.send(new ProducerRecord<>(config.inputTopic(), sample.key(n), sample.value(n))));
+                sent.add(producer.send(new ProducerRecord<>(config.topics().input(), sample.key(n), sample.value(n))));
             }
             producer.flush();
         }
@@ -131,7 +131,7 @@ final class DemoCommand implements Callable<Integer> {
         List<ConsumerRecord<byte[], byte[]>> stamped = new ArrayList<>();
         long deadline = System.nanoTime() + WAIT.toNanos();
         Progress progress = new Progress(spec.commandLine().getErr(), "stamped", produced.size());
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(config))) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaSettings.consumer(config.connection()))) {
             consumer.assign(start.keySet());
             start.forEach(consumer::seek);
             while (!waiting.isEmpty()) {
@@ -168,7 +168,7 @@ final class DemoCommand implements Callable<Integer> {
             if (id != null) {
                 min = Math.min(min, id);
                 max = Math.max(max, id);
-                DecodedId decoded = config.layout().decode(id);
+                DecodedId decoded = config.ids().layout().decode(id);
                 workers.add(decoded.worker());
             }
         }

@@ -55,7 +55,7 @@ final class KafkaOptions {
      */
     Connection connect(SnowstampConfig config, int embeddedPort, Duration limit, String... topics) {
         Connection connection;
-        if (!config.embeddedBroker()) {
+        if (!config.connection().embeddedBroker()) {
             connection = new Connection(config, null);
         } else {
             LocalBroker broker = LocalBroker.obtain(dataDir, embeddedPort, Map.of());
@@ -63,7 +63,7 @@ final class KafkaOptions {
         }
         try {
             if (!connection.ownsBroker()) {
-                Preflight.reachable(connection.config(), limit);
+                Preflight.reachable(connection.config().connection(), limit);
             }
             connection.requireTopics(limit, topics);
             return connection;
@@ -88,7 +88,7 @@ final class KafkaOptions {
         void requireTopics(Duration limit, String... topics) {
             var named = Arrays.stream(topics).filter(Objects::nonNull).toList();
             if (!named.isEmpty()) {
-                Preflight.requireTopics(config, limit, named);
+                Preflight.requireTopics(config.connection(), limit, named);
             }
         }
 

@@ -65,7 +65,7 @@ final class ProduceCommand implements Callable<Integer> {
                     + (Files.exists(Path.of(file)) ? "not a regular file" : "the file does not exist"));
         }
         SnowstampConfig loaded = options.load();
-        String target = topic == null ? loaded.inputTopic() : topic;
+        String target = topic == null ? loaded.topics().input() : topic;
         try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, target)) {
             long sent = file == null ? sendSamples(connection.config(), target) : sendLines(connection.config(), target);
             spec.commandLine().getOut().println("produced " + sent + " records to " + target);
@@ -120,7 +120,7 @@ final class ProduceCommand implements Callable<Integer> {
         private long sent;
 
         Sender(SnowstampConfig config, String target, long total) {
-            this.producer = new KafkaProducer<>(bounded(KafkaSettings.producer(config)));
+            this.producer = new KafkaProducer<>(bounded(KafkaSettings.producer(config.connection())));
             this.target = target;
             this.progress = new Progress(spec.commandLine().getErr(), "produced", total);
         }

@@ -1,9 +1,7 @@
 package io.snowstamp.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -19,22 +17,12 @@ final class RecordJson {
     }
 
     static String line(ConsumerRecord<byte[], byte[]> record) {
-        ObjectNode node = JSON.createObjectNode();
-        node.put("partition", record.partition());
-        node.put("offset", record.offset());
-        node.put("key", record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8));
-        Long id = id(record);
-        if (id == null) {
-            node.putNull("id");
-        } else {
-            node.put("id", id);
-        }
-        node.set("value", value(record.value()));
-        try {
-            return JSON.writeValueAsString(node);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot format record as JSON", e);
-        }
+        return JsonText.of(new Line(record.partition(), record.offset(),
+                record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8), id(record), value(record.value())));
+    }
+
+    /** The line's fields in the order the class comment gives. */
+    record Line(int partition, long offset, String key, Long id, JsonNode value) {
     }
 
     /** The {@code snowstamp-id} header as a number, or null when absent or not a number. */

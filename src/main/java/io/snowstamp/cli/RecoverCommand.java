@@ -3,8 +3,6 @@ package io.snowstamp.cli;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.recovery.ApplicationGroup;
 import io.snowstamp.recovery.ChangelogReader;
@@ -46,7 +44,6 @@ import java.util.concurrent.Callable;
         footer = {"", "Examples:", "  snowstamp recover --application-id orders",
                 "  snowstamp recover --from-changelog old-app --to-application-id new-app --apply"})
 final class RecoverCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Spec
     CommandSpec spec;
@@ -90,12 +87,12 @@ final class RecoverCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit);
-             Admin admin = Admin.create(KafkaSettings.client(connection.config()))) {
+             Admin admin = Admin.create(KafkaSettings.client(connection.config().connection()))) {
             SnowstampConfig config = connection.config();
-            IdLayout layout = config.layout();
-            String source = fromChangelog == null || fromChangelog.isEmpty() ? config.applicationId() : fromChangelog;
+            IdLayout layout = config.ids().layout();
+            String source = fromChangelog == null || fromChangelog.isEmpty() ? config.connection().applicationId() : fromChangelog;
             String target = toApplicationId == null ? source : toApplicationId;
-            String output = fromOutput == null ? config.outputTopic() : fromOutput;
+            String output = fromOutput == null ? config.topics().output() : fromOutput;
             int partitions = ChangelogWriter.partitionCount(admin, output, limit).orElseThrow(() -> new SnowstampException(
                     "output topic " + output + " does not exist: nothing to scan (check --from-output and --bootstrap-servers)"));
 
@@ -110,17 +107,17 @@ final class RecoverCommand implements Callable<Integer> {
             Map<Integer, WorkerState> sourceStates = new TreeMap<>();
             String sourceNote = null;
             try {
-                ChangelogReader.latest(KafkaSettings.consumer(config), source, limit)
+                ChangelogReader.latest(KafkaSettings.consumer(config.connection()), source, limit)
                         .forEach((key, entry) -> sourceStates.put(key, entry.state()));
             } catch (ChangelogUnavailableException e) {
                 sourceNote = "changelog topic " + e.topic() + (e.reason() == ChangelogUnavailableException.Reason.MISSING
                         ? " does not exist" : " is empty") + ": resume points come from " + output + " alone";
             }
-            Map<Integer, Long> highest = OutputScan.highest(KafkaSettings.client(config), output, partitions, layout,
-                    config.datacenterId(), config.workerOffset(), fullScan, config.tailGuardTimeout(), limit);
+            Map<Integer, Long> highest = OutputScan.highest(KafkaSettings.client(config.connection()), output, partitions, layout,
+                    config.ids().datacenterId(), config.ids().workerOffset(), fullScan, config.recovery().tailGuardTimeout(), limit);
             Map<Integer, WorkerState> targetStates = target.equals(source) ? sourceStates
-                    : ChangelogReader.latestOrNone(KafkaSettings.consumer(config), target, limit);
-            ResumePlan plan = ResumePlan.plan(partitions, sourceStates, highest, targetStates, layout, config.workerOffset(),
+                    : ChangelogReader.latestOrNone(KafkaSettings.consumer(config.connection()), target, limit);
+            ResumePlan plan = ResumePlan.plan(partitions, sourceStates, highest, targetStates, layout, config.ids().workerOffset(),
                     System.currentTimeMillis());
 
             // in JSON mode stdout carries only the rows, for scripts; what surrounds them goes to stderr
@@ -130,7 +127,7 @@ final class RecoverCommand implements Callable<Integer> {
             }
             if (plan.nothingIssued()) {
                 throw new SnowstampException("nothing to recover: changelog " + Names.changelogTopic(source) + " holds no state and "
-                        + output + " holds no ID of workers " + config.workerOffset() + ".." + (config.workerOffset() + partitions - 1)
+                        + output + " holds no ID of workers " + config.ids().workerOffset() + ".." + (config.ids().workerOffset() + partitions - 1)
                         + " in layout " + layout.fingerprint() + (fullScan ? "" : " in its tail (try --full-scan)")
                         + "; check --from-changelog, --from-output and the id.* settings");
             }
@@ -149,14 +146,14 @@ final class RecoverCommand implements Callable<Integer> {
                 notes.println("dry run: nothing written; --apply writes " + seeds.size() + " seed" + (seeds.size() == 1 ? "" : "s")
                         + " into " + topic);
             } else {
-                int inputPartitions = StateImport.inputPartitions(admin, config.inputTopic(), limit);
+                int inputPartitions = StateImport.inputPartitions(admin, config.topics().input(), limit);
                 if (inputPartitions != partitions) {
-                    throw new SnowstampException("input topic " + config.inputTopic() + " has " + inputPartitions + " partitions but "
+                    throw new SnowstampException("input topic " + config.topics().input() + " has " + inputPartitions + " partitions but "
                             + output + " has " + partitions + ": the stamper needs them equal");
                 }
                 Optional<Integer> existing = ChangelogWriter.partitionCount(admin, topic, limit);
                 ChangelogWriter.ensureTopic(admin, topic, partitions, limit);
-                ChangelogWriter.write(KafkaSettings.producer(config), topic, seeds, limit);
+                ChangelogWriter.write(KafkaSettings.producer(config.connection()), topic, seeds, limit);
                 notes.println("seeded " + seeds.size() + " partition" + (seeds.size() == 1 ? "" : "s") + " of " + topic
                         + (existing.isPresent() ? "" : " (created: compacted, " + partitions + " partitions)")
                         + "; start the stamper with application.id=" + target);
@@ -168,16 +165,13 @@ final class RecoverCommand implements Callable<Integer> {
     }
 
     private static String json(ResumePlan.Row row, IdLayout layout) {
-        ObjectNode node = JSON.createObjectNode();
-        node.put("partition", row.partition());
-        node.put("worker", row.worker());
-        node.put("fromChangelog", row.fromChangelog());
-        node.put("fromOutput", row.fromOutput());
-        node.put("resume", row.resume());
         Long millis = StateText.idMillis(layout, row.resume());
-        node.put("resumeTime", millis == null ? null : StateText.iso(millis));
-        node.put("action", row.action().name().toLowerCase(java.util.Locale.ROOT));
-        return node.toString();
+        return JsonText.of(new RowLine(row.partition(), row.worker(), row.fromChangelog(), row.fromOutput(), row.resume(),
+                millis == null ? null : StateText.iso(millis), row.action().name().toLowerCase(java.util.Locale.ROOT)));
+    }
+
+    /** One row of the plan in {@code --format json}; -1 where a source holds nothing for the partition. */
+    record RowLine(int partition, long worker, long fromChangelog, long fromOutput, long resume, String resumeTime, String action) {
     }
 
     private static void print(ResumePlan plan, IdLayout layout, PrintWriter out) {

@@ -110,12 +110,12 @@ final class RunCommand implements Callable<Integer> {
         }
         if (connection.embedded()) {
             TopicsCommand.apply(connection.config(), Path.of("topics"), Preflight.LIMIT);
-            out.println("bootstrap.servers=" + connection.config().kafka().get("bootstrap.servers"));
+            out.println("bootstrap.servers=" + connection.config().connection().kafka().get("bootstrap.servers"));
         }
-        connection.requireTopics(Preflight.LIMIT, loaded.inputTopic(), loaded.outputTopic());
+        connection.requireTopics(Preflight.LIMIT, loaded.topics().input(), loaded.topics().output());
         runner.start();
-        out.println("stamping " + loaded.inputTopic() + " -> " + loaded.outputTopic() + " as " + loaded.applicationId()
-                + "/" + loaded.instanceId() + " (" + loaded.processingGuarantee() + "); stop with SIGTERM or Ctrl-C");
+        out.println("stamping " + loaded.topics().input() + " -> " + loaded.topics().output() + " as " + loaded.connection().applicationId()
+                + "/" + loaded.connection().instanceId() + " (" + loaded.connection().processingGuarantee() + "); stop with SIGTERM or Ctrl-C");
         out.flush();
         runner.awaitTermination();
         return 0;

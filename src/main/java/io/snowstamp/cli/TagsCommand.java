@@ -1,8 +1,6 @@
 package io.snowstamp.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SequenceSettings;
@@ -36,7 +34,6 @@ import java.util.concurrent.Callable;
         footer = {"", "Example:", "  snowstamp tags create orders --start 1000 --step 500"},
         subcommands = {TagsCommand.Create.class, TagsCommand.SetStep.class, TagsCommand.ListTags.class})
 final class TagsCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Spec
     CommandSpec spec;
@@ -92,7 +89,7 @@ final class TagsCommand implements Callable<Integer> {
                             + existing.step() + ", revision " + existing.revision() + "); change its step with 'snowstamp tags set-step'");
                 }
                 TagDefinition definition = new TagDefinition(first, size, 1, System.currentTimeMillis());
-                TagAdmin.write(KafkaSettings.producer(config), config.sequence().tagsTopic(), tag, definition);
+                TagAdmin.write(KafkaSettings.producer(config.connection()), config.sequence().tagsTopic(), tag, definition);
                 spec.commandLine().getOut().println("created " + tag + " start=" + first + " step=" + size + " revision=1");
                 return 0;
             }
@@ -139,7 +136,7 @@ final class TagsCommand implements Callable<Integer> {
                     return 0;
                 }
                 TagDefinition changed = existing.withStep(step, System.currentTimeMillis());
-                TagAdmin.write(KafkaSettings.producer(config), config.sequence().tagsTopic(), tag, changed);
+                TagAdmin.write(KafkaSettings.producer(config.connection()), config.sequence().tagsTopic(), tag, changed);
                 out.println("changed " + tag + " step=" + step + " (was " + existing.step() + ") revision=" + changed.revision()
                         + "; applies from the tag's next segment");
                 return 0;
@@ -177,11 +174,11 @@ final class TagsCommand implements Callable<Integer> {
                 PrintWriter out = spec.commandLine().getOut();
                 SnowstampConfig config = connection.config();
                 Map<String, TagDefinition> registry = registry(config, limit, spec);
-                var segments = TagAdmin.segments(KafkaSettings.consumer(config), SequenceNames.changelogTopic(config.applicationId()),
-                        limit, warnings(spec));
+                var segments = TagAdmin.segments(KafkaSettings.consumer(config.connection()),
+                        SequenceNames.changelogTopic(config.connection().applicationId()), limit, warnings(spec));
                 int partitions;
-                try (Admin admin = Admin.create(KafkaSettings.client(config))) {
-                    partitions = TopicAdmin.partitions(admin, config.outputTopic()).orElse(-1);
+                try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
+                    partitions = TopicAdmin.partitions(admin, config.topics().output()).orElse(-1);
                 }
                 for (TagAdmin.Listed listed : TagAdmin.list(registry, segments, partitions)) {
                     out.println(json(listed));
@@ -191,34 +188,18 @@ final class TagsCommand implements Callable<Integer> {
         }
 
         private static String json(TagAdmin.Listed listed) {
-            ObjectNode node = JSON.createObjectNode();
-            node.put("tag", listed.tag());
-            node.put("registered", listed.definition() != null);
             TagDefinition definition = listed.definition();
-            if (definition == null) {
-                node.putNull("start");
-                node.putNull("step");
-                node.putNull("revision");
-            } else {
-                node.put("start", definition.start());
-                node.put("step", definition.step());
-                node.put("revision", definition.revision());
-            }
-            if (listed.segment() == null) {
-                node.putNull("max_id");
-            } else {
-                node.put("max_id", listed.segment().maxId());
-            }
-            if (listed.partition() < 0) {
-                node.putNull("partition");
-            } else {
-                node.put("partition", listed.partition());
-            }
-            try {
-                return JSON.writeValueAsString(node);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException("cannot format a tag as JSON", e);
-            }
+            return JsonText.of(new TagLine(listed.tag(), definition != null,
+                    definition == null ? null : definition.start(),
+                    definition == null ? null : definition.step(),
+                    definition == null ? null : definition.revision(),
+                    listed.segment() == null ? null : listed.segment().maxId(),
+                    listed.partition() < 0 ? null : listed.partition()));
+        }
+
+        /** One line of {@code tags list}; null where the tag has no definition, segment or partition yet. */
+        record TagLine(String tag, boolean registered, Long start, Long step, Long revision,
+                       @JsonProperty("max_id") Long maxId, Integer partition) {
         }
     }
 
@@ -237,7 +218,7 @@ final class TagsCommand implements Callable<Integer> {
 
     /** The registered tags; an unreadable definition is skipped with a warning on stderr. */
     private static Map<String, TagDefinition> registry(SnowstampConfig config, Duration limit, CommandSpec spec) {
-        return TagAdmin.registry(KafkaSettings.consumer(config), config.sequence().tagsTopic(), limit, warnings(spec));
+        return TagAdmin.registry(KafkaSettings.consumer(config.connection()), config.sequence().tagsTopic(), limit, warnings(spec));
     }
 
     private static java.util.function.Consumer<String> warnings(CommandSpec spec) {
@@ -248,7 +229,7 @@ final class TagsCommand implements Callable<Integer> {
     private static void ensureTagsTopic(SnowstampConfig config) {
         String topic = config.sequence().tagsTopic();
         TopicSpec spec = TopicSpec.named(TopicSpec.load(Path.of("topics")), topic, "snowstamp-tags");
-        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+        try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
             if (TopicAdmin.partitions(admin, topic).isEmpty()) {
                 TopicAdmin.apply(admin, List.of(spec));
             }

@@ -73,15 +73,15 @@ final class TopicsCommand implements Callable<Integer> {
     static List<String> apply(SnowstampConfig config, Path dir, Duration limit) {
         List<TopicSpec> specs = new ArrayList<>(TopicSpec.load(dir));
         List<TopicSpec> wanted = new ArrayList<>(specs);
-        addIfMissing(wanted, TopicSpec.named(specs, config.inputTopic(), "events.raw"));
-        addIfMissing(wanted, TopicSpec.named(specs, config.outputTopic(), "events.stamped"));
-        addIfMissing(wanted, TopicSpec.named(specs, config.dlqTopic(), "events.dlq"));
+        addIfMissing(wanted, TopicSpec.named(specs, config.topics().input(), "events.raw"));
+        addIfMissing(wanted, TopicSpec.named(specs, config.topics().output(), "events.stamped"));
+        addIfMissing(wanted, TopicSpec.named(specs, config.topics().dlq(), "events.dlq"));
         if (config.idMode() == SnowstampConfig.IdMode.SEQUENCE) {
             addIfMissing(wanted, TopicSpec.named(specs, config.sequence().tagsTopic(), "snowstamp-tags"));
         } else if (config.registry().enabled()) {
             addIfMissing(wanted, TopicSpec.named(specs, config.registry().topic(), "snowstamp-workers"));
         }
-        Properties props = KafkaSettings.client(config);
+        Properties props = KafkaSettings.client(config.connection());
         // the Admin client refuses an API timeout below its request timeout (30 s by default): bound both
         String millis = Long.toString(Math.max(1, limit.toMillis()));
         props.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, millis);

@@ -69,7 +69,7 @@ final class VerifyCommand implements Callable<Integer> {
                     "several --topic options check snowflake IDs across topics: not with --source, --dlq or --mode sequence");
         }
         boolean across = topics != null && topics.size() > 1;
-        String target = topics == null ? loaded.outputTopic() : topics.get(0);
+        String target = topics == null ? loaded.topics().output() : topics.get(0);
         String[] needed = across ? topics.toArray(String[]::new) : new String[] {target, source, dlq};
         try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, needed)) {
             if (across) {
@@ -108,7 +108,7 @@ final class VerifyCommand implements Callable<Integer> {
             Verifier verifier = new Verifier(target, null);
             Progress progress = new Progress(spec.commandLine().getErr(), "verified", 0);
             long[] seen = {0};
-            TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
+            TopicReader.readToEnd(KafkaSettings.consumer(config.connection()), target, limit, record -> {
                 String id = header(record.headers().lastHeader(IdHeader.ID));
                 verifier.output(record.partition(), record.offset(), id, null);
                 if (id != null) {
@@ -154,7 +154,7 @@ final class VerifyCommand implements Callable<Integer> {
         Verifier verifier = source == null ? null : new Verifier(target, source);
         Progress progress = new Progress(spec.commandLine().getErr(), "verified", 0);
         long[] seen = {0};
-        TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
+        TopicReader.readToEnd(KafkaSettings.consumer(config.connection()), target, limit, record -> {
             checker.output(record.partition(), record.offset(), header(record.headers().lastHeader(IdHeader.TAG)),
                     header(record.headers().lastHeader(IdHeader.ID)));
             if (verifier != null) {
@@ -196,7 +196,7 @@ final class VerifyCommand implements Callable<Integer> {
                      PrintWriter err) {
         Progress progress = new Progress(err, "verified", 0);
         long[] seen = {0};
-        TopicReader.readToEnd(KafkaSettings.consumer(config), target, limit, record -> {
+        TopicReader.readToEnd(KafkaSettings.consumer(config.connection()), target, limit, record -> {
             verifier.output(record.partition(), record.offset(), header(record.headers().lastHeader(IdHeader.ID)),
                     header(record.headers().lastHeader(IdHeader.SOURCE)));
             progress.update(++seen[0]);
@@ -208,13 +208,13 @@ final class VerifyCommand implements Callable<Integer> {
     private static void readDeadLettersAndSource(SnowstampConfig config, Verifier verifier, String dlq, String source,
                                                  Duration limit) {
         if (dlq != null) {
-            TopicReader.readToEnd(KafkaSettings.consumer(config), dlq, limit, record -> verifier.deadLetter(
+            TopicReader.readToEnd(KafkaSettings.consumer(config.connection()), dlq, limit, record -> verifier.deadLetter(
                     header(record.headers().lastHeader(ExceptionHandlerUtils.HEADER_ERRORS_TOPIC_NAME)),
                     (int) number(record.headers().lastHeader(ExceptionHandlerUtils.HEADER_ERRORS_PARTITION_NAME)),
                     number(record.headers().lastHeader(ExceptionHandlerUtils.HEADER_ERRORS_OFFSET_NAME))));
         }
         if (source != null) {
-            TopicReader.readToEnd(KafkaSettings.consumer(config), source, limit,
+            TopicReader.readToEnd(KafkaSettings.consumer(config.connection()), source, limit,
                     record -> verifier.source(record.partition(), record.offset()));
         }
     }

@@ -1,7 +1,5 @@
 package io.snowstamp.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.IdLayout;
@@ -24,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "workers", header = "Shows and releases worker ranges in the worker registry: list, release.",
@@ -68,7 +67,7 @@ final class WorkersCommand implements Runnable {
         public Integer call() {
             SnowstampConfig loaded = options.load();
             try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, loaded.registry().topic());
-                 WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection.config()),
+                 WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection.config().connection()),
                          connection.config().registry().topic(), limit, System::currentTimeMillis)) {
                 RegistryLog.Snapshot snapshot = registry.log().read();
                 long now = System.currentTimeMillis();
@@ -76,8 +75,7 @@ final class WorkersCommand implements Runnable {
                 PrintWriter out = spec.commandLine().getOut();
                 List<Row> rows = rows(snapshot.view(), now, staleAfter);
                 if (format == ChangelogCommand.Format.json) {
-                    ObjectMapper json = new ObjectMapper();
-                    rows.forEach(row -> out.println(row.json(json, snapshot.view(), now)));
+                    rows.forEach(row -> out.println(row.json(snapshot.view(), now)));
                 } else {
                     out.println("worker registry " + registry.log().topic() + ": " + rows.size() + " claim" + (rows.size() == 1 ? "" : "s")
                             + ", now " + StateText.iso(now));
@@ -99,28 +97,18 @@ final class WorkersCommand implements Runnable {
 
     /** A claim and the state {@code workers list} shows. */
     record Row(RegistryView.Entry entry, String state) {
-        ObjectNode json(ObjectMapper mapper, RegistryView view, long now) {
+        String json(RegistryView view, long now) {
             Claim c = entry.claim();
-            ObjectNode node = mapper.createObjectNode();
-            node.put("space", c.space());
-            node.put("datacenter", c.datacenter());
-            node.put("application", c.application());
-            node.put("firstWorker", c.firstWorker());
-            node.put("count", c.count());
-            node.put("state", state);
-            node.put("heartbeatAt", StateText.isoOrNull(c.heartbeatAt()));
-            node.put("heartbeatAgoMillis", now - c.heartbeatAt());
-            node.put("claimedAt", StateText.isoOrNull(c.claimedAt()));
-            node.put("layout", c.layout());
-            node.put("input", c.input());
-            node.put("output", c.output());
-            node.put("instance", c.instance());
-            node.put("claimOffset", view.order(entry));
-            ObjectNode marks = node.putObject("marks");
-            c.marks().forEach((worker, mark) -> marks.put(Long.toString(worker), mark));
-            node.put("note", c.note());
-            return node;
+            return JsonText.of(new Line(c.space(), c.datacenter(), c.application(), c.firstWorker(), c.count(), state,
+                    StateText.isoOrNull(c.heartbeatAt()), now - c.heartbeatAt(), StateText.isoOrNull(c.claimedAt()), c.layout(),
+                    c.input(), c.output(), c.instance(), view.order(entry), c.marks(), c.note()));
         }
+    }
+
+    /** One claim in {@code --format json}, in the order the command's description gives; marks keyed by worker. */
+    record Line(String space, long datacenter, String application, long firstWorker, int count, String state,
+                String heartbeatAt, long heartbeatAgoMillis, String claimedAt, String layout, String input, String output,
+                String instance, long claimOffset, Map<Long, Long> marks, String note) {
     }
 
     static List<Row> rows(RegistryView view, long now, long staleAfter) {
@@ -172,7 +160,7 @@ final class WorkersCommand implements Runnable {
             SnowstampConfig loaded = options.load();
             PrintWriter out = spec.commandLine().getOut();
             try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit, loaded.registry().topic());
-                 WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection.config()),
+                 WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection.config().connection()),
                          connection.config().registry().topic(), limit, System::currentTimeMillis)) {
                 SnowstampConfig config = connection.config();
                 String space = config.registry().space();
@@ -199,7 +187,8 @@ final class WorkersCommand implements Runnable {
                             + " s, no clean stop: crashed or frozen): check that no instance of it runs anywhere, then release it with --force");
                 }
                 List<Claim> claims = segments.stream().map(RegistryView.Verdict::claim).toList();
-                ReleaseMarks.Result result = ReleaseMarks.compute(claims, KafkaSettings.client(config), registry.log().admin(), limit, force);
+                ReleaseMarks.Result result = ReleaseMarks.compute(claims, KafkaSettings.client(config.connection()), registry.log().admin(),
+                        limit, force);
                 IdLayout layout = IdLayout.fromFingerprint(claims.get(0).layout());
                 out.println("release workers " + claims.get(0).firstWorker() + ".." + (claims.get(claims.size() - 1).endWorker() - 1) + " of "
                         + application + " in ID space " + space + ", datacenter " + claims.get(0).datacenter() + " (changelog + tail of "
@@ -217,7 +206,7 @@ final class WorkersCommand implements Runnable {
                 if (!apply) {
                     out.println("dry run: nothing written; --apply records the release");
                 } else {
-                    registry.release(view, segments, result.marks(), config.instanceId(),
+                    registry.release(view, segments, result.marks(), config.connection().instanceId(),
                             "released by 'workers release'" + (force ? " --force (stale claim)" : ""));
                     out.println("released: whoever claims these workers resumes above their marks");
                 }

@@ -31,7 +31,7 @@ public final class LayoutLifetime {
         if (config.idMode() != SnowstampConfig.IdMode.SNOWFLAKE) {
             return Optional.empty();
         }
-        IdLayout layout = config.layout();
+        IdLayout layout = config.ids().layout();
         if (layout.epochMillis() > nowMillis) {
             String key = loaded.isSet(Keys.ID_EPOCH) ? Keys.ID_EPOCH : Keys.ID_PRESET;
             throw new ConfigException(key, loaded.values().get(key), "an epoch not after now (" + Instant.ofEpochMilli(nowMillis)

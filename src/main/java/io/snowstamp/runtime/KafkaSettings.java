@@ -1,7 +1,8 @@
 package io.snowstamp.runtime;
 
 import io.snowstamp.config.ConfigException;
-import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.config.ConnectionSettings;
+import io.snowstamp.config.TopicSettings;
 import io.snowstamp.stream.DeadLetterHandler;
 import io.snowstamp.stream.WriteFailureHandler;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -16,7 +17,7 @@ import java.util.Properties;
 import java.util.Set;
 
 /**
- * The Kafka boundary: turns a {@link SnowstampConfig} into client {@link Properties}. Every
+ * The Kafka boundary: turns the {@link ConnectionSettings} slice into client {@link Properties}. Every
  * {@code kafka.*} key passes through (SASL, SSL, tuning), except the few snowstamp manages itself,
  * which are refused with the key to use instead.
  */
@@ -42,9 +43,9 @@ public final class KafkaSettings {
     }
 
     /** Properties for a plain client (admin, producer, consumer): connection and security keys only matter. */
-    public static Properties client(SnowstampConfig config) {
+    public static Properties client(ConnectionSettings connection) {
         Properties props = new Properties();
-        config.kafka().forEach((key, value) -> {
+        connection.kafka().forEach((key, value) -> {
             if (STREAMS_ONLY_PREFIXES.stream().noneMatch(key::startsWith) && !STREAMS_ONLY_KEYS.contains(key)) {
                 props.setProperty(key, value);
             }
@@ -53,8 +54,8 @@ public final class KafkaSettings {
     }
 
     /** A plain producer of byte arrays, idempotent, acks=all. */
-    public static Properties producer(SnowstampConfig config) {
-        Properties props = client(config);
+    public static Properties producer(ConnectionSettings connection) {
+        Properties props = client(connection);
         props.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
         props.putIfAbsent(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "5");
@@ -64,8 +65,8 @@ public final class KafkaSettings {
     }
 
     /** A group-less byte-array consumer reading committed data only. */
-    public static Properties consumer(SnowstampConfig config) {
-        Properties props = client(config);
+    public static Properties consumer(ConnectionSettings connection) {
+        Properties props = client(connection);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
@@ -75,16 +76,16 @@ public final class KafkaSettings {
     }
 
     /** Properties for the stamper's KafkaStreams instance: {@link #streamsUntuned} plus snowstamp's tuning. */
-    public static Properties streams(SnowstampConfig config) {
-        Properties props = streamsUntuned(config);
-        Tuning.apply(props, config);
+    public static Properties streams(ConnectionSettings connection, TopicSettings topics) {
+        Properties props = streamsUntuned(connection, topics);
+        Tuning.apply(props, connection);
         return props;
     }
 
     /** The stamper's Streams properties on Kafka Streams' own defaults (benchmark baselines). */
-    public static Properties streamsUntuned(SnowstampConfig config) {
+    public static Properties streamsUntuned(ConnectionSettings connection, TopicSettings topics) {
         Properties props = new Properties();
-        config.kafka().forEach((key, value) -> {
+        connection.kafka().forEach((key, value) -> {
             String owner = MANAGED.get(key);
             if (owner != null) {
                 throw new ConfigException("kafka." + key + "=" + value + " is invalid: accepted nothing here, set "
@@ -92,17 +93,17 @@ public final class KafkaSettings {
             }
             props.setProperty(key, value);
         });
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.processingGuarantee().toString());
-        props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve(config.instanceId()).toAbsolutePath().toString());
-        props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, config.dlqTopic());
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, connection.applicationId());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, connection.processingGuarantee().toString());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, connection.stateDir().resolve(connection.instanceId()).toAbsolutePath().toString());
+        props.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, topics.dlq());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class.getName());
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, WriteFailureHandler.class.getName());
         // there is no global store; enabling the handler there too is what Kafka 5.0 will default to
         props.putIfAbsent("processing.exception.handler.global.enabled", "true");
         props.putIfAbsent(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
         props.putIfAbsent(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
-        props.putIfAbsent(StreamsConfig.CLIENT_ID_CONFIG, config.applicationId() + "-" + config.instanceId());
+        props.putIfAbsent(StreamsConfig.CLIENT_ID_CONFIG, connection.applicationId() + "-" + connection.instanceId());
         return props;
     }
 }

@@ -1,8 +1,8 @@
 package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
+import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.Durations;
-import io.snowstamp.config.SnowstampConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -51,11 +51,11 @@ public final class Preflight {
      *
      * @throws SnowstampException naming the bootstrap servers and what failed
      */
-    public static void reachable(SnowstampConfig config, Duration limit) {
-        String servers = servers(config);
+    public static void reachable(ConnectionSettings connection, Duration limit) {
+        String servers = servers(connection);
         probeTcp(servers, min(limit, CONNECT));
         Duration bound = min(limit, LIMIT);
-        Admin admin = Admin.create(properties(config, bound));
+        Admin admin = Admin.create(properties(connection, bound));
         try {
             admin.describeCluster().nodes().get(bound.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -79,10 +79,10 @@ public final class Preflight {
      *
      * @throws SnowstampException naming the first missing topic and the bootstrap servers
      */
-    public static void requireTopics(SnowstampConfig config, Duration limit, List<String> topics) {
-        String servers = servers(config);
+    public static void requireTopics(ConnectionSettings connection, Duration limit, List<String> topics) {
+        String servers = servers(connection);
         Duration bound = min(limit, LIMIT);
-        Admin admin = Admin.create(properties(config, bound));
+        Admin admin = Admin.create(properties(connection, bound));
         try {
             for (String topic : topics) {
                 Throwable error;
@@ -161,8 +161,8 @@ public final class Preflight {
     }
 
     /** The plain-client properties with every Admin timeout at {@code bound}, so no call outlives it. */
-    private static Properties properties(SnowstampConfig config, Duration bound) {
-        Properties props = KafkaSettings.client(config);
+    private static Properties properties(ConnectionSettings connection, Duration bound) {
+        Properties props = KafkaSettings.client(connection);
         String ms = Long.toString(Math.max(1, bound.toMillis()));
         props.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms);
         props.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
@@ -171,8 +171,8 @@ public final class Preflight {
         return props;
     }
 
-    private static String servers(SnowstampConfig config) {
-        return config.kafka().getOrDefault("bootstrap.servers", "");
+    private static String servers(ConnectionSettings connection) {
+        return connection.kafka().getOrDefault("bootstrap.servers", "");
     }
 
     private static Duration min(Duration a, Duration b) {

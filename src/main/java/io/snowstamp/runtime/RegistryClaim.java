@@ -44,17 +44,19 @@ final class RegistryClaim implements AutoCloseable {
      */
     static RegistryClaim claim(SnowstampConfig config, int partitions, Consumer<RuntimeException> onLost) {
         var settings = config.registry();
-        WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(config), settings.topic(), config.tailGuardTimeout(),
-                System::currentTimeMillis);
+        var connection = config.connection();
+        var ids = config.ids();
+        WorkerRegistry registry = new WorkerRegistry(KafkaSettings.client(connection), settings.topic(),
+                config.recovery().tailGuardTimeout(), System::currentTimeMillis);
         try {
-            WorkerRegistry.Request request = new WorkerRegistry.Request(settings.space(), config.datacenterId(), config.applicationId(),
-                    config.layout(), partitions, settings.autoOffset() ? -1 : config.workerOffset(), config.inputTopic(),
-                    config.outputTopic(), config.instanceId(), settings.expireAfter(), settings.grace());
+            WorkerRegistry.Request request = new WorkerRegistry.Request(settings.space(), ids.datacenterId(), connection.applicationId(),
+                    ids.layout(), partitions, settings.autoOffset() ? -1 : ids.workerOffset(), config.topics().input(),
+                    config.topics().output(), connection.instanceId(), settings.expireAfter(), settings.grace());
             WorkerRegistry.Lease lease = registry.claim(request);
             log.atInfo().addKeyValue("event", "workers-claimed").addKeyValue("firstWorker", lease.firstWorker())
                     .addKeyValue("count", lease.count())
                     .log("worker registry {}: {} in ID space {}, datacenter {}{}{}", settings.topic(), lease.how(), settings.space(),
-                            config.datacenterId(), settings.autoOffset() ? " (id.worker-offset=auto chose " + lease.firstWorker() + ")" : "",
+                            ids.datacenterId(), settings.autoOffset() ? " (id.worker-offset=auto chose " + lease.firstWorker() + ")" : "",
                             lease.marks().values().stream().anyMatch(mark -> mark >= 0)
                                     ? "; released marks to resume above: " + lease.marks() : "");
             RegistryClaim claim = new RegistryClaim(registry, request, lease);

@@ -1,5 +1,7 @@
 package io.snowstamp.runtime;
 
+import io.snowstamp.config.ConnectionSettings;
+import io.snowstamp.config.RecoverySettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.resume.TailGuard;
 import io.snowstamp.sequence.SequenceTail;
@@ -40,10 +42,13 @@ final class StamperTopology implements AutoCloseable {
 
     private static StamperTopology snowflake(SnowstampConfig config, LongSupplier clock, StamperStats stats,
                                              LongUnaryOperator registryMarks) {
-        TailGuard tailGuard = config.tailGuard()
-                ? new TailGuard(KafkaSettings.client(config), config.outputTopic(), config.layout(), config.tailGuardTimeout()) : null;
-        TransactionFence fence = config.processingGuarantee() == SnowstampConfig.Guarantee.EXACTLY_ONCE_V2
-                ? new TransactionFence(KafkaSettings.client(config), config.applicationId(), config.outputTopic(), config.tailGuardTimeout())
+        ConnectionSettings connection = config.connection();
+        RecoverySettings recovery = config.recovery();
+        String output = config.topics().output();
+        TailGuard tailGuard = recovery.tailGuard()
+                ? new TailGuard(KafkaSettings.client(connection), output, config.ids().layout(), recovery.tailGuardTimeout()) : null;
+        TransactionFence fence = connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
+                ? new TransactionFence(KafkaSettings.client(connection), connection.applicationId(), output, recovery.tailGuardTimeout())
                 : null;
         Topology topology = StampTopology.build(config, clock, tailGuard == null ? TailProbe.disabled() : tailGuard, stats,
                 registryMarks, fence == null ? PredecessorFence.none() : fence);
@@ -51,8 +56,9 @@ final class StamperTopology implements AutoCloseable {
     }
 
     private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions) {
-        SequenceTailReader tail = config.tailGuard()
-                ? new SequenceTailReader(KafkaSettings.client(config), config.outputTopic(), config.tailGuardTimeout()) : null;
+        RecoverySettings recovery = config.recovery();
+        SequenceTailReader tail = recovery.tailGuard()
+                ? new SequenceTailReader(KafkaSettings.client(config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
         Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail);
         return new StamperTopology(topology, tail);
     }

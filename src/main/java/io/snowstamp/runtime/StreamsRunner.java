@@ -60,7 +60,7 @@ public final class StreamsRunner implements AutoCloseable {
             claimWorkers(outputPartitions);
         }
         log.info("starting stamper: {}", config.describeMasked());
-        Properties props = KafkaSettings.streams(config);
+        Properties props = KafkaSettings.streams(config.connection(), config.topics());
         props.put(DeadLetterHandler.STATS_CONFIG, stats);
         if (applicationServer != null) {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
@@ -122,7 +122,7 @@ public final class StreamsRunner implements AutoCloseable {
         if (!config.registry().enabled()) {
             log.warn("id.worker-registry=off: nothing checks that workers {}..{} (id.worker-offset={}) are used by no other application"
                             + " whose IDs meet this one's; overlapping ranges issue duplicate IDs silently",
-                    config.workerFor(0), config.workerFor(partitions - 1), config.workerOffset());
+                    config.ids().workerFor(0), config.ids().workerFor(partitions - 1), config.ids().workerOffset());
             return;
         }
         registryClaim = RegistryClaim.claim(config, partitions, this::registryLost);
@@ -176,7 +176,7 @@ public final class StreamsRunner implements AutoCloseable {
 
     /** The effective {@code id.worker-offset}: the configured one, or the one the registry granted ({@code auto}). */
     public long workerOffset() {
-        return config.workerOffset();
+        return config.ids().workerOffset();
     }
 
     /** What the tasks of this instance do (metrics, health, state endpoint). */

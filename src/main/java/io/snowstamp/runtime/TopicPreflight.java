@@ -23,10 +23,10 @@ final class TopicPreflight {
      */
     static int check(SnowstampConfig config) {
         boolean sequence = config.idMode() == SnowstampConfig.IdMode.SEQUENCE;
-        try (Admin admin = Admin.create(KafkaSettings.client(config))) {
+        try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
             int outputPartitions = sequence ? sequenceTopics(admin, config) : snowflakeTopics(admin, config);
-            if (TopicAdmin.partitions(admin, config.dlqTopic()).isEmpty()) {
-                throw new SnowstampException("dead-letter topic " + config.dlqTopic()
+            if (TopicAdmin.partitions(admin, config.topics().dlq()).isEmpty()) {
+                throw new SnowstampException("dead-letter topic " + config.topics().dlq()
                         + " does not exist: create it with 'snowstamp topics apply' or your own tooling");
             }
             return outputPartitions;
@@ -35,25 +35,25 @@ final class TopicPreflight {
 
     /** Snowflake mode: input and output aligned partition by partition, every worker within the layout. */
     private static int snowflakeTopics(Admin admin, SnowstampConfig config) {
-        int partitions = TopicAdmin.checkAligned(admin, config.inputTopic(), config.outputTopic());
-        long highestWorker = config.workerFor(partitions - 1);
-        if (highestWorker > config.layout().maxWorker()) {
-            throw new ConfigException(Keys.ID_WORKER_OFFSET, config.workerOffset(),
-                    "at most " + (config.layout().maxWorker() - partitions + 1) + " for " + partitions
-                            + " partitions: worker = offset + partition must fit " + config.layout().workerBits() + " worker bits");
+        int partitions = TopicAdmin.checkAligned(admin, config.topics().input(), config.topics().output());
+        long highestWorker = config.ids().workerFor(partitions - 1);
+        if (highestWorker > config.ids().layout().maxWorker()) {
+            throw new ConfigException(Keys.ID_WORKER_OFFSET, config.ids().workerOffset(),
+                    "at most " + (config.ids().layout().maxWorker() - partitions + 1) + " for " + partitions
+                            + " partitions: worker = offset + partition must fit " + config.ids().layout().workerBits() + " worker bits");
         }
         return partitions;
     }
 
     /** Sequence mode: input and output may differ in partitions (records are repartitioned by tag); the tags topic must exist. */
     private static int sequenceTopics(Admin admin, SnowstampConfig config) {
-        for (String topic : List.of(config.inputTopic(), config.sequence().tagsTopic())) {
+        for (String topic : List.of(config.topics().input(), config.sequence().tagsTopic())) {
             if (TopicAdmin.partitions(admin, topic).isEmpty()) {
                 throw new SnowstampException("topic " + topic + " does not exist: create it with 'snowstamp topics apply'"
                         + " (files in topics/) or your own tooling");
             }
         }
-        return TopicAdmin.partitions(admin, config.outputTopic()).orElseThrow(() -> new SnowstampException("topic "
-                + config.outputTopic() + " does not exist: create it with 'snowstamp topics apply' (files in topics/) or your own tooling"));
+        return TopicAdmin.partitions(admin, config.topics().output()).orElseThrow(() -> new SnowstampException("topic "
+                + config.topics().output() + " does not exist: create it with 'snowstamp topics apply' (files in topics/) or your own tooling"));
     }
 }

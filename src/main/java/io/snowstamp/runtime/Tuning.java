@@ -1,6 +1,6 @@
 package io.snowstamp.runtime;
 
-import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.config.ConnectionSettings;
 
 import java.util.Map;
 import java.util.Properties;
@@ -47,23 +47,23 @@ final class Tuning {
     private Tuning() {
     }
 
-    static void apply(Properties props, SnowstampConfig config) {
-        PRODUCER.forEach((key, value) -> setUnlessGiven(props, config, "producer.", key, value));
-        CONSUMER.forEach((key, value) -> setUnlessGiven(props, config, "consumer.", key, value));
-        if (config.profile() == SnowstampConfig.Profile.THROUGHPUT) {
+    static void apply(Properties props, ConnectionSettings connection) {
+        PRODUCER.forEach((key, value) -> setUnlessGiven(props, connection, "producer.", key, value));
+        CONSUMER.forEach((key, value) -> setUnlessGiven(props, connection, "consumer.", key, value));
+        if (connection.profile() == ConnectionSettings.Profile.THROUGHPUT) {
             props.putIfAbsent("commit.interval.ms", THROUGHPUT_COMMIT_INTERVAL_MS);
         }
-        if (config.processingGuarantee() == SnowstampConfig.Guarantee.EXACTLY_ONCE_V2) {
+        if (connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2) {
             // Kafka Streams refuses a transaction timeout below the commit interval: keep twice the interval
             Object interval = props.get("commit.interval.ms");
             long commitMillis = interval == null ? 100 : Long.parseLong(interval.toString().trim());
-            setUnlessGiven(props, config, "producer.", "transaction.timeout.ms",
+            setUnlessGiven(props, connection, "producer.", "transaction.timeout.ms",
                     String.valueOf(Math.max(TRANSACTION_TIMEOUT_MS, 2 * commitMillis)));
         }
     }
 
-    private static void setUnlessGiven(Properties props, SnowstampConfig config, String prefix, String key, String value) {
-        Map<String, String> given = config.kafka();
+    private static void setUnlessGiven(Properties props, ConnectionSettings connection, String prefix, String key, String value) {
+        Map<String, String> given = connection.kafka();
         if (!given.containsKey(key) && !given.containsKey(prefix + key) && !given.containsKey("main." + prefix + key)) {
             props.put(prefix + key, value);
         }

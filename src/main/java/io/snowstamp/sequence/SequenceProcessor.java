@@ -1,8 +1,9 @@
 package io.snowstamp.sequence;
 
 import io.snowstamp.SnowstampException;
+import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.SequenceSettings;
-import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.config.StampSettings;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
 import io.snowstamp.state.IdHeader;
@@ -62,7 +63,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private static final Logger log = LoggerFactory.getLogger(SequenceProcessor.class);
     private static final int LOGGED_RAISES = 10;
 
-    private final SnowstampConfig config;
+    private final ConnectionSettings connection;
     private final SequenceSettings settings;
     private final int partitions;
     private final LongSupplier clock;
@@ -92,14 +93,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         TagSegment written;
     }
 
-    SequenceProcessor(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail) {
-        this.config = config;
-        this.settings = config.sequence();
+    SequenceProcessor(SequenceSettings settings, StampSettings stamp, ConnectionSettings connection, int partitions, LongSupplier clock,
+                      SequenceTail tail) {
+        this.connection = connection;
+        this.settings = settings;
         this.partitions = partitions;
         this.clock = clock;
         this.tail = tail;
-        this.splicer = config.jsonField() == null ? null
-                : new JsonIdSplicer(config.jsonField(), config.jsonType(), config.onExistingField(), config.maxDepth());
+        this.splicer = JsonIdSplicer.of(stamp);
     }
 
     @Override
@@ -111,7 +112,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         this.partition = context.taskId().partition();
         counters.clear();
         // at_least_once: no number after a freeze that may have cost the partition (exactly-once fences instead)
-        this.freezeGuard = config.processingGuarantee() == SnowstampConfig.Guarantee.AT_LEAST_ONCE
+        this.freezeGuard = connection.processingGuarantee() == ConnectionSettings.Guarantee.AT_LEAST_ONCE
                 ? FreezeGuard.open(context.appConfigs(), "sequence partition " + partition) : null;
         issued = 0;
         segments = 0;
@@ -309,7 +310,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     private String holder() {
-        return config.instanceId() + "/" + Thread.currentThread().getName();
+        return connection.instanceId() + "/" + Thread.currentThread().getName();
     }
 
     @Override

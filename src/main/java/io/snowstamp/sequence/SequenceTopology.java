@@ -55,16 +55,16 @@ public final class SequenceTopology {
                         .withCachingDisabled()
                         // never a tombstone is written, so compaction keeps the newest segment of every tag
                         .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS));
-        builder.stream(config.inputTopic(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SequenceNames.SOURCE))
-                .process(() -> new TagRouter(config), Named.as(SequenceNames.ROUTER))
+        builder.stream(config.topics().input(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SequenceNames.SOURCE))
+                .process(() -> new TagRouter(config.sequence(), config.stamp(), config.connection()), Named.as(SequenceNames.ROUTER))
                 .repartition(Repartitioned.<byte[], byte[]>as(SequenceNames.REPARTITION)
                         .withKeySerde(Serdes.ByteArray())
                         .withValueSerde(Serdes.ByteArray())
                         .withNumberOfPartitions(partitions)
                         .withStreamPartitioner(new TagPartitioner()))
-                .process(() -> new SequenceProcessor(config, partitions, clock, tail), Named.as(SequenceNames.NUMBERER),
-                        SequenceNames.STORE)
-                .to(config.outputTopic(), Produced.with(Serdes.ByteArray(), stampedValueSerde())
+                .process(() -> new SequenceProcessor(config.sequence(), config.stamp(), config.connection(), partitions, clock, tail),
+                        Named.as(SequenceNames.NUMBERER), SequenceNames.STORE)
+                .to(config.topics().output(), Produced.with(Serdes.ByteArray(), stampedValueSerde())
                         .withStreamPartitioner(new AlignedPartitioner())
                         .withName(SequenceNames.SINK));
         return builder.build();

@@ -1,7 +1,8 @@
 package io.snowstamp.sequence;
 
+import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.SequenceSettings;
-import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.config.StampSettings;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.BadRecordException;
 import io.snowstamp.stream.BadRecordException.Code;
@@ -28,7 +29,8 @@ final class TagRouter implements Processor<byte[], byte[], byte[], byte[]> {
     /** The two headers added later: names and a 20-digit number. */
     private static final int STAMP_HEADERS_BYTES = 64;
 
-    private final SnowstampConfig config;
+    private final StampSettings stamp;
+    private final int maxRequestSize;
     private final SequenceSettings settings;
     private final TagSource source;
     private final JsonIdSplicer splicer;
@@ -37,14 +39,14 @@ final class TagRouter implements Processor<byte[], byte[], byte[], byte[]> {
     private ProcessorContext<byte[], byte[]> context;
     private TagRegistry registry;
 
-    TagRouter(SnowstampConfig config) {
-        this.config = config;
-        this.settings = config.sequence();
-        this.source = new TagSource(settings, config.maxDepth());
-        this.splicer = config.jsonField() == null ? null
-                : new JsonIdSplicer(config.jsonField(), config.jsonType(), config.onExistingField(), config.maxDepth());
-        this.maxRecordBytes = config.maxRequestSize() - SIZE_MARGIN_BYTES - STAMP_HEADERS_BYTES
-                - (splicer == null ? 0 : config.jsonField().length() + 22);
+    TagRouter(SequenceSettings settings, StampSettings stamp, ConnectionSettings connection) {
+        this.stamp = stamp;
+        this.settings = settings;
+        this.source = new TagSource(settings, stamp.maxDepth());
+        this.splicer = JsonIdSplicer.of(stamp);
+        this.maxRequestSize = connection.maxRequestSize();
+        this.maxRecordBytes = maxRequestSize - SIZE_MARGIN_BYTES - STAMP_HEADERS_BYTES
+                - (splicer == null ? 0 : stamp.jsonField().length() + 22);
     }
 
     @Override
@@ -86,12 +88,12 @@ final class TagRouter implements Processor<byte[], byte[], byte[], byte[]> {
         }
         if (size > maxRecordBytes) {
             throw new BadRecordException(Code.TOO_LARGE, "record of " + size + " bytes with its tag would exceed"
-                    + " max.request.size=" + config.maxRequestSize() + " once routed and stamped");
+                    + " max.request.size=" + maxRequestSize + " once routed and stamped");
         }
     }
 
     private void addSourceHeader(Record<byte[], byte[]> record) {
-        if (config.provenance()) {
+        if (stamp.provenance()) {
             RecordMetadata source = context.recordMetadata().orElseThrow();
             String src = source.topic() + "/" + source.partition() + "/" + source.offset();
             record.headers().add(IdHeader.SOURCE, src.getBytes(StandardCharsets.UTF_8));

@@ -8,8 +8,9 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
-import io.snowstamp.config.SnowstampConfig.JsonType;
-import io.snowstamp.config.SnowstampConfig.OnExistingField;
+import io.snowstamp.config.StampSettings;
+import io.snowstamp.config.StampSettings.JsonType;
+import io.snowstamp.config.StampSettings.OnExistingField;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.BadRecordException.Code;
 
@@ -43,6 +44,12 @@ public final class JsonIdSplicer {
     }
 
     private static final Plan KEEP = new Plan(-1, -1, -1, false, true);
+
+    /** The splicer the {@code stamp.*} keys ask for, or null when the ID goes in the header only (no {@code stamp.json-field}). */
+    public static JsonIdSplicer of(StampSettings stamp) {
+        return stamp.jsonField() == null ? null
+                : new JsonIdSplicer(stamp.jsonField(), stamp.jsonType(), stamp.onExistingField(), stamp.maxDepth());
+    }
 
     /** @param maxDepth deepest nesting of objects and arrays accepted ({@code stamp.max-depth}) */
     public JsonIdSplicer(String field, JsonType type, OnExistingField onExisting, int maxDepth) {

@@ -1,9 +1,12 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.config.ConfigException;
+import io.snowstamp.config.ConnectionSettings;
+import io.snowstamp.config.IdSettings;
+import io.snowstamp.config.IdSettings.OnExcessLead;
 import io.snowstamp.config.Keys;
-import io.snowstamp.config.SnowstampConfig;
-import io.snowstamp.config.SnowstampConfig.OnExcessLead;
+import io.snowstamp.config.RecoverySettings;
+import io.snowstamp.config.StampSettings;
 import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.resume.ResumeDecision;
@@ -48,7 +51,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      */
     private static final int SIZE_MARGIN_BYTES = 1024;
 
-    private final SnowstampConfig config;
+    private final IdSettings ids;
+    private final StampSettings stamp;
+    private final Duration takeoverGap;
+    private final ConnectionSettings connection;
     private final LongSupplier clock;
     private final TailProbe tailProbe;
     /** worker -> mark of a released claim in the worker registry (-1: none): a lower bound of the resume point. */
@@ -81,21 +87,24 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     /** at_least_once only: refuses to issue after a freeze long enough to have lost the partition. */
     private FreezeGuard freezeGuard;
 
-    StampProcessor(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
-                   PreCommitHooks preCommitHooks, java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
+    StampProcessor(IdSettings ids, StampSettings stamp, RecoverySettings recovery, ConnectionSettings connection, LongSupplier clock,
+                   TailProbe tailProbe, StamperStats stats, PreCommitHooks preCommitHooks,
+                   java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
         this.registryMarks = registryMarks;
         this.fence = fence;
-        this.config = config;
+        this.ids = ids;
+        this.stamp = stamp;
+        this.takeoverGap = recovery.takeoverGap();
+        this.connection = connection;
         this.stats = stats;
         this.preCommitHooks = preCommitHooks;
         this.clock = clock;
         this.tailProbe = tailProbe;
-        this.splicer = config.jsonField() == null ? null
-                : new JsonIdSplicer(config.jsonField(), config.jsonType(), config.onExistingField(), config.maxDepth());
-        this.maxRecordBytes = config.maxRequestSize() - SIZE_MARGIN_BYTES - (splicer == null ? 0 : config.jsonField().length());
-        long unit = config.layout().unitMillis();
-        this.reservationUnits = (config.reservation().toMillis() + unit - 1) / unit;
-        this.maxLeadMillis = config.maxLead().toMillis();
+        this.splicer = JsonIdSplicer.of(stamp);
+        this.maxRecordBytes = connection.maxRequestSize() - SIZE_MARGIN_BYTES - (splicer == null ? 0 : stamp.jsonField().length());
+        long unit = ids.layout().unitMillis();
+        this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit;
+        this.maxLeadMillis = ids.maxLead().toMillis();
     }
 
     @Override
@@ -103,26 +112,26 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // Streams may close() and init() the same instance after restoring: rebuild everything here
         this.context = context;
         this.store = context.getStateStore(Names.STORE);
-        this.paused = config.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
+        this.paused = ids.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
         long worker = workerForPartition();
         // opened before the lease is taken: a freeze from here on counts
-        this.freezeGuard = config.processingGuarantee() == SnowstampConfig.Guarantee.AT_LEAST_ONCE
+        this.freezeGuard = connection.processingGuarantee() == ConnectionSettings.Guarantee.AT_LEAST_ONCE
                 ? FreezeGuard.open(context.appConfigs(), "partition " + partition + " worker " + worker) : null;
         WorkerState restored = restoredState(worker);
         // a dead previous owner's open transaction would hide this task's records until the broker aborts it
         fence.fenceOpenTransactions(partition);
-        TailProbe.Result tail = tailProbe.highestIssued(partition, config.datacenterId(), worker);
+        TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
         long now = clock.getAsLong();
-        ResumeDecision decision = ResumeDecision.decide(config.layout(), config.datacenterId(), worker, restored, tail,
-                registryMarks.applyAsLong(worker), now, config.takeoverGap().toMillis());
-        this.generator = new IdGenerator(config.layout(), config.datacenterId(), worker, clock);
+        ResumeDecision decision = ResumeDecision.decide(ids.layout(), ids.datacenterId(), worker, restored, tail,
+                registryMarks.applyAsLong(worker), now, takeoverGap.toMillis());
+        this.generator = new IdGenerator(ids.layout(), ids.datacenterId(), worker, clock);
         generator.resumeAbove(decision.resumeAbove());
         // the new lease only: the restored reservation stays, and the first ID above it reserves anew
         write(restored.withNewLease(holder(), now));
         taskStats = stats.open(partition, worker, now, clock);
-        lead = new LeadWatch(partition, worker, maxLeadMillis, config.layout().maxSequence() + 1, taskStats, clock);
+        lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats, clock);
         taskStats.started(decision, state.epoch());
         // key-value pairs: fields of their own in JSON logs (SNOWSTAMP_LOG_FORMAT=json)
         log.atInfo().addKeyValue("event", "task-assigned").addKeyValue("partition", partition).addKeyValue("worker", worker)
@@ -130,8 +139,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 .log("partition {} worker {}: lease epoch {} taken by {} (previous holder {}, last heartbeat {}); {}",
                 partition, worker, state.epoch(), state.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
-                decision.describe(config.layout()));
-        heartbeat = context.schedule(config.heartbeat(), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
+                decision.describe(ids.layout()));
+        heartbeat = context.schedule(ids.heartbeat(), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
         // a put in init stays in the store cache until a commit that only a record or a punctuation triggers:
         // this one-shot punctuation writes the lease again and asks for a commit, so it is durable at once
         leaseWrite = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, ignored -> commitLease());
@@ -167,7 +176,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         if (size > maxRecordBytes) {
             throw new BadRecordException(BadRecordException.Code.TOO_LARGE, "record of " + size + " bytes would exceed"
-                    + " max.request.size=" + config.maxRequestSize() + " once stamped");
+                    + " max.request.size=" + connection.maxRequestSize() + " once stamped");
         }
     }
 
@@ -181,7 +190,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         if (id > state.reservedUntil()) {
             reserveAbove(id);
         }
-        taskStats.issued(id, config.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
+        taskStats.issued(id, ids.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
         byte[] digits = Decimal.ascii(id);
         record.headers().add(Names.ID_HEADER, digits);
@@ -197,13 +206,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      * (exactly {@code id} when the reservation is 0), before any ID above the old one leaves.
      */
     private void reserveAbove(long id) {
-        IdLayout layout = config.layout();
+        IdLayout layout = ids.layout();
         long until;
         if (reservationUnits == 0) {
             until = id;
         } else {
             long time = Math.max(generator.lastTime(), 0);
-            until = layout.encode(Math.min(layout.maxTime(), time + reservationUnits), config.datacenterId(),
+            until = layout.encode(Math.min(layout.maxTime(), time + reservationUnits), ids.datacenterId(),
                     generator.workerId(), layout.maxSequence());
         }
         write(state.withLastId(Math.max(state.lastId(), lastIssued)).withReservedUntil(Math.max(until, state.reservedUntil())));
@@ -267,7 +276,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     private void addSourceHeader(Headers headers) {
-        if (config.provenance()) {
+        if (stamp.provenance()) {
             RecordMetadata source = context.recordMetadata().orElseThrow();
             // "topic/partition/" is the same for every record of the task: encode it once
             if (!source.topic().equals(sourceTopic) || source.partition() != sourcePartition) {
@@ -280,10 +289,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     private long workerForPartition() {
-        long worker = config.workerFor(partition);
-        IdLayout layout = config.layout();
+        long worker = ids.workerFor(partition);
+        IdLayout layout = ids.layout();
         if (worker > layout.maxWorker()) {
-            throw new ConfigException(Keys.ID_WORKER_OFFSET, config.workerOffset(),
+            throw new ConfigException(Keys.ID_WORKER_OFFSET, ids.workerOffset(),
                     "a value that leaves room for partition " + partition + ": worker = offset + partition must be <= "
                             + layout.maxWorker() + " with " + layout.workerBits() + " worker bits");
         }
@@ -291,7 +300,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     private WorkerState restoredState(long worker) {
-        String fingerprint = config.layout().fingerprint();
+        String fingerprint = ids.layout().fingerprint();
         WorkerState stored = store.get(partition);
         if (stored == null) {
             return WorkerState.initial(fingerprint, worker);
@@ -300,7 +309,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             throw new LayoutChangedException(partition, stored.layoutFingerprint(), fingerprint);
         }
         if (stored.workerId() != worker) {
-            throw new ConfigException(Keys.ID_WORKER_OFFSET, config.workerOffset(), "the offset the state of partition "
+            throw new ConfigException(Keys.ID_WORKER_OFFSET, ids.workerOffset(), "the offset the state of partition "
                     + partition + " was written with (worker " + stored.workerId() + ", now " + worker
                     + "): a changed worker ID could repeat another partition's IDs");
         }
@@ -308,7 +317,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     private String holder() {
-        return config.instanceId() + "/" + Thread.currentThread().getName();
+        return connection.instanceId() + "/" + Thread.currentThread().getName();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.config.IdSettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.resume.TailProbe;
@@ -44,9 +45,10 @@ public final class StampTopology {
                                  java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
         Topology topology = new Topology();
         PreCommitHooks hooks = new PreCommitHooks();
-        topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.inputTopic());
+        topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
-                FreezeHook.wrap(() -> new StampProcessor(config, clock, tailProbe, stats, hooks, registryMarks, fence)), Names.SOURCE);
+                FreezeHook.wrap(() -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
+                        tailProbe, stats, hooks, registryMarks, fence)), Names.SOURCE);
         topology.addStateStore(PreCommitStore.builder(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.STORE), Serdes.Integer(), new WorkerStateSerde())
                         .withCachingEnabled()
@@ -54,13 +56,13 @@ public final class StampTopology {
                         // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
                         .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks),
                 Names.PROCESSOR);
-        if (config.onExcessLead() == SnowstampConfig.OnExcessLead.PAUSE) {
+        if (config.ids().onExcessLead() == IdSettings.OnExcessLead.PAUSE) {
             topology.addStateStore(
                     Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
                             .withLoggingEnabled(Map.of()),
                     Names.PROCESSOR);
         }
-        topology.addSink(Names.SINK, config.outputTopic(), new ByteArraySerializer(), new StampedValueSerializer(),
+        topology.addSink(Names.SINK, config.topics().output(), new ByteArraySerializer(), new StampedValueSerializer(),
                 new AlignedPartitioner(), Names.PROCESSOR);
         return topology;
     }

@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The exact JSON lines of {@code changelog inspect} and {@code history}: names, order and nulls as their help documents. */
 class ChangelogJsonLinesTest {
-    private static final IdLayout LAYOUT = TestConfig.of().layout();
+    private static final IdLayout LAYOUT = TestConfig.of().ids().layout();
     private static final String FP = LAYOUT.fingerprint();
     private static final WorkerState STATE = new WorkerState(FP, 3, 2, "h/t", 10, 20, 30, 40, 50);
 

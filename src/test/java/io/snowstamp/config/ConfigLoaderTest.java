@@ -33,29 +33,29 @@ class ConfigLoaderTest {
     void shouldUseTheDocumentedDefaultsWhenNoSourceSetsAnything() throws IOException {
         SnowstampConfig config = ConfigLoader.load(file("instance.id=box-1"), Map.of(), Map.of());
 
-        assertThat(config.applicationId()).isEqualTo("snowstamp");
-        assertThat(config.inputTopic()).isEqualTo("events.raw");
-        assertThat(config.outputTopic()).isEqualTo("events.stamped");
-        assertThat(config.dlqTopic()).isEqualTo("events.dlq");
-        assertThat(config.processingGuarantee()).isEqualTo(SnowstampConfig.Guarantee.EXACTLY_ONCE_V2);
-        assertThat(config.layout()).isEqualTo(new IdLayout(41, 0, 10, 12, 1577836800000L, 1, false));
-        assertThat(config.datacenterId()).isZero();
-        assertThat(config.workerOffset()).isZero();
-        assertThat(config.jsonField()).isNull();
-        assertThat(config.jsonType()).isEqualTo(SnowstampConfig.JsonType.NUMBER);
-        assertThat(config.onExistingField()).isEqualTo(SnowstampConfig.OnExistingField.REJECT);
-        assertThat(config.provenance()).isTrue();
-        assertThat(config.maxLead()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.onExcessLead()).isEqualTo(SnowstampConfig.OnExcessLead.CONTINUE);
-        assertThat(config.reservation()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(config.heartbeat()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(config.tailGuard()).isTrue();
-        assertThat(config.tailGuardTimeout()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(config.takeoverGap()).isEqualTo(Duration.ZERO);
-        assertThat(config.stateDir()).isEqualTo(Path.of("data/streams"));
-        assertThat(config.instanceId()).isEqualTo("box-1");
-        assertThat(config.kafka()).isEmpty();
-        assertThat(config.embeddedBroker()).isTrue();
+        assertThat(config.connection().applicationId()).isEqualTo("snowstamp");
+        assertThat(config.topics().input()).isEqualTo("events.raw");
+        assertThat(config.topics().output()).isEqualTo("events.stamped");
+        assertThat(config.topics().dlq()).isEqualTo("events.dlq");
+        assertThat(config.connection().processingGuarantee()).isEqualTo(ConnectionSettings.Guarantee.EXACTLY_ONCE_V2);
+        assertThat(config.ids().layout()).isEqualTo(new IdLayout(41, 0, 10, 12, 1577836800000L, 1, false));
+        assertThat(config.ids().datacenterId()).isZero();
+        assertThat(config.ids().workerOffset()).isZero();
+        assertThat(config.stamp().jsonField()).isNull();
+        assertThat(config.stamp().jsonType()).isEqualTo(StampSettings.JsonType.NUMBER);
+        assertThat(config.stamp().onExistingField()).isEqualTo(StampSettings.OnExistingField.REJECT);
+        assertThat(config.stamp().provenance()).isTrue();
+        assertThat(config.ids().maxLead()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.ids().onExcessLead()).isEqualTo(IdSettings.OnExcessLead.CONTINUE);
+        assertThat(config.ids().reservation()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config.ids().heartbeat()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(config.recovery().tailGuard()).isTrue();
+        assertThat(config.recovery().tailGuardTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(config.recovery().takeoverGap()).isEqualTo(Duration.ZERO);
+        assertThat(config.connection().stateDir()).isEqualTo(Path.of("data/streams"));
+        assertThat(config.connection().instanceId()).isEqualTo("box-1");
+        assertThat(config.connection().kafka()).isEmpty();
+        assertThat(config.connection().embeddedBroker()).isTrue();
     }
 
     @Test
@@ -78,13 +78,13 @@ class ConfigLoaderTest {
 
         SnowstampConfig config = ConfigLoader.load(file, env, overrides);
 
-        assertThat(config.outputTopic()).as("default").isEqualTo("events.stamped");
-        assertThat(config.inputTopic()).as("file over default").isEqualTo("file.in");
-        assertThat(config.instanceId()).as("file over default").isEqualTo("from-file");
-        assertThat(config.workerOffset()).as("environment over file").isEqualTo(3);
-        assertThat(config.kafka()).as("environment over file").containsExactly(Map.entry("sasl.mechanism", "PLAIN"));
-        assertThat(config.applicationId()).as("overrides over environment").isEqualTo("from-cli");
-        assertThat(config.jsonField()).as("overrides over environment").isEqualTo("cliField");
+        assertThat(config.topics().output()).as("default").isEqualTo("events.stamped");
+        assertThat(config.topics().input()).as("file over default").isEqualTo("file.in");
+        assertThat(config.connection().instanceId()).as("file over default").isEqualTo("from-file");
+        assertThat(config.ids().workerOffset()).as("environment over file").isEqualTo(3);
+        assertThat(config.connection().kafka()).as("environment over file").containsExactly(Map.entry("sasl.mechanism", "PLAIN"));
+        assertThat(config.connection().applicationId()).as("overrides over environment").isEqualTo("from-cli");
+        assertThat(config.stamp().jsonField()).as("overrides over environment").isEqualTo("cliField");
     }
 
     @Test
@@ -100,12 +100,12 @@ class ConfigLoaderTest {
 
         SnowstampConfig config = ConfigLoader.load(file("instance.id=a"), env, Map.of());
 
-        assertThat(config.workerOffset()).isEqualTo(3);
-        assertThat(config.kafka()).containsOnly(
+        assertThat(config.ids().workerOffset()).isEqualTo(3);
+        assertThat(config.connection().kafka()).containsOnly(
                 Map.entry("sasl.mechanism", "PLAIN"),
                 Map.entry("security.protocol", "SASL_SSL"));
-        assertThat(config.onExistingField()).isEqualTo(SnowstampConfig.OnExistingField.KEEP);
-        assertThat(config.layout()).isEqualTo(IdLayout.preset("js-safe"));
+        assertThat(config.stamp().onExistingField()).isEqualTo(StampSettings.OnExistingField.KEEP);
+        assertThat(config.ids().layout()).isEqualTo(IdLayout.preset("js-safe"));
     }
 
     @Test
@@ -117,8 +117,8 @@ class ConfigLoaderTest {
 
         SnowstampConfig config = ConfigLoader.load(file("instance.id=a"), env, Map.of());
 
-        assertThat(config.kafka()).isEmpty();
-        assertThat(config.applicationId()).isEqualTo("snowstamp");
+        assertThat(config.connection().kafka()).isEmpty();
+        assertThat(config.connection().applicationId()).isEqualTo("snowstamp");
     }
 
     @Test
@@ -180,8 +180,8 @@ class ConfigLoaderTest {
     void shouldTrimValuesReadFromTheFile() throws IOException {
         SnowstampConfig config = ConfigLoader.load(file("instance.id = a  ", "id.worker-offset =  7  "), Map.of(), Map.of());
 
-        assertThat(config.instanceId()).isEqualTo("a");
-        assertThat(config.workerOffset()).isEqualTo(7);
+        assertThat(config.connection().instanceId()).isEqualTo("a");
+        assertThat(config.ids().workerOffset()).isEqualTo(7);
     }
 
     @Test
@@ -191,8 +191,8 @@ class ConfigLoaderTest {
 
         SnowstampConfig config = ConfigLoader.load(file, Map.of(), Map.of("input.topic", "other.in"));
 
-        assertThat(config.inputTopic()).isEqualTo("other.in");
-        assertThat(config.outputTopic()).isEqualTo("events.raw");
+        assertThat(config.topics().input()).isEqualTo("other.in");
+        assertThat(config.topics().output()).isEqualTo("events.raw");
     }
 
     @Test

@@ -24,8 +24,8 @@ class RegistrySettingsTest {
     void shouldLetTheRegistryChooseWithAuto() {
         SnowstampConfig config = config("id.worker-offset", "AUTO", "id.space", "billing", "registry.expire-after", "1h");
         assertThat(config.registry().autoOffset()).isTrue();
-        assertThat(config.workerOffset()).as("until the registry has chosen").isZero();
-        assertThat(config.withWorkerOffset(12).workerOffset()).isEqualTo(12);
+        assertThat(config.ids().workerOffset()).as("until the registry has chosen").isZero();
+        assertThat(config.withWorkerOffset(12).ids().workerOffset()).isEqualTo(12);
         assertThat(config.registry().space()).isEqualTo("billing");
         assertThat(config.registry().expireAfter()).isEqualTo(Duration.ofHours(1));
     }

@@ -110,15 +110,15 @@ class SnowstampConfigTest {
         assertThatThrownBy(() -> config("id.preset", "js-safe", "id.worker-offset", "64"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("id.worker-offset=64 is invalid: accepted 0..63 (the layout has 6 worker bits)");
-        assertThat(config("id.preset", "js-safe", "id.worker-offset", "63").workerOffset()).isEqualTo(63);
-        assertThat(config("id.worker-offset", "1023").workerOffset()).isEqualTo(1023);
+        assertThat(config("id.preset", "js-safe", "id.worker-offset", "63").ids().workerOffset()).isEqualTo(63);
+        assertThat(config("id.worker-offset", "1023").ids().workerOffset()).isEqualTo(1023);
     }
 
     @Test
     void shouldAcceptADatacenterIdThatFitsConfiguredDatacenterBits() {
         SnowstampConfig config = config("id.datacenter-bits", "2", "id.worker-bits", "8", "id.datacenter-id", "3");
 
-        assertThat(config.datacenterId()).isEqualTo(3);
+        assertThat(config.ids().datacenterId()).isEqualTo(3);
         assertThatThrownBy(() -> config("id.datacenter-bits", "2", "id.worker-bits", "8", "id.datacenter-id", "4"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("id.datacenter-id=4 is invalid: accepted 0..3 (the layout has 2 datacenter bits)");
@@ -153,7 +153,7 @@ class SnowstampConfigTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("layouts")
     void shouldBuildTheLayoutFromPresetAndOverrides(String[] pairs, IdLayout expected) {
-        assertThat(config(pairs).layout()).isEqualTo(expected);
+        assertThat(config(pairs).ids().layout()).isEqualTo(expected);
     }
 
     @Test
@@ -180,63 +180,64 @@ class SnowstampConfigTest {
                 "kafka.bootstrap.servers", "k1:9092,k2:9092",
                 "kafka.linger.ms", "20");
 
-        assertThat(config).isEqualTo(new SnowstampConfig("app_1.x-y", "in.1", "out_1", "dead-letters",
-                SnowstampConfig.Guarantee.AT_LEAST_ONCE, IdLayout.preset("snowflake"), 0, 17, "snowId",
-                SnowstampConfig.JsonType.STRING, SnowstampConfig.OnExistingField.OVERWRITE, 64, false,
-                Duration.ofMinutes(1), SnowstampConfig.OnExcessLead.PAUSE, Duration.ZERO, Duration.ofMillis(250), false,
-                Duration.ofSeconds(2), Duration.ofSeconds(3), SnowstampConfig.Profile.DEFAULT, Path.of("/var/lib/snowstamp"), "test-1", AdminSettings.off(), Map.of("bootstrap.servers", "k1:9092,k2:9092", "linger.ms", "20"),
+        assertThat(config).isEqualTo(new SnowstampConfig(
+                new ConnectionSettings("app_1.x-y", "test-1", Path.of("/var/lib/snowstamp"), ConnectionSettings.Guarantee.AT_LEAST_ONCE,
+                        ConnectionSettings.Profile.DEFAULT, Map.of("bootstrap.servers", "k1:9092,k2:9092", "linger.ms", "20")),
+                new TopicSettings("in.1", "out_1", "dead-letters"),
+                new IdSettings(IdLayout.preset("snowflake"), 0, 17, Duration.ofMinutes(1), IdSettings.OnExcessLead.PAUSE, Duration.ZERO,
+                        Duration.ofMillis(250)),
+                new StampSettings("snowId", StampSettings.JsonType.STRING, StampSettings.OnExistingField.OVERWRITE, 64, false),
+                new RecoverySettings(false, Duration.ofSeconds(2), Duration.ofSeconds(3)),
+                AdminSettings.off(),
                 SnowstampConfig.IdMode.SNOWFLAKE,
                 new SequenceSettings(null, false, 1, 1000, "snowstamp-tags", Duration.ofSeconds(30)),
                 new RegistrySettings(true, "snowstamp-workers", "default", false, Duration.ofSeconds(10), Duration.ofMinutes(1), null)));
-        assertThat(config.embeddedBroker()).isFalse();
+        assertThat(config.connection().embeddedBroker()).isFalse();
     }
 
     @Test
     void shouldDefaultTheRecoveryAndLeadSettings() {
         SnowstampConfig config = config();
 
-        assertThat(config.maxLead()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(config.onExcessLead()).isEqualTo(SnowstampConfig.OnExcessLead.CONTINUE);
-        assertThat(config.reservation()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(config.heartbeat()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(config.tailGuard()).isTrue();
-        assertThat(config.tailGuardTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(config.ids()).isEqualTo(new IdSettings(IdLayout.preset("snowflake"), 0, 0, Duration.ofSeconds(10),
+                IdSettings.OnExcessLead.CONTINUE, Duration.ofSeconds(1), Duration.ofSeconds(5)));
+        assertThat(config.recovery()).isEqualTo(new RecoverySettings(true, Duration.ofSeconds(60), Duration.ZERO));
     }
 
     @Test
     void shouldDefaultTheTakeoverGapByProcessingGuarantee() {
-        assertThat(config().takeoverGap()).isEqualTo(Duration.ZERO);
-        assertThat(config("processing.guarantee", "at_least_once").takeoverGap()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(config("processing.guarantee", "at_least_once", "recovery.takeover-gap", "0").takeoverGap())
+        assertThat(config().recovery().takeoverGap()).isEqualTo(Duration.ZERO);
+        assertThat(config("processing.guarantee", "at_least_once").recovery().takeoverGap()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config("processing.guarantee", "at_least_once", "recovery.takeover-gap", "0").recovery().takeoverGap())
                 .isEqualTo(Duration.ZERO);
-        assertThat(config("recovery.takeover-gap", "250ms").takeoverGap()).isEqualTo(Duration.ofMillis(250));
+        assertThat(config("recovery.takeover-gap", "250ms").recovery().takeoverGap()).isEqualTo(Duration.ofMillis(250));
     }
 
     @Test
     void shouldDeriveTheWorkerOfAPartitionFromTheOffset() {
         SnowstampConfig config = config("id.worker-offset", "5");
 
-        assertThat(config.workerFor(0)).isEqualTo(5);
-        assertThat(config.workerFor(7)).isEqualTo(12);
+        assertThat(config.ids().workerFor(0)).isEqualTo(5);
+        assertThat(config.ids().workerFor(7)).isEqualTo(12);
     }
 
     @Test
     void shouldUseAnEmbeddedBrokerOnlyWithoutBootstrapServers() {
-        assertThat(config().embeddedBroker()).isTrue();
-        assertThat(config("kafka.bootstrap.servers", "  ").embeddedBroker()).isTrue();
-        assertThat(config("kafka.bootstrap.servers", "k:9092").embeddedBroker()).isFalse();
+        assertThat(config().connection().embeddedBroker()).isTrue();
+        assertThat(config("kafka.bootstrap.servers", "  ").connection().embeddedBroker()).isTrue();
+        assertThat(config("kafka.bootstrap.servers", "k:9092").connection().embeddedBroker()).isFalse();
 
         SnowstampConfig started = config("kafka.linger.ms", "5").withBootstrapServers("127.0.0.1:40000");
-        assertThat(started.embeddedBroker()).isFalse();
-        assertThat(started.kafka()).containsOnly(Map.entry("bootstrap.servers", "127.0.0.1:40000"), Map.entry("linger.ms", "5"));
-        assertThat(started.withBootstrapServers("x:1").applicationId()).isEqualTo("snowstamp");
+        assertThat(started.connection().embeddedBroker()).isFalse();
+        assertThat(started.connection().kafka()).containsOnly(Map.entry("bootstrap.servers", "127.0.0.1:40000"), Map.entry("linger.ms", "5"));
+        assertThat(started.withBootstrapServers("x:1").connection().applicationId()).isEqualTo("snowstamp");
     }
 
     @Test
     void shouldKeepTheKafkaMapImmutable() {
         SnowstampConfig config = config("kafka.linger.ms", "5");
 
-        assertThatThrownBy(() -> config.kafka().put("acks", "0")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> config.connection().kafka().put("acks", "0")).isInstanceOf(UnsupportedOperationException.class);
     }
 
     @Test

@@ -275,7 +275,7 @@ class AdminEndpointsIT extends OnSharedBroker {
             assertThat(partition.get("lastId").asLong()).isEqualTo(stored.get("lastId").asLong());
             assertThat(partition.get("reservation").get("reservedUntil").asLong()).isEqualTo(stored.get("reservedUntil").asLong());
             assertThat(partition.get("reservation").get("until").asText()).isEqualTo(stored.get("reservedUntilTime").asText());
-            DecodedId decoded = instance.config().layout().decode(stored.get("lastId").asLong());
+            DecodedId decoded = instance.config().ids().layout().decode(stored.get("lastId").asLong());
             assertThat(partition.get("lastIdDecoded").get("time").asText())
                     .isEqualTo(decoded.instant().toString()).isEqualTo(stored.get("lastIdTime").asText());
             assertThat(partition.get("lastIdDecoded").get("worker").asLong()).isEqualTo(p);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snowstamp.config.ConfigException;
+import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.testing.TestConfig;
@@ -25,6 +26,18 @@ class KafkaSettingsTest {
                 Keys.BOOTSTRAP_SERVERS, "k1:9092").with(pairs);
     }
 
+    private static ConnectionSettings connection(String... pairs) {
+        return config(pairs).connection();
+    }
+
+    private static Properties streams(SnowstampConfig config) {
+        return KafkaSettings.streams(config.connection(), config.topics());
+    }
+
+    private static Properties streamsUntuned(SnowstampConfig config) {
+        return KafkaSettings.streamsUntuned(config.connection(), config.topics());
+    }
+
     @ParameterizedTest
     @CsvSource({
             "kafka.application.id, other, application.id",
@@ -33,14 +46,14 @@ class KafkaSettingsTest {
             "kafka.errors.dead.letter.queue.topic.name, dead, dlq.topic",
     })
     void shouldRefuseStreamsKeysThatSnowstampManagesNamingTheKeyToUse(String key, String value, String instead) {
-        assertThatThrownBy(() -> KafkaSettings.streams(config(key, value)))
+        assertThatThrownBy(() -> streams(config(key, value)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(key + "=" + value + " is invalid: accepted nothing here, set " + instead + " instead");
     }
 
     @Test
     void shouldRefuseReplacingTheDeadLetterHandler() {
-        assertThatThrownBy(() -> KafkaSettings.streams(config("kafka.processing.exception.handler", "x.Y")))
+        assertThatThrownBy(() -> streams(config("kafka.processing.exception.handler", "x.Y")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("kafka.processing.exception.handler=x.Y is invalid: accepted nothing here,"
                         + " set (none: snowstamp's dead-letter handler is required) instead");
@@ -48,7 +61,7 @@ class KafkaSettingsTest {
 
     @Test
     void shouldBuildTheStreamsPropertiesFromTheConfig() {
-        Properties props = KafkaSettings.streamsUntuned(config("application.id", "stamper", "dlq.topic", "dead"));
+        Properties props = streamsUntuned(config("application.id", "stamper", "dlq.topic", "dead"));
 
         assertThat(props).containsOnly(
                 Map.entry("bootstrap.servers", "k1:9092"),
@@ -67,7 +80,7 @@ class KafkaSettingsTest {
     @Test
     void shouldPassKafkaKeysThroughToStreams() {
         String jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"p\";";
-        Properties props = KafkaSettings.streams(config(
+        Properties props = streams(config(
                 "kafka.sasl.mechanism", "PLAIN",
                 "kafka.security.protocol", "SASL_SSL",
                 "kafka.sasl.jaas.config", jaas,
@@ -87,7 +100,7 @@ class KafkaSettingsTest {
 
     @Test
     void shouldPutTheStateOfEachInstanceInItsOwnAbsoluteDirectory() {
-        Properties props = KafkaSettings.streams(config("state.dir", "data/streams", "instance.id", "node-7"));
+        Properties props = streams(config("state.dir", "data/streams", "instance.id", "node-7"));
 
         assertThat(Path.of(props.getProperty("state.dir"))).isEqualTo(Path.of("data/streams/node-7").toAbsolutePath());
         assertThat(Path.of(props.getProperty("state.dir")).isAbsolute()).isTrue();
@@ -95,7 +108,7 @@ class KafkaSettingsTest {
 
     @Test
     void shouldDropStreamsOnlyPrefixedKeysFromPlainClients() {
-        Properties props = KafkaSettings.client(config(
+        Properties props = KafkaSettings.client(connection(
                 "kafka.security.protocol", "SSL",
                 "kafka.consumer.max.poll.records", "5",
                 "kafka.producer.linger.ms", "20",
@@ -115,26 +128,27 @@ class KafkaSettingsTest {
     void shouldKeepTheStreamsGroupProtocolForKafkaStreamsOnly() {
         SnowstampConfig config = config("kafka.group.protocol", "streams");
 
-        assertThat(KafkaSettings.streams(config)).containsEntry("group.protocol", "streams");
-        assertThat(KafkaSettings.client(config)).as("a KafkaConsumer refuses group.protocol=streams").doesNotContainKey("group.protocol");
-        assertThat(KafkaSettings.consumer(config)).doesNotContainKey("group.protocol");
+        assertThat(streams(config)).containsEntry("group.protocol", "streams");
+        assertThat(KafkaSettings.client(config.connection())).as("a KafkaConsumer refuses group.protocol=streams")
+                .doesNotContainKey("group.protocol");
+        assertThat(KafkaSettings.consumer(config.connection())).doesNotContainKey("group.protocol");
     }
 
     @Test
     void shouldBuildAnIdempotentByteArrayProducer() {
-        assertThat(KafkaSettings.producer(config())).containsOnly(
+        assertThat(KafkaSettings.producer(connection())).containsOnly(
                 Map.entry("bootstrap.servers", "k1:9092"),
                 Map.entry("acks", "all"),
                 Map.entry("enable.idempotence", "true"),
                 Map.entry("linger.ms", "5"),
                 Map.entry("key.serializer", ByteArraySerializer.class.getName()),
                 Map.entry("value.serializer", ByteArraySerializer.class.getName()));
-        assertThat(KafkaSettings.producer(config("kafka.linger.ms", "50")).getProperty("linger.ms")).isEqualTo("50");
+        assertThat(KafkaSettings.producer(connection("kafka.linger.ms", "50")).getProperty("linger.ms")).isEqualTo("50");
     }
 
     @Test
     void shouldBuildAReadCommittedByteArrayConsumer() {
-        Properties props = KafkaSettings.consumer(config("kafka.isolation.level", "read_uncommitted",
+        Properties props = KafkaSettings.consumer(connection("kafka.isolation.level", "read_uncommitted",
                 "kafka.max.poll.records", "10"));
 
         assertThat(props).containsOnly(

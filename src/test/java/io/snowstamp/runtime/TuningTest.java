@@ -13,10 +13,18 @@ class TuningTest {
         return io.snowstamp.testing.TestConfig.base(Keys.INSTANCE_ID, "t", Keys.BOOTSTRAP_SERVERS, "k:9092").with(pairs);
     }
 
+    private static Properties streams(SnowstampConfig config) {
+        return KafkaSettings.streams(config.connection(), config.topics());
+    }
+
+    private static Properties streamsUntuned(SnowstampConfig config) {
+        return KafkaSettings.streamsUntuned(config.connection(), config.topics());
+    }
+
     @Test
     void shouldShipLargerBatchesAndPollsOnTopOfTheUntunedSettings() {
-        Properties tuned = KafkaSettings.streams(config());
-        Properties untuned = KafkaSettings.streamsUntuned(config());
+        Properties tuned = streams(config());
+        Properties untuned = streamsUntuned(config());
 
         assertThat(tuned).containsAllEntriesOf(untuned)
                 .containsEntry("producer.linger.ms", "5")
@@ -29,7 +37,7 @@ class TuningTest {
 
     @Test
     void shouldLetTheUserWinWithOrWithoutAPrefix() {
-        Properties props = KafkaSettings.streams(config("kafka.linger.ms", "50", "kafka.consumer.max.poll.records", "100"));
+        Properties props = streams(config("kafka.linger.ms", "50", "kafka.consumer.max.poll.records", "100"));
 
         assertThat(props).containsEntry("linger.ms", "50").doesNotContainKey("producer.linger.ms")
                 .containsEntry("consumer.max.poll.records", "100");
@@ -37,27 +45,27 @@ class TuningTest {
 
     @Test
     void shouldCommitEverySecondInTheThroughputProfileUnlessTold() {
-        assertThat(KafkaSettings.streams(config("profile", "throughput"))).containsEntry("commit.interval.ms", "1000");
-        assertThat(KafkaSettings.streams(config("profile", "throughput", "kafka.commit.interval.ms", "300")))
+        assertThat(streams(config("profile", "throughput"))).containsEntry("commit.interval.ms", "1000");
+        assertThat(streams(config("profile", "throughput", "kafka.commit.interval.ms", "300")))
                 .containsEntry("commit.interval.ms", "300");
     }
 
     @Test
     void shouldFailOverWithinSecondsOnAStockBroker() {
-        Properties props = KafkaSettings.streams(config());
+        Properties props = streams(config());
 
         assertThat(props).containsEntry("consumer.session.timeout.ms", "6000")
                 .containsEntry("consumer.heartbeat.interval.ms", "1500")
                 .containsEntry("producer.transaction.timeout.ms", "5000");
-        assertThat(KafkaSettings.streams(config("kafka.session.timeout.ms", "20000")))
+        assertThat(streams(config("kafka.session.timeout.ms", "20000")))
                 .containsEntry("session.timeout.ms", "20000").doesNotContainKey("consumer.session.timeout.ms");
     }
 
     @Test
     void shouldKeepTheTransactionTimeoutAboveTheCommitInterval() {
-        assertThat(KafkaSettings.streams(config("kafka.commit.interval.ms", "4000")))
+        assertThat(streams(config("kafka.commit.interval.ms", "4000")))
                 .containsEntry("producer.transaction.timeout.ms", "8000");
-        assertThat(KafkaSettings.streams(config("processing.guarantee", "at_least_once")))
+        assertThat(streams(config("processing.guarantee", "at_least_once")))
                 .doesNotContainKey("producer.transaction.timeout.ms");
     }
 }

@@ -110,16 +110,17 @@ class SequenceTopologyTest {
     }
 
     private void start(SnowstampConfig config, int partitions) {
-        start(config, partitions, config.tailGuard() ? tail : SequenceTail.disabled());
+        start(config, partitions, config.recovery().tailGuard() ? tail : SequenceTail.disabled());
     }
 
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
-        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail), KafkaSettings.streams(config));
-        input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
+        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail),
+                KafkaSettings.streams(config.connection(), config.topics()));
+        input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         tags = driver.createInputTopic(config.sequence().tagsTopic(), new StringSerializer(), new TagDefinitionSerde());
-        output = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        dlq = driver.createOutputTopic(config.dlqTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        changelog = driver.createOutputTopic(SequenceNames.changelogTopic(config.applicationId()), new StringDeserializer(),
+        output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        dlq = driver.createOutputTopic(config.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        changelog = driver.createOutputTopic(SequenceNames.changelogTopic(config.connection().applicationId()), new StringDeserializer(),
                 new SequenceStateSerde());
         definitions.forEach(entry -> tags.pipeInput(entry.getKey(), entry.getValue()));
     }
@@ -143,7 +144,7 @@ class SequenceTopologyTest {
     private void wipeState(SnowstampConfig config) throws IOException {
         readOutput();
         drivers.stop(driver);
-        drivers.wipe(config.applicationId());
+        drivers.wipe(config.connection().applicationId());
     }
 
     private void create(String tag, long start, long step) {
@@ -652,7 +653,8 @@ class SequenceTopologyTest {
         start(config(Keys.RECOVERY_TAIL_GUARD, "true"));
         drivers.stop(driver);
         SnowstampConfig off = config(Keys.RECOVERY_TAIL_GUARD, "false");
-        driver = drivers.start(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled()), KafkaSettings.streams(off));
+        driver = drivers.start(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled()),
+                KafkaSettings.streams(off.connection(), off.topics()));
 
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) driver.<String, SequenceState>getKeyValueStore(SequenceNames.STORE)
                 .get(SequenceState.CHECKPOINT_KEY);

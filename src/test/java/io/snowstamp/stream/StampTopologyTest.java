@@ -70,10 +70,11 @@ class StampTopologyTest {
     }
 
     private TopologyTestDriver start(SnowstampConfig config) {
-        driver = drivers.start(StampTopology.build(config, clock::get, tailProbe), KafkaSettings.streams(config));
-        input = driver.createInputTopic(config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
-        output = driver.createOutputTopic(config.outputTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        dlq = driver.createOutputTopic(config.dlqTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        driver = drivers.start(StampTopology.build(config, clock::get, tailProbe),
+                KafkaSettings.streams(config.connection(), config.topics()));
+        input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
+        output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        dlq = driver.createOutputTopic(config.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         return driver;
     }
 
@@ -115,12 +116,12 @@ class StampTopologyTest {
         TestRecord<byte[], byte[]> out = output.readRecord();
         String idText = header(out, Names.ID_HEADER);
         assertThat(idText).matches("[1-9][0-9]*");
-        DecodedId decoded = config.layout().decode(Long.parseLong(idText));
+        DecodedId decoded = config.ids().layout().decode(Long.parseLong(idText));
         assertThat(decoded.worker()).isEqualTo(5);
         assertThat(decoded.datacenter()).isZero();
         assertThat(decoded.sequence()).isZero();
         assertThat(decoded.wallMillis()).isEqualTo(T0);
-        assertThat(Long.parseLong(idText)).isEqualTo(config.layout().encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS, 0, 5, 0));
+        assertThat(Long.parseLong(idText)).isEqualTo(config.ids().layout().encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS, 0, 5, 0));
         assertThat(output.isEmpty()).isTrue();
     }
 
@@ -210,7 +211,7 @@ class StampTopologyTest {
         TestRecord<byte[], byte[]> out = output.readRecord();
         assertThat(out.key()).isEqualTo(bytes("deleted"));
         assertThat(out.value()).isNull();
-        assertThat(config.layout().decode(id(out)).worker()).isEqualTo(5);
+        assertThat(config.ids().layout().decode(id(out)).worker()).isEqualTo(5);
         assertThat(dlq.isEmpty()).isTrue();
     }
 
@@ -222,9 +223,9 @@ class StampTopologyTest {
         List<Long> ids = pipe(5_000);  // more than 4096 (12 sequence bits) in one frozen millisecond
 
         assertThat(ids).hasSize(5_000).isSorted().doesNotHaveDuplicates();
-        assertThat(config.layout().decode(ids.get(4095))).extracting(DecodedId::wallMillis, DecodedId::sequence)
+        assertThat(config.ids().layout().decode(ids.get(4095))).extracting(DecodedId::wallMillis, DecodedId::sequence)
                 .containsExactly(T0, 4095L);
-        assertThat(config.layout().decode(ids.get(4096))).extracting(DecodedId::wallMillis, DecodedId::sequence)
+        assertThat(config.ids().layout().decode(ids.get(4096))).extracting(DecodedId::wallMillis, DecodedId::sequence)
                 .containsExactly(T0 + 1, 0L);
     }
 
@@ -239,9 +240,9 @@ class StampTopologyTest {
             ids.addAll(pipe(2));
         }
 
-        assertThat(ids).extracting(id -> config.layout().decode(id).wallMillis())
+        assertThat(ids).extracting(id -> config.ids().layout().decode(id).wallMillis())
                 .containsExactly(T0 + 250, T0 + 250, T0 + 500, T0 + 500, T0 + 750, T0 + 750);
-        assertThat(ids).extracting(id -> config.layout().decode(id).sequence()).containsExactly(0L, 1L, 0L, 1L, 0L, 1L);
+        assertThat(ids).extracting(id -> config.ids().layout().decode(id).sequence()).containsExactly(0L, 1L, 0L, 1L, 0L, 1L);
     }
 
     @Test
@@ -257,7 +258,7 @@ class StampTopologyTest {
         all.addAll(after);
         assertThat(all).hasSize(6).isSorted().doesNotHaveDuplicates();
         assertThat(after.get(0)).isGreaterThan(before.get(2));
-        assertThat(after).allSatisfy(id -> assertThat(config.layout().decode(id).wallMillis()).isEqualTo(T0));
+        assertThat(after).allSatisfy(id -> assertThat(config.ids().layout().decode(id).wallMillis()).isEqualTo(T0));
     }
 
     // ---- JSON mode and the dead-letter topic
@@ -313,7 +314,7 @@ class StampTopologyTest {
         assertThat(stamped).extracting(r -> new String(r.key(), UTF_8)).containsExactly("first", "third");
         assertThat(stamped).extracting(r -> header(r, Names.SOURCE_HEADER)).containsExactly("events.raw/0/0", "events.raw/0/2");
         // the bad record consumed no ID: the two good ones are consecutive
-        assertThat(stamped).extracting(r -> config.layout().decode(id(r)).sequence()).containsExactly(0L, 1L);
+        assertThat(stamped).extracting(r -> config.ids().layout().decode(id(r)).sequence()).containsExactly(0L, 1L);
     }
 
     @Test
@@ -372,7 +373,7 @@ class StampTopologyTest {
 
         start(config);
 
-        assertThat(storedState()).isEqualTo(new WorkerState(config.layout().fingerprint(), 5, 1,
+        assertThat(storedState()).isEqualTo(new WorkerState(config.ids().layout().fingerprint(), 5, 1,
                 INSTANCE + "/" + Thread.currentThread().getName(), T0, T0, -1, -1, T0));
         assertThat(storedState().holder()).startsWith(INSTANCE + "/");
     }
@@ -401,7 +402,7 @@ class StampTopologyTest {
 
         List<Long> ids = pipe(3);
 
-        IdLayout layout = config.layout();
+        IdLayout layout = config.ids().layout();
         long reserved = layout.encode(T0 + 10 - IdLayout.DEFAULT_EPOCH_MILLIS + 1_000, 0, 5, layout.maxSequence());
         assertThat(storedState().reservedUntil()).as("id.reservation=1s past the first ID").isEqualTo(reserved);
         assertThat(storedState().highWaterMark()).isGreaterThanOrEqualTo(ids.get(2));
@@ -472,7 +473,7 @@ class StampTopologyTest {
 
         assertThat(secondRun.get(0)).isGreaterThan(lastOfFirstRun).isGreaterThan(beforeRestart.highWaterMark());
         assertThat(secondRun).isSorted().doesNotHaveDuplicates();
-        assertThat(config.layout().decode(secondRun.get(0)).worker()).isEqualTo(5);
+        assertThat(config.ids().layout().decode(secondRun.get(0)).worker()).isEqualTo(5);
         assertThat(storedState().epoch()).isEqualTo(2);
         assertThat(storedState().highWaterMark()).isGreaterThanOrEqualTo(secondRun.get(2));
     }
@@ -480,7 +481,7 @@ class StampTopologyTest {
     @Test
     void shouldResumeAboveTheHighestIdFoundInTheOutputTail() {
         SnowstampConfig config = config();
-        IdLayout layout = config.layout();
+        IdLayout layout = config.ids().layout();
         long inTheQueue = layout.encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS + 60_000, 0, 5, 7);
         List<String> probed = new ArrayList<>();
         tailProbe = (partition, datacenter, worker) -> {
@@ -521,8 +522,8 @@ class StampTopologyTest {
         assertThat(cause.stored()).isEqualTo("t41.d0.w10.s12.u1ms.e1577836800000.mid");
         assertThat(cause.configured()).isEqualTo("t39.d0.w16.s8.u10ms.e1577836800000.low");
         assertThat(cause).hasMessageContaining("partition 0")
-                .hasMessageContaining(snowflake.layout().fingerprint())
-                .hasMessageContaining(sonyflake.layout().fingerprint());
+                .hasMessageContaining(snowflake.ids().layout().fingerprint())
+                .hasMessageContaining(sonyflake.ids().layout().fingerprint());
     }
 
     @Test
@@ -617,15 +618,15 @@ class StampTopologyTest {
     @Test
     void shouldAddTheTakeoverGapAtEveryStart() {
         SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once");
-        assertThat(config.takeoverGap()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config.recovery().takeoverGap()).isEqualTo(Duration.ofSeconds(1));
         start(config);
 
         long first = pipe(1).get(0);
-        assertThat(config.layout().decode(first).wallMillis()).as("gap above the clock at the first start").isEqualTo(T0 + 1_001);
+        assertThat(config.ids().layout().decode(first).wallMillis()).as("gap above the clock at the first start").isEqualTo(T0 + 1_001);
 
         restart(config);
         long afterRestart = pipe(1).get(0);
-        assertThat(config.layout().decode(afterRestart).wallMillis())
+        assertThat(config.ids().layout().decode(afterRestart).wallMillis())
                 .as("gap above the restored reservation (1 s past the last ID)").isEqualTo(T0 + 1_001 + 1_000 + 1_000 + 1);
     }
 
