@@ -34,7 +34,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AtLeastOnceKillIT extends OnSharedBroker {
     private static final int KILLS = 6;
     private static final int RATE = 600;
-    private static final int MAX_RECORDS = 40_000;
 
     @TempDir
     Path work;
@@ -51,7 +50,7 @@ class AtLeastOnceKillIT extends OnSharedBroker {
                 .with("kafka.commit.interval.ms", "1000");
         CrashLoop crashes = new CrashLoop(spec, new Random(seed), timeline);
 
-        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), MAX_RECORDS, RATE).start();
+        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), NumberedProducer.UNTIL_STOPPED, RATE).start();
              ChildJvm stamper = crashes.run(spec.start(), KILLS)) {
             long produced = producer.stop();
             timeline.mark("produced %d", produced);

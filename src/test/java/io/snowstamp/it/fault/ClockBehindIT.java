@@ -41,8 +41,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClockBehindIT extends OnSharedBroker {
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
     private static final int BATCH = 3_000;
-    /** A producer's limit that a test never reaches: it stops the producer itself. */
-    private static final long UNTIL_STOPPED = 10_000_000;
     private static final Duration BEHIND = Duration.ofHours(1);
 
     @TempDir
@@ -91,7 +89,7 @@ class ClockBehindIT extends OnSharedBroker {
 
         // the load runs until B has stamped in every partition, however long the starts take: A is killed
         // while records arrive, and B takes over with records still to stamp in every partition
-        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), UNTIL_STOPPED, 600).start();
+        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), NumberedProducer.UNTIL_STOPPED, 600).start();
              ChildJvm first = a.start(); TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
             // A has committed records in every partition, and is writing more
             assertThat(ends.awaitEveryPartitionCommitted(topics.out(), 100, Duration.ofSeconds(120))).as(first.logs()).isTrue();

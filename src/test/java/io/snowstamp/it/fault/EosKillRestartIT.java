@@ -32,7 +32,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EosKillRestartIT extends OnSharedBroker {
     private static final int KILLS = 10;
     private static final int RATE = 600;
-    private static final int MAX_RECORDS = 60_000;
 
     @TempDir
     Path work;
@@ -46,7 +45,7 @@ class EosKillRestartIT extends OnSharedBroker {
         Stamper spec = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "eos-1");
         CrashLoop crashes = new CrashLoop(spec, new Random(seed), timeline);
 
-        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), MAX_RECORDS, RATE).start();
+        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), NumberedProducer.UNTIL_STOPPED, RATE).start();
              ChildJvm stamper = crashes.run(spec.start(), KILLS)) {
             long produced = producer.stop();
             timeline.mark("produced %d", produced);

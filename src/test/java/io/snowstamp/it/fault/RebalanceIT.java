@@ -33,7 +33,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RebalanceIT extends OnSharedBroker {
     private static final int PARTITIONS = 6;
     private static final int RATE = 500;
-    private static final int MAX_RECORDS = 60_000;
 
     @TempDir
     Path work;
@@ -47,7 +46,7 @@ class RebalanceIT extends OnSharedBroker {
         Stamper c = a.instance("c");
         List<ChildJvm> started = new ArrayList<>();
 
-        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), MAX_RECORDS, RATE).start();
+        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), NumberedProducer.UNTIL_STOPPED, RATE).start();
              TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
             ChildJvm runningA = joined(a, started, ends, timeline);
             ChildJvm runningB = joined(b, started, ends, timeline);
