@@ -8,6 +8,24 @@ import java.util.Map;
  * the single source for defaults, for rejecting unknown keys (typos fail at startup instead of
  * being ignored) and for mapping {@code SNOWSTAMP_*} environment variables back to keys.
  * Keys starting with {@code kafka.} are not listed: they pass straight to the Kafka clients.
+ *
+ * <p>Why not Kafka's {@code ConfigDef} (evaluated against kafka-clients 4.3.1 for issue 15): it
+ * would replace only the easy third of {@link Values} (whole numbers in a range, booleans, one of
+ * a few words) and make the rest harder. Its messages are not ours: {@code "Invalid value three for
+ * configuration id.worker-offset: Not a number of type LONG"}, {@code "Value must be at least 0"},
+ * {@code "String must be one of (case insensitive): NUMBER, STRING"} — a Java type name, one bound
+ * instead of the accepted range, choices in the wrong case — so every key would need its accepted
+ * text kept beside the definition and every {@code ConfigException} caught and rewritten, and
+ * {@code ConfigDef.parse} stops at the first bad key without telling which one except inside that
+ * text. Most of our values are not its types: durations with units ({@code 10s}, {@code 1m}), topic
+ * names, instants, {@code auto} or a number, and keys whose empty value means "derived" (the
+ * preset's widths, the takeover gap from the guarantee) — and a {@code Range} refuses a null
+ * default at definition time, so those would all be strings with hand-written validators anyway.
+ * It accepts unknown keys silently (we refuse typos with the file or variable they came from),
+ * renders RST/HTML rather than the Markdown our reference is ({@code ReferenceDocsTest} renders
+ * from {@link #help()} and {@link #defaults()} either way), and would bind this package, which
+ * depends on nothing but {@code id}, to the Kafka client library. Cross-key checks stay in the
+ * slices whichever table is used.
  */
 public final class Keys {
     public static final String APPLICATION_ID = "application.id";

@@ -60,6 +60,7 @@ public final class WorkerRegistry implements AutoCloseable {
     private final LongSupplier clock;
     private final Properties client;
     private final Duration timeout;
+    private final LeaseHeartbeat heartbeats;
     /** Whether this client already waited for unknown applications to re-assert their claims (once is enough). */
     private boolean waited;
 
@@ -68,6 +69,7 @@ public final class WorkerRegistry implements AutoCloseable {
         this.client = client;
         this.timeout = timeout;
         this.clock = clock;
+        this.heartbeats = new LeaseHeartbeat(this, registry, clock);
     }
 
     public RegistryLog log() {
@@ -106,7 +108,7 @@ public final class WorkerRegistry implements AutoCloseable {
                 }
             }
             Claim candidate = newClaim(request, first, request.partitions(), view, snapshot.registryId());
-            refuseConflicts(request, candidate, view);
+            ClaimRefusals.refuseConflicts(request, candidate, view, clock.getAsLong());
             if (mustWait(request, snapshot)) {
                 continue;
             }
@@ -131,14 +133,14 @@ public final class WorkerRegistry implements AutoCloseable {
             Claim segment = verdict.claim();
             if (!segment.layout().equals(request.layout().fingerprint()) || segment.datacenter() != request.datacenter()
                     || segment.firstWorker() != end) {
-                throw disagree(request, held, own, !segment.layout().equals(request.layout().fingerprint())
+                throw ClaimRefusals.disagree(request, held, own, !segment.layout().equals(request.layout().fingerprint())
                         ? "layout " + request.layout().fingerprint() + " (the claim's: " + segment.layout() + ")"
                         : "datacenter " + request.datacenter() + " (the claim's: " + segment.datacenter() + ")");
             }
             end = segment.endWorker();
         }
         if (!request.auto() && request.offset() != held.firstWorker()) {
-            throw disagree(request, held, own, "id.worker-offset=" + request.offset() + " (the claim's: " + held.firstWorker() + ")");
+            throw ClaimRefusals.disagree(request, held, own, "id.worker-offset=" + request.offset() + " (the claim's: " + held.firstWorker() + ")");
         }
         long first = held.firstWorker();
         List<String> keys = new ArrayList<>(own.stream().map(v -> v.claim().key()).toList());
@@ -160,7 +162,7 @@ public final class WorkerRegistry implements AutoCloseable {
             Claim other = conflicts.get(0);
             throw new ClaimRefusedException("the input grew to " + request.partitions() + " partitions but workers " + extension.range()
                     + " after application " + request.application() + "'s workers " + first + ".." + (end - 1) + " are held by "
-                    + describe(other) + ": stamping with an unclaimed worker is never done; release " + other.application()
+                    + ClaimRefusals.describe(other, clock.getAsLong()) + ": stamping with an unclaimed worker is never done; release " + other.application()
                     + "'s range if it is retired, or move " + request.application() + " to a new range (stop it, 'snowstamp workers release"
                     + " --application-id " + request.application() + " --apply', start with id.worker-offset=auto)");
         }
@@ -176,14 +178,6 @@ public final class WorkerRegistry implements AutoCloseable {
         return null;
     }
 
-    private ClaimRefusedException disagree(Request request, Claim held, List<RegistryView.Verdict> own, String what) {
-        long end = own.get(own.size() - 1).claim().endWorker();
-        return new ClaimRefusedException("this instance of application " + request.application() + " is configured with " + what
-                + ", which disagrees with the application's claim in ID space " + request.space() + " (workers "
-                + held.firstWorker() + ".." + (end - 1) + ", datacenter " + held.datacenter() + ", layout " + held.layout()
-                + "): every instance of an application must use the claim's settings; to change them, stop every instance and release"
-                + " the range with 'snowstamp workers release --application-id " + request.application() + " --apply'");
-    }
 
     private Claim newClaim(Request request, long first, int count, RegistryView view, String registryId) {
         SortedMap<Long, Long> floors = new TreeMap<>();
@@ -198,34 +192,7 @@ public final class WorkerRegistry implements AutoCloseable {
                 request.input(), request.output(), request.instance(), now, now, Claim.State.ACTIVE, -1, registryId, floors, "");
     }
 
-    private void refuseConflicts(Request request, Claim candidate, RegistryView view) {
-        List<Claim> conflicts = view.conflictsWith(candidate);
-        if (conflicts.isEmpty()) {
-            return;
-        }
-        Claim other = conflicts.get(0);
-        if (!other.layout().equals(candidate.layout())) {
-            throw new ClaimRefusedException("application " + request.application() + " uses layout " + candidate.layout()
-                    + " but application " + other.application() + " (" + other.state() + ", workers " + other.range() + ") issued IDs"
-                    + " of layout " + other.layout() + " in ID space " + request.space() + ": IDs of two layouts can collide outside"
-                    + " any worker range; use the same id.* layout settings, or another id.space for IDs that never meet");
-        }
-        long free = view.firstFree(request.space(), request.datacenter(), request.application(), request.partitions(),
-                request.layout().maxWorker(), List.of());
-        throw new ClaimRefusedException("id.worker-offset=" + request.offset() + " claims workers " + candidate.range() + " of ID space "
-                + request.space() + ", datacenter " + request.datacenter() + ", but they overlap " + describe(other) + ": "
-                + (free >= 0 ? "set id.worker-offset=" + free + " (the first free range of " + request.partitions() + " workers) or auto"
-                : "no range of " + request.partitions() + " workers is free")
-                + ", or, if " + other.application() + " is retired, release its range with 'snowstamp workers release --application-id "
-                + other.application() + " --apply'");
-    }
 
-    /** "application B (workers 0..3, last heartbeat 2026-...Z, 12 s ago)". */
-    String describe(Claim other) {
-        long age = Math.max(0, clock.getAsLong() - other.heartbeatAt()) / 1000;
-        return "application " + other.application() + " (workers " + other.range() + ", last heartbeat "
-                + Instant.ofEpochMilli(other.heartbeatAt()) + ", " + age + " s ago)";
-    }
 
     /**
      * Waits once, before a new claim, while applications with a worker-state changelog have no
@@ -318,83 +285,22 @@ public final class WorkerRegistry implements AutoCloseable {
         return new Lease(first, request.partitions(), List.copyOf(keys), marks, how);
     }
 
+
     /**
      * Re-asserts the lease: a heartbeat record for each of its claims, carrying the claim's first
      * offset. A claim missing from the registry (deleted and recreated) is claimed afresh and must
-     * be granted again.
+     * be granted again (see {@link LeaseHeartbeat}).
      *
      * @throws RegistryLostException when a claim was released or another application now holds its workers:
      *         the application must stop stamping
      */
     public void heartbeat(Request request, Lease lease) {
-        RegistryLog.Snapshot snapshot = readable();
-        RegistryView view = snapshot.view();
-        long now = clock.getAsLong();
-        for (String key : lease.keys()) {
-            RegistryView.Verdict verdict = view.verdict(key).orElse(null);
-            if (verdict != null && verdict.granted()) {
-                registry.append(verdict.claim().withHeartbeat(now, view.order(verdict.entry()), snapshot.registryId()));
-                continue;
-            }
-            if (verdict != null) {
-                throw new RegistryLostException("the claim " + key + " is no longer granted: " + describe(verdict.blockedBy())
-                        + " holds its workers");
-            }
-            RegistryView.Entry inactive = view.inactive().stream().filter(e -> e.claim().key().equals(key)).findFirst().orElse(null);
-            if (inactive != null) {
-                throw new RegistryLostException("the claim " + key + " was " + inactive.claim().state() + " while the application ran"
-                        + (inactive.claim().note().isEmpty() ? "" : " (" + inactive.claim().note() + ")"));
-            }
-            reassert(request, lease, key, now, snapshot.registryId(), view);
-        }
-    }
-
-    private void reassert(Request request, Lease lease, String key, long now, String registryId, RegistryView view) {
-        long first = Long.parseLong(key.substring(key.lastIndexOf('/') + 1));
-        long end = first;
-        // the segment's end: the next segment's first worker, or the lease's end
-        for (String other : lease.keys()) {
-            long start = Long.parseLong(other.substring(other.lastIndexOf('/') + 1));
-            if (start > first) {
-                end = end == first ? start : Math.min(end, start);
-            }
-        }
-        if (end == first) {
-            end = lease.firstWorker() + lease.count();
-        }
-        SortedMap<Long, Long> floors = new TreeMap<>();
-        for (long worker = first; worker < end; worker++) {
-            long mark = Math.max(lease.markOf(worker), view.markOf(request.space(), request.datacenter(), worker));
-            if (mark >= 0) {
-                floors.put(worker, mark);
-            }
-        }
-        Claim claim = new Claim(request.space(), request.datacenter(), request.application(), first, (int) (end - first),
-                request.layout().fingerprint(), request.input(), request.output(), request.instance(), now, now, Claim.State.ACTIVE, -1,
-                registryId, floors, "re-asserted by a heartbeat: the claim was missing from the registry");
-        long offset = registry.append(claim);
-        RegistryView after = readable().view();
-        RegistryView.Verdict verdict = after.verdict(key).orElse(null);
-        if (verdict == null || !verdict.granted()) {
-            throw new RegistryLostException("the claim " + key + " was missing from the registry (recreated?) and could not be re-asserted: "
-                    + (verdict == null || verdict.blockedBy() == null ? "it was replaced" : describe(verdict.blockedBy()) + " claimed its workers first"));
-        }
-        log.warn("the claim {} was missing from the worker registry {} (deleted and recreated?): re-asserted at offset {}", key,
-                registry.topic(), offset);
+        heartbeats.heartbeat(request, lease);
     }
 
     /** Marks the lease's claims as stopped cleanly (the last heartbeat), so that {@code workers release} needs no --force. */
     public void stopped(Lease lease) {
-        RegistryLog.Snapshot snapshot = readable();
-        RegistryView view = snapshot.view();
-        long now = clock.getAsLong();
-        for (String key : lease.keys()) {
-            view.verdict(key).filter(RegistryView.Verdict::granted).ifPresent(verdict -> {
-                Claim claim = verdict.claim();
-                registry.append(claim.withState(Claim.State.ACTIVE, now, view.order(verdict.entry()), snapshot.registryId(), claim.marks(),
-                        STOPPED_NOTE));
-            });
-        }
+        heartbeats.stopped(lease);
     }
 
     /** Note of the last record of an application that stopped cleanly. */

@@ -2,10 +2,8 @@ package io.snowstamp.sequence;
 
 import io.snowstamp.state.IdHeader;
 
-/** Names of the sequence topology's headers, stores and internal topics. */
+/** Names of the sequence topology's stores and internal topics; its tag header is {@link IdHeader#TAG}. */
 public final class SequenceNames {
-    /** Re-export of {@link IdHeader#TAG}: the record's tag (UTF-8) next to its number in {@code snowstamp-id}. */
-    public static final String TAG_HEADER = IdHeader.TAG;
     /** The per-task store of tag segments and the partition checkpoint. */
     public static final String STORE = "sequence-segments";
     /** The global store over the tags topic. */

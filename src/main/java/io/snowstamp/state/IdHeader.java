@@ -20,9 +20,9 @@ public final class IdHeader {
     public static final String ID = "snowstamp-id";
     /** Provenance header: {@code topic/partition/offset} of the input record. */
     public static final String SOURCE = "snowstamp-src";
-    /** Machine-readable reason on dead-letter records. */
+    /** Machine-readable reason on dead-letter records: a {@code stream.BadRecordException.Code} as a word ({@code not-object}). */
     public static final String ERROR = "snowstamp-error";
-    /** The tag a sequence-mode record was numbered under. */
+    /** The tag a sequence-mode record was numbered under (UTF-8), next to its number in {@link #ID}. */
     public static final String TAG = "snowstamp-tag";
 
     private IdHeader() {
@@ -121,23 +121,42 @@ public final class IdHeader {
         return out;
     }
 
-    /** How many digits the non-negative {@code value} has. */
+    /** How many digits the non-negative {@code value} has (IDs have 18-19: counted from the top). */
     static int digitCount(long value) {
-        int n = 1;
-        for (long limit = 10; n < 19 && value >= limit; limit *= 10) {
-            n++;
+        int n = 19;
+        for (long limit = 1_000_000_000_000_000_000L; n > 1 && value < limit; limit /= 10) {
+            n--;
         }
         return n;
+    }
+
+    /** "00" "01" ... "99": two digits per division, half the divisions of one at a time. */
+    private static final byte[] DIGIT_PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
+            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
     }
 
     /** Writes the digits of the non-negative {@code value} so that the last one lands at {@code end - 1}. */
     private static void append(long value, byte[] out, int end) {
         int pos = end;
         long v = value;
-        do {
-            long q = v / 10;
-            out[--pos] = (byte) ('0' + (v - q * 10));
+        while (v >= 100) {
+            long q = v / 100;
+            int r = (int) (v - q * 100) * 2;
+            out[--pos] = DIGIT_PAIRS[r + 1];
+            out[--pos] = DIGIT_PAIRS[r];
             v = q;
-        } while (v != 0);
+        }
+        if (v >= 10) {
+            int r = (int) v * 2;
+            out[--pos] = DIGIT_PAIRS[r + 1];
+            out[--pos] = DIGIT_PAIRS[r];
+        } else {
+            out[--pos] = (byte) ('0' + v);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
@@ -46,7 +47,7 @@ public final class DeadLetterHandler implements ProcessingExceptionHandler {
         log.debug("dead-letter {}-{}@{}: {}", context.topic(), context.partition(), context.offset(), bad.getMessage());
         ProducerRecord<byte[], byte[]> dead = ExceptionHandlerUtils.buildDeadLetterQueueRecord(
                 deadLetterTopic, context.sourceRawKey(), context.sourceRawValue(), context, exception);
-        dead.headers().add(Names.ERROR_HEADER, bad.code().header().getBytes(StandardCharsets.US_ASCII));
+        dead.headers().add(IdHeader.ERROR, bad.code().header().getBytes(StandardCharsets.US_ASCII));
         if (stats != null) {
             stats.deadLetter();
         }

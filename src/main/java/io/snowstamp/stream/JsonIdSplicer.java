@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.snowstamp.config.StampSettings;
@@ -16,6 +15,9 @@ import io.snowstamp.stream.BadRecordException.Code;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 
 /**
  * Injects the ID into a JSON object value as its first member, keeping every other byte of the
@@ -53,9 +55,10 @@ public final class JsonIdSplicer {
 
     /** @param maxDepth deepest nesting of objects and arrays accepted ({@code stamp.max-depth}) */
     public JsonIdSplicer(String field, JsonType type, OnExistingField onExisting, int maxDepth) {
-        // duplicate keys anywhere make the record ambiguous for every consumer: refuse them
+        // Duplicate keys anywhere make the record ambiguous for every consumer: they are refused, by MemberNames
+        // rather than Jackson's STRICT_DUPLICATE_DETECTION, whose HashSet per object was a tenth of JSON mode's
+        // allocations (profiled, see benchmarks.md); same rule: equal names after unescaping, at every depth.
         this.factory = JsonFactory.builder()
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                 .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(maxDepth).build())
                 .build();
         this.field = field;
@@ -85,22 +88,23 @@ public final class JsonIdSplicer {
             int existingTo = -1;
             boolean existingIsLast = false;
             JsonToken token;
+            MemberNames names = new MemberNames();
             while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
-                int nameStart = (int) parser.currentTokenLocation().getByteOffset();
-                if (existingFrom >= 0 && existingTo < 0) {
-                    existingTo = nameStart;             // existing member runs up to the next name
-                }
                 members++;
-                if (field.equals(parser.currentName())) {
-                    existingFrom = nameStart;       // only once: the parser refuses duplicate keys
+                String name = parser.currentName();
+                names.add(name);
+                // a location is an allocation: asked for only around the existing field, not for every member
+                if (existingFrom >= 0 && existingTo < 0) {
+                    existingTo = (int) parser.currentTokenLocation().getByteOffset();   // existing member runs up to the next name
+                } else if (existingFrom < 0 && field.equals(name)) {
+                    existingFrom = (int) parser.currentTokenLocation().getByteOffset(); // only once: duplicates are refused
                 }
-                parser.nextToken();
-                parser.skipChildren();
+                skipValue(parser, parser.nextToken());
             }
             if (token != JsonToken.END_OBJECT) {
                 throw new BadRecordException(Code.NOT_JSON, "value is not well-formed JSON");
             }
-            int closeBrace = (int) parser.currentTokenLocation().getByteOffset();
+            int closeBrace = existingTo < 0 && existingFrom >= 0 ? (int) parser.currentTokenLocation().getByteOffset() : -1;
             if (parser.nextToken() != null) {
                 throw new BadRecordException(Code.TRAILING_CONTENT, "value has content after the JSON object");
             }
@@ -183,6 +187,73 @@ public final class JsonIdSplicer {
             return Code.TRUNCATED;
         }
         return Code.NOT_JSON;
+    }
+
+    /**
+     * Skips the value the parser has just read the first token of, refusing duplicate member names in
+     * every object inside it. Iterative: the depth is bounded by the parser's nesting limit, not the stack.
+     */
+    private static void skipValue(JsonParser parser, JsonToken first) throws IOException {
+        if (first != JsonToken.START_OBJECT && first != JsonToken.START_ARRAY) {
+            return;     // a scalar: read whole already (a string's content is checked when skipped past)
+        }
+        ArrayList<MemberNames> open = new ArrayList<>();     // null for an array
+        open.add(first == JsonToken.START_OBJECT ? new MemberNames() : null);
+        while (!open.isEmpty()) {
+            JsonToken token = parser.nextToken();
+            if (token == null) {
+                throw new BadRecordException(Code.TRUNCATED, "value is not well-formed JSON: unexpected end-of-input");
+            }
+            switch (token) {
+                case FIELD_NAME -> open.get(open.size() - 1).add(parser.currentName());
+                case START_OBJECT -> open.add(new MemberNames());
+                case START_ARRAY -> open.add(null);
+                case END_OBJECT, END_ARRAY -> open.remove(open.size() - 1);
+                default -> {
+                }
+            }
+        }
+    }
+
+    /**
+     * The member names of one object so far. A few names are compared one by one (objects in events are
+     * small); past {@link #LINEAR} they go to a hash set, so a hostile object with many members costs
+     * linear time, not quadratic.
+     */
+    private static final class MemberNames {
+        private static final int LINEAR = 16;
+        private String[] names;
+        private int count;
+        private HashSet<String> many;
+
+        void add(String name) {
+            if (many != null) {
+                if (!many.add(name)) {
+                    throw duplicate(name);
+                }
+                return;
+            }
+            for (int i = 0; i < count; i++) {
+                if (names[i].equals(name)) {
+                    throw duplicate(name);
+                }
+            }
+            if (count == LINEAR) {
+                many = new HashSet<>(Arrays.asList(names));
+                many.add(name);
+                names = null;
+                return;
+            }
+            if (names == null) {
+                names = new String[LINEAR];
+            }
+            names[count++] = name;
+        }
+
+        private static BadRecordException duplicate(String name) {
+            // Jackson's wording, which the tests and the dead-letter reasons have always shown
+            return new BadRecordException(Code.DUPLICATE_KEY, "value is not well-formed JSON: Duplicate field '" + name + "'");
+        }
     }
 
     /** Start of the comma (and blanks) preceding a last member, so no dangling comma remains. */

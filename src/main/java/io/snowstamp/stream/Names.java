@@ -5,12 +5,6 @@ import io.snowstamp.state.StateNames;
 
 /** Store, processor and changelog names of the stamping topology; the header names live in {@link IdHeader}. */
 public final class Names {
-    /** Re-export of {@link IdHeader#ID} for the stamping code; readers outside {@code stream} use {@link IdHeader}. */
-    public static final String ID_HEADER = IdHeader.ID;
-    /** Re-export of {@link IdHeader#SOURCE}. */
-    public static final String SOURCE_HEADER = IdHeader.SOURCE;
-    /** Re-export of {@link IdHeader#ERROR}; its values are {@link BadRecordException.Code}. */
-    public static final String ERROR_HEADER = IdHeader.ERROR;
     /** The worker-state store ({@link StateNames#STORE}). */
     public static final String STORE = StateNames.STORE;
     /** Records held back while a partition is paused ({@code id.on-excess-lead=pause}). */

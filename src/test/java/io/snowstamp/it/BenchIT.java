@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,14 +26,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BenchIT extends OnSharedBroker {
     @Test
     void shouldRunEveryCaseAndPrintTableAndJson() throws Exception {
+        Path file = Files.createTempFile("bench", ".json");
         Cli.Result bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--records", "4000", "--partitions", "2",
-                "--jackson", "--latency-seconds", "3", "--latency-rate", "400");
+                "--repeat", "2", "--jackson", "--latency-seconds", "3", "--latency-rate", "400", "--output-json", file.toString());
         assertThat(bench.exitCode()).as(bench.toString()).isZero();
         assertThat(bench.out()).contains("loading 4000 records", "identity, Kafka Streams defaults", "snowstamp header, shipped",
                 "snowstamp json, shipped", "snowstamp header, throughput profile", "jackson tree + uuid, shipped",
                 "latency at 400 records/s for 3 s");
 
         JsonNode json = new ObjectMapper().readTree(bench.lastLine());
+        assertThat(new ObjectMapper().readTree(Files.readString(file))).isEqualTo(json);
+        assertThat(json.get("repeat").asInt()).isEqualTo(2);
+        assertThat(json.get("brokerInThisProcess").asBoolean()).isFalse();
         assertThat(json.get("records").asLong()).isEqualTo(4000);
         assertThat(json.get("partitions").asInt()).isEqualTo(2);
         List<String> names = new ArrayList<>();
@@ -44,11 +50,18 @@ class BenchIT extends OnSharedBroker {
             } else {
                 assertThat(result.get("recordsPerSecond").asDouble()).as(name).isPositive();
                 assertThat(result.get("peakHeapMiB").asLong()).as(name).isPositive();
+                assertThat(result.get("roundsRecordsPerSecond")).as(name).hasSize(2);
+                if (name.startsWith("snowstamp json") || name.equals("snowstamp header, shipped")) {
+                    // ratios to the pass-through of the same round, and the goal next to them (whether met is not asserted)
+                    assertThat(result.get("ratioSameSettings").asDouble()).as(name).isPositive();
+                    assertThat(result.get("cpuRatioSameSettings").asDouble()).as(name).isPositive();
+                    assertThat(result.has("throughputGoalMet")).as(name).isTrue();
+                }
             }
         }
         assertThat(names).containsExactly("identity, Kafka Streams defaults", "identity, shipped settings", "snowstamp header, shipped",
-                "snowstamp json, shipped", "snowstamp header, throughput profile", "jackson tree + uuid, shipped",
-                "latency: identity, Kafka Streams defaults", "latency: snowstamp header, shipped",
+                "snowstamp header, no provenance", "snowstamp json, shipped", "snowstamp header, throughput profile",
+                "jackson tree + uuid, shipped", "latency: identity, Kafka Streams defaults", "latency: snowstamp header, shipped",
                 "latency: snowstamp header, throughput profile");
     }
 

@@ -1,6 +1,6 @@
 package io.snowstamp.it;
 
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.OnSharedBroker;
@@ -61,7 +61,7 @@ class CliIT extends OnSharedBroker {
             for (int i = 0; i < 10; i++) {
                 ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, i % 2, ("k" + i).getBytes(StandardCharsets.UTF_8),
                         (i == 3 ? "not json" : "{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8));
-                record.headers().add(Names.ID_HEADER, String.valueOf(1000 + i).getBytes(StandardCharsets.US_ASCII));
+                record.headers().add(IdHeader.ID, String.valueOf(1000 + i).getBytes(StandardCharsets.US_ASCII));
                 producer.send(record);
             }
         }
@@ -78,7 +78,7 @@ class CliIT extends OnSharedBroker {
 
         try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             ProducerRecord<byte[], byte[]> copy = new ProducerRecord<>(topic, 1, null, "{}".getBytes(StandardCharsets.UTF_8));
-            copy.headers().add(Names.ID_HEADER, "1004".getBytes(StandardCharsets.US_ASCII));
+            copy.headers().add(IdHeader.ID, "1004".getBytes(StandardCharsets.US_ASCII));
             producer.send(copy);
         }
         Cli.Result dirty = Cli.run(kafka("verify", "--topic", topic));

@@ -4,7 +4,7 @@ import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.runtime.StreamsRunner;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -81,7 +81,7 @@ final class FrozenStamper implements AutoCloseable {
 
     /** The ID header of a stamped record. */
     static long id(ConsumerRecord<byte[], byte[]> record) {
-        return Long.parseLong(new String(record.headers().lastHeader(Names.ID_HEADER).value(), StandardCharsets.US_ASCII));
+        return Long.parseLong(new String(record.headers().lastHeader(IdHeader.ID).value(), StandardCharsets.US_ASCII));
     }
 
     /** Highest ID per output partition among {@code records}. */

@@ -4,7 +4,7 @@ import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.StreamsRunner;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
@@ -133,7 +133,7 @@ class HostileInputIT extends OnSharedBroker {
         List<ConsumerRecord<byte[], byte[]>> dead = broker.consume(dlq, Integer.MAX_VALUE, Duration.ofSeconds(5));
         Map<String, Integer> codes = new TreeMap<>();
         for (ConsumerRecord<byte[], byte[]> record : dead) {
-            codes.merge(new String(record.headers().lastHeader(Names.ERROR_HEADER).value(), StandardCharsets.UTF_8), 1, Integer::sum);
+            codes.merge(new String(record.headers().lastHeader(IdHeader.ERROR).value(), StandardCharsets.UTF_8), 1, Integer::sum);
         }
         Map<String, Integer> expected = new TreeMap<>();
         expectedCodes.forEach(code -> expected.merge(code, 1, Integer::sum));

@@ -2,7 +2,7 @@ package io.snowstamp.it;
 
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.OnSharedBroker;
@@ -55,7 +55,7 @@ class RunEndToEndIT extends OnSharedBroker {
             long after = System.currentTimeMillis();
             IdLayout layout = IdLayout.preset("snowflake");
             for (ConsumerRecord<byte[], byte[]> record : stamped) {
-                long id = Long.parseLong(new String(record.headers().lastHeader(Names.ID_HEADER).value(), StandardCharsets.US_ASCII));
+                long id = Long.parseLong(new String(record.headers().lastHeader(IdHeader.ID).value(), StandardCharsets.US_ASCII));
                 DecodedId decoded = layout.decode(id);
                 assertThat(decoded.worker()).isEqualTo(record.partition());
                 assertThat(decoded.wallMillis()).isBetween(before, after + 1_000);

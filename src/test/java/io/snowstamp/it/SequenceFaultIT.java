@@ -7,7 +7,7 @@ import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.sequence.SequenceState;
 import io.snowstamp.sequence.SequenceStateSerde;
 import io.snowstamp.sequence.Tags;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.OnSharedBroker;
@@ -252,7 +252,7 @@ class SequenceFaultIT extends OnSharedBroker {
         assertThat(verify.exitCode()).as(verify.toString()).isZero();
         List<ConsumerRecord<byte[], byte[]>> dead = read(topics.dlq(), "read_committed");
         assertThat(dead).hasSize((int) (total - 3 * perTag))
-                .allSatisfy(record -> assertThat(header(record, Names.ERROR_HEADER)).isEqualTo("unknown-tag"));
+                .allSatisfy(record -> assertThat(header(record, IdHeader.ERROR)).isEqualTo("unknown-tag"));
 
         // ---- gaps, per tag: none in the raw view (aborted transactions included); in the committed view, aborted numbers only
         Map<Integer, Integer> starts = taskStarts();
@@ -410,8 +410,8 @@ class SequenceFaultIT extends OnSharedBroker {
     private static Map<String, List<Long>> numbersByTag(List<ConsumerRecord<byte[], byte[]>> records) {
         Map<String, List<Long>> numbers = new TreeMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
-            numbers.computeIfAbsent(header(record, SequenceNames.TAG_HEADER), ignored -> new ArrayList<>())
-                    .add(Long.parseLong(header(record, Names.ID_HEADER)));
+            numbers.computeIfAbsent(header(record, IdHeader.TAG), ignored -> new ArrayList<>())
+                    .add(Long.parseLong(header(record, IdHeader.ID)));
         }
         return numbers;
     }

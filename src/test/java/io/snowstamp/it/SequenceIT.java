@@ -9,7 +9,7 @@ import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.sequence.SequenceState;
 import io.snowstamp.sequence.SequenceStateSerde;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
@@ -158,8 +158,8 @@ class SequenceIT extends OnSharedBroker {
     private static Map<String, List<Long>> numbers(List<ConsumerRecord<byte[], byte[]>> records) {
         Map<String, List<Long>> numbers = new TreeMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
-            numbers.computeIfAbsent(header(record, SequenceNames.TAG_HEADER), ignored -> new ArrayList<>())
-                    .add(Long.parseLong(header(record, Names.ID_HEADER)));
+            numbers.computeIfAbsent(header(record, IdHeader.TAG), ignored -> new ArrayList<>())
+                    .add(Long.parseLong(header(record, IdHeader.ID)));
         }
         return numbers;
     }
@@ -223,7 +223,7 @@ class SequenceIT extends OnSharedBroker {
         assertThat(numbers.get("invoice")).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
         List<ConsumerRecord<byte[], byte[]>> dead = read(setup.dlq);
         assertThat(dead).hasSize(5).allSatisfy(record -> {
-            assertThat(header(record, Names.ERROR_HEADER)).isEqualTo("unknown-tag");
+            assertThat(header(record, IdHeader.ERROR)).isEqualTo("unknown-tag");
             assertThat(header(record, "__streams.errors.topic")).isEqualTo(setup.in);
         });
 

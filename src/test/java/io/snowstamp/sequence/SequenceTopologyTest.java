@@ -11,11 +11,11 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.testing.TopologyDrivers;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
-import io.snowstamp.stream.Names;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -158,13 +158,13 @@ class SequenceTopologyTest {
     }
 
     private static long number(TestRecord<byte[], byte[]> record) {
-        return Long.parseLong(header(record, Names.ID_HEADER));
+        return Long.parseLong(header(record, IdHeader.ID));
     }
 
     /** The records the driver wrote to the output topic since the last read; they are in the output partition the tail reads now. */
     private List<TestRecord<byte[], byte[]>> readOutput() {
         List<TestRecord<byte[], byte[]>> records = output.readRecordsToList();
-        records.forEach(record -> tail.append(header(record, SequenceNames.TAG_HEADER), number(record)));
+        records.forEach(record -> tail.append(header(record, IdHeader.TAG), number(record)));
         return records;
     }
 
@@ -228,10 +228,10 @@ class SequenceTopologyTest {
         input.pipeInput(bytes("invoice"), bytes("d"));
 
         List<TestRecord<byte[], byte[]>> out = readOutput();
-        assertThat(out).extracting(r -> header(r, SequenceNames.TAG_HEADER)).containsExactly("order", "invoice", "order", "invoice");
+        assertThat(out).extracting(r -> header(r, IdHeader.TAG)).containsExactly("order", "invoice", "order", "invoice");
         assertThat(out).extracting(SequenceTopologyTest::number).containsExactly(1001L, 1L, 1002L, 2L);
         assertThat(out).extracting(r -> new String(r.value(), UTF_8)).containsExactly("a", "b", "c", "d");
-        assertThat(out).extracting(r -> header(r, Names.SOURCE_HEADER))
+        assertThat(out).extracting(r -> header(r, IdHeader.SOURCE))
                 .containsExactly("events.raw/0/0", "events.raw/0/1", "events.raw/0/2", "events.raw/0/3");
         assertThat(dlq.isEmpty()).isTrue();
     }
@@ -243,14 +243,14 @@ class SequenceTopologyTest {
         Instant timestamp = Instant.parse("2001-02-03T04:05:06.789Z");
 
         input.pipeInput(new TestRecord<>(bytes("order"), new byte[] {(byte) 0xc3, 0x28, 0},
-                new RecordHeaders().add("trace", bytes("abc")).add(Names.ID_HEADER, bytes("77")), timestamp));
+                new RecordHeaders().add("trace", bytes("abc")).add(IdHeader.ID, bytes("77")), timestamp));
 
         TestRecord<byte[], byte[]> out = readOutput().get(0);
         assertThat(out.key()).isEqualTo(bytes("order"));
         assertThat(out.value()).containsExactly((byte) 0xc3, 0x28, 0);
         assertThat(out.getRecordTime()).isEqualTo(timestamp);
         assertThat(out.headers().toArray()).extracting(Header::key)
-                .containsExactly("trace", Names.ID_HEADER, Names.SOURCE_HEADER, SequenceNames.TAG_HEADER, Names.ID_HEADER);
+                .containsExactly("trace", IdHeader.ID, IdHeader.SOURCE, IdHeader.TAG, IdHeader.ID);
         assertThat(number(out)).as("readers take the last snowstamp-id").isEqualTo(1);
     }
 
@@ -468,11 +468,11 @@ class SequenceTopologyTest {
         assertThat(dead.key()).isEqualTo(bytes("nope"));
         assertThat(dead.value()).isEqualTo(bytes("{\"x\":1}"));
         assertThat(header(dead, "trace")).isEqualTo("t");
-        assertThat(header(dead, Names.ERROR_HEADER)).isEqualTo("unknown-tag");
+        assertThat(header(dead, IdHeader.ERROR)).isEqualTo("unknown-tag");
         assertThat(header(dead, "__streams.errors.message")).contains("tag 'nope' is not registered");
         assertThat(header(dead, "__streams.errors.topic")).isEqualTo("events.raw");
         assertThat(header(dead, "__streams.errors.offset")).isEqualTo("0");
-        assertThat(dead.headers().headers(Names.SOURCE_HEADER)).isEmpty();
+        assertThat(dead.headers().headers(IdHeader.SOURCE)).isEmpty();
         assertThat(readOutput()).extracting(SequenceTopologyTest::number).containsExactly(1L);
         assertThat(stored("nope")).isNull();
     }
@@ -533,7 +533,7 @@ class SequenceTopologyTest {
         input.pipeInput(bytes("x".repeat(201)), bytes("too long"));
         input.pipeInput(bytes("x".repeat(200)), bytes("longest tag"));
 
-        assertThat(dlq.readRecordsToList()).extracting(r -> header(r, Names.ERROR_HEADER))
+        assertThat(dlq.readRecordsToList()).extracting(r -> header(r, IdHeader.ERROR))
                 .containsExactly("no-tag", "no-tag", "invalid-tag", "invalid-tag", "invalid-tag");
         assertThat(readOutput()).extracting(r -> new String(r.value(), UTF_8)).containsExactly("longest tag");
     }
@@ -551,7 +551,7 @@ class SequenceTopologyTest {
         assertThat(out).extracting(r -> new String(r.value(), UTF_8))
                 .containsExactly("{\"no\":7,\"kind\":\"order\",\"x\":{\"kind\":\"nested\"}}", "{\"no\":1,\"kind\":42}");
         assertThat(out).extracting(r -> new String(r.key(), UTF_8)).containsExactly("user-1", "user-2");
-        assertThat(out).extracting(r -> header(r, SequenceNames.TAG_HEADER)).containsExactly("order", "42");
+        assertThat(out).extracting(r -> header(r, IdHeader.TAG)).containsExactly("order", "42");
     }
 
     @Test
@@ -569,7 +569,7 @@ class SequenceTopologyTest {
         input.pipeInput(bytes("k"), (byte[]) null);
         input.pipeInput(bytes("k"), bytes("{\"kind\":\"\"}"));
 
-        assertThat(dlq.readRecordsToList()).extracting(r -> header(r, Names.ERROR_HEADER))
+        assertThat(dlq.readRecordsToList()).extracting(r -> header(r, IdHeader.ERROR))
                 .containsExactly("no-tag", "no-tag", "invalid-tag", "invalid-tag", "not-object", "truncated", "not-json",
                         "duplicate-key", "not-object", "invalid-tag");
         assertThat(output.isEmpty()).isTrue();
@@ -585,7 +585,7 @@ class SequenceTopologyTest {
         input.pipeInput(bytes("order"), bytes("{\"a\":1}"));
 
         List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
-        assertThat(dead).extracting(r -> header(r, Names.ERROR_HEADER)).containsExactly("field-exists", "not-object");
+        assertThat(dead).extracting(r -> header(r, IdHeader.ERROR)).containsExactly("field-exists", "not-object");
         assertThat(dead).extracting(r -> header(r, "__streams.errors.topic")).containsOnly("events.raw");
         assertThat(readOutput()).extracting(r -> new String(r.value(), UTF_8)).containsExactly("{\"no\":1,\"a\":1}");
     }

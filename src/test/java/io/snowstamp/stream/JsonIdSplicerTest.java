@@ -162,6 +162,26 @@ class JsonIdSplicerTest {
         }
     }
 
+    /** Past a few members the names go to a hash set: still every duplicate, at the top and nested, in objects of any size. */
+    @Test
+    void shouldRefuseDuplicateKeysInLargeObjectsAndAcceptDistinctOnes() {
+        StringBuilder distinct = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            distinct.append(i == 0 ? "" : ",").append("\"k").append(i).append("\":").append(i);
+        }
+        assertThat(splice(NUMBER_REJECT, "{" + distinct + "}")).startsWith("{\"id\":").contains("\"k39\":39");
+        assertThat(splice(NUMBER_REJECT, "{\"a\":[{" + distinct + "},[{" + distinct + "}]]}")).startsWith("{\"id\":");
+        for (String dup : new String[] {"k0", "k15", "k16", "k39"}) {
+            for (String value : new String[] {"{" + distinct + ",\"" + dup + "\":0}", "{\"a\":[[{" + distinct + ",\"" + dup + "\":0}]]}"}) {
+                BadRecordException e = refusal(NUMBER_REJECT, value);
+                assertThat(e.code()).as(value).isEqualTo(Code.DUPLICATE_KEY);
+                assertThat(e).hasMessageContaining("Duplicate field '" + dup + "'");
+            }
+        }
+        // the same name in sibling or nested objects is no duplicate
+        assertThat(splice(NUMBER_REJECT, "{\"a\":{\"x\":1},\"b\":{\"x\":{\"x\":2}},\"x\":[{\"x\":3},{\"x\":4}]}")).startsWith("{\"id\":");
+    }
+
     @Test
     void shouldRefuseNestingDeeperThanTheLimit() {
         JsonIdSplicer shallow = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.REJECT, 3);

@@ -14,6 +14,7 @@ import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.state.IdHeader;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.resume.TailProbe;
@@ -84,7 +85,7 @@ class StampTopologyTest {
     }
 
     private static long id(TestRecord<byte[], byte[]> record) {
-        return Long.parseLong(header(record, Names.ID_HEADER));
+        return Long.parseLong(header(record, IdHeader.ID));
     }
 
     private List<Long> pipe(int count) {
@@ -114,7 +115,7 @@ class StampTopologyTest {
         input.pipeInput(bytes("k"), bytes("v"));
 
         TestRecord<byte[], byte[]> out = output.readRecord();
-        String idText = header(out, Names.ID_HEADER);
+        String idText = header(out, IdHeader.ID);
         assertThat(idText).matches("[1-9][0-9]*");
         DecodedId decoded = config.ids().layout().decode(Long.parseLong(idText));
         assertThat(decoded.worker()).isEqualTo(5);
@@ -133,7 +134,7 @@ class StampTopologyTest {
         input.pipeInput(bytes("b"), bytes("2"));
         input.pipeInput(bytes("c"), bytes("3"));
 
-        assertThat(output.readRecordsToList()).extracting(r -> header(r, Names.SOURCE_HEADER))
+        assertThat(output.readRecordsToList()).extracting(r -> header(r, IdHeader.SOURCE))
                 .containsExactly("events.raw/0/0", "events.raw/0/1", "events.raw/0/2");
     }
 
@@ -144,8 +145,8 @@ class StampTopologyTest {
         input.pipeInput(bytes("a"), bytes("1"));
 
         TestRecord<byte[], byte[]> out = output.readRecord();
-        assertThat(out.headers().headers(Names.SOURCE_HEADER)).isEmpty();
-        assertThat(out.headers().toArray()).extracting(Header::key).containsExactly(Names.ID_HEADER);
+        assertThat(out.headers().headers(IdHeader.SOURCE)).isEmpty();
+        assertThat(out.headers().toArray()).extracting(Header::key).containsExactly(IdHeader.ID);
     }
 
     @Test
@@ -169,7 +170,7 @@ class StampTopologyTest {
         Header[] all = out.headers().toArray();
         assertThat(all).hasSize(6);
         assertThat(all).extracting(Header::key).startsWith("trace", "trace", "empty", "nothing")
-                .containsOnlyOnce(Names.ID_HEADER, Names.SOURCE_HEADER);
+                .containsOnlyOnce(IdHeader.ID, IdHeader.SOURCE);
         assertThat(all[0].value()).isEqualTo(bytes("abc"));
         assertThat(all[1].value()).isEqualTo(bytes("def"));
         assertThat(all[2].value()).isEmpty();
@@ -180,11 +181,11 @@ class StampTopologyTest {
     void shouldAppendItsOwnIdAfterAnIdHeaderAlreadyOnTheInput() {
         start(config());
 
-        input.pipeInput(new TestRecord<>(bytes("k"), bytes("v"), new RecordHeaders().add(Names.ID_HEADER, bytes("123"))));
+        input.pipeInput(new TestRecord<>(bytes("k"), bytes("v"), new RecordHeaders().add(IdHeader.ID, bytes("123"))));
 
         TestRecord<byte[], byte[]> out = output.readRecord();
         List<String> ids = new ArrayList<>();
-        out.headers().headers(Names.ID_HEADER).forEach(h -> ids.add(new String(h.value(), UTF_8)));
+        out.headers().headers(IdHeader.ID).forEach(h -> ids.add(new String(h.value(), UTF_8)));
         assertThat(ids).hasSize(2).first().isEqualTo("123");
         assertThat(id(out)).as("readers take the last one").isEqualTo(Long.parseLong(ids.get(1))).isNotEqualTo(123L);
     }
@@ -198,7 +199,7 @@ class StampTopologyTest {
         TestRecord<byte[], byte[]> out = output.readRecord();
         assertThat(out.key()).isNull();
         assertThat(out.value()).isEqualTo(bytes("v"));
-        assertThat(header(out, Names.ID_HEADER)).isNotNull();
+        assertThat(header(out, IdHeader.ID)).isNotNull();
     }
 
     @Test
@@ -301,18 +302,18 @@ class StampTopologyTest {
         assertThat(dlq.isEmpty()).isTrue();
         assertThat(dead.key()).containsExactly(badKey);
         assertThat(dead.value()).containsExactly(badValue);
-        assertThat(header(dead, Names.ERROR_HEADER)).isEqualTo("not-object");
+        assertThat(header(dead, IdHeader.ERROR)).isEqualTo("not-object");
         assertThat(header(dead, "trace")).isEqualTo("t-1");
         assertThat(header(dead, "__streams.errors.exception")).isEqualTo(BadRecordException.class.getName());
         assertThat(header(dead, "__streams.errors.message")).isEqualTo("value is a JSON array, not a JSON object");
         assertThat(header(dead, "__streams.errors.topic")).isEqualTo("events.raw");
         assertThat(header(dead, "__streams.errors.partition")).isEqualTo("0");
         assertThat(header(dead, "__streams.errors.offset")).isEqualTo("1");
-        assertThat(dead.headers().headers(Names.ID_HEADER)).as("no ID was issued for it").isEmpty();
+        assertThat(dead.headers().headers(IdHeader.ID)).as("no ID was issued for it").isEmpty();
 
         List<TestRecord<byte[], byte[]>> stamped = output.readRecordsToList();
         assertThat(stamped).extracting(r -> new String(r.key(), UTF_8)).containsExactly("first", "third");
-        assertThat(stamped).extracting(r -> header(r, Names.SOURCE_HEADER)).containsExactly("events.raw/0/0", "events.raw/0/2");
+        assertThat(stamped).extracting(r -> header(r, IdHeader.SOURCE)).containsExactly("events.raw/0/0", "events.raw/0/2");
         // the bad record consumed no ID: the two good ones are consecutive
         assertThat(stamped).extracting(r -> config.ids().layout().decode(id(r)).sequence()).containsExactly(0L, 1L);
     }
@@ -329,7 +330,7 @@ class StampTopologyTest {
         input.pipeInput(bytes("f"), (byte[]) null);
         input.pipeInput(bytes("g"), bytes("{\"ok\":true}"));
 
-        assertThat(dlq.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8) + "=" + header(r, Names.ERROR_HEADER))
+        assertThat(dlq.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8) + "=" + header(r, IdHeader.ERROR))
                 .containsExactly("a=truncated", "b=field-exists", "c=duplicate-key", "d=trailing-content",
                         "e=not-object", "f=not-object");
         assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("g");
@@ -345,7 +346,7 @@ class StampTopologyTest {
 
         List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
         assertThat(dead).hasSize(1);
-        assertThat(header(dead.get(0), Names.ERROR_HEADER)).isEqualTo("too-large");
+        assertThat(header(dead.get(0), IdHeader.ERROR)).isEqualTo("too-large");
         assertThat(dead.get(0).value()).isEqualTo(big);
         assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("small");
     }
@@ -588,7 +589,7 @@ class StampTopologyTest {
 
         List<TestRecord<byte[], byte[]>> released = output.readRecordsToList();
         assertThat(released).hasSize(4);
-        assertThat(released).extracting(r -> header(r, Names.SOURCE_HEADER))
+        assertThat(released).extracting(r -> header(r, IdHeader.SOURCE))
                 .as("arrival order and provenance kept").containsExactly("events.raw/0/2", "events.raw/0/3", "events.raw/0/4", "events.raw/0/5");
         assertThat(released).extracting(StampTopologyTest::id).isSorted().allSatisfy(id -> assertThat(id).isGreaterThan(before));
         assertThat(pending.approximateNumEntries()).isZero();
@@ -610,7 +611,7 @@ class StampTopologyTest {
 
         List<TestRecord<byte[], byte[]>> released = output.readRecordsToList();
         // a new driver numbers its input from offset 0 again: the last record is the one piped after the restart
-        assertThat(released).extracting(r -> header(r, Names.SOURCE_HEADER))
+        assertThat(released).extracting(r -> header(r, IdHeader.SOURCE))
                 .containsExactly("events.raw/0/1", "events.raw/0/2", "events.raw/0/3", "events.raw/0/0");
         assertThat(released).extracting(StampTopologyTest::id).isSorted().allSatisfy(id -> assertThat(id).isGreaterThan(before));
     }

@@ -1,7 +1,7 @@
 package io.snowstamp.testing;
 
 import io.snowstamp.recovery.TopicReader;
-import io.snowstamp.stream.Names;
+import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -45,7 +45,7 @@ public final class StampedRecords {
     public static List<Stamped> read(String bootstrapServers, String topic) {
         List<Stamped> records = new ArrayList<>();
         TopicReader.readToEnd(committedReader(bootstrapServers), topic, Duration.ofSeconds(60), record -> {
-            Header header = record.headers().lastHeader(Names.ID_HEADER);
+            Header header = record.headers().lastHeader(IdHeader.ID);
             long id = header == null ? -1 : Long.parseLong(new String(header.value(), StandardCharsets.US_ASCII));
             long n = -1;
             if (record.value() != null) {

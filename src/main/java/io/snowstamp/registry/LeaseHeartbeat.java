@@ -1,0 +1,102 @@
+package io.snowstamp.registry;
+
+import io.snowstamp.registry.WorkerRegistry.Lease;
+import io.snowstamp.registry.WorkerRegistry.Request;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+
+/**
+ * Keeps a granted lease alive (the {@link WorkerRegistry} job after the claim): a heartbeat record
+ * per claim of the lease, a claim missing from a recreated registry claimed afresh, and the clean
+ * stop recorded. Not thread-safe; one per {@link WorkerRegistry}, used by its heartbeat thread.
+ */
+final class LeaseHeartbeat {
+    /** The registry's logger: operators follow one logger for everything about claims. */
+    private static final Logger log = LoggerFactory.getLogger(WorkerRegistry.class);
+
+    private final WorkerRegistry owner;
+    private final RegistryLog registry;
+    private final LongSupplier clock;
+
+    LeaseHeartbeat(WorkerRegistry owner, RegistryLog registry, LongSupplier clock) {
+        this.owner = owner;
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    /** {@link WorkerRegistry#heartbeat}: same contract. */
+    void heartbeat(Request request, Lease lease) {
+        RegistryLog.Snapshot snapshot = owner.readable();
+        RegistryView view = snapshot.view();
+        long now = clock.getAsLong();
+        for (String key : lease.keys()) {
+            RegistryView.Verdict verdict = view.verdict(key).orElse(null);
+            if (verdict != null && verdict.granted()) {
+                registry.append(verdict.claim().withHeartbeat(now, view.order(verdict.entry()), snapshot.registryId()));
+                continue;
+            }
+            if (verdict != null) {
+                throw new RegistryLostException("the claim " + key + " is no longer granted: " + ClaimRefusals.describe(verdict.blockedBy(), clock.getAsLong())
+                        + " holds its workers");
+            }
+            RegistryView.Entry inactive = view.inactive().stream().filter(e -> e.claim().key().equals(key)).findFirst().orElse(null);
+            if (inactive != null) {
+                throw new RegistryLostException("the claim " + key + " was " + inactive.claim().state() + " while the application ran"
+                        + (inactive.claim().note().isEmpty() ? "" : " (" + inactive.claim().note() + ")"));
+            }
+            reassert(request, lease, key, now, snapshot.registryId(), view);
+        }
+    }
+
+    private void reassert(Request request, Lease lease, String key, long now, String registryId, RegistryView view) {
+        long first = Long.parseLong(key.substring(key.lastIndexOf('/') + 1));
+        long end = first;
+        // the segment's end: the next segment's first worker, or the lease's end
+        for (String other : lease.keys()) {
+            long start = Long.parseLong(other.substring(other.lastIndexOf('/') + 1));
+            if (start > first) {
+                end = end == first ? start : Math.min(end, start);
+            }
+        }
+        if (end == first) {
+            end = lease.firstWorker() + lease.count();
+        }
+        SortedMap<Long, Long> floors = new TreeMap<>();
+        for (long worker = first; worker < end; worker++) {
+            long mark = Math.max(lease.markOf(worker), view.markOf(request.space(), request.datacenter(), worker));
+            if (mark >= 0) {
+                floors.put(worker, mark);
+            }
+        }
+        Claim claim = new Claim(request.space(), request.datacenter(), request.application(), first, (int) (end - first),
+                request.layout().fingerprint(), request.input(), request.output(), request.instance(), now, now, Claim.State.ACTIVE, -1,
+                registryId, floors, "re-asserted by a heartbeat: the claim was missing from the registry");
+        long offset = registry.append(claim);
+        RegistryView after = owner.readable().view();
+        RegistryView.Verdict verdict = after.verdict(key).orElse(null);
+        if (verdict == null || !verdict.granted()) {
+            throw new RegistryLostException("the claim " + key + " was missing from the registry (recreated?) and could not be re-asserted: "
+                    + (verdict == null || verdict.blockedBy() == null ? "it was replaced" : ClaimRefusals.describe(verdict.blockedBy(), clock.getAsLong()) + " claimed its workers first"));
+        }
+        log.warn("the claim {} was missing from the worker registry {} (deleted and recreated?): re-asserted at offset {}", key,
+                registry.topic(), offset);
+    }
+
+    /** {@link WorkerRegistry#stopped}: same contract. */
+    void stopped(Lease lease) {
+        RegistryLog.Snapshot snapshot = owner.readable();
+        RegistryView view = snapshot.view();
+        long now = clock.getAsLong();
+        for (String key : lease.keys()) {
+            view.verdict(key).filter(RegistryView.Verdict::granted).ifPresent(verdict -> {
+                Claim claim = verdict.claim();
+                registry.append(claim.withState(Claim.State.ACTIVE, now, view.order(verdict.entry()), snapshot.registryId(), claim.marks(),
+                        WorkerRegistry.STOPPED_NOTE));
+            });
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package io.snowstamp.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BenchCommandTest {
+    @Test
+    void shouldChangeWhichCaseRunsFirstAndWhichRunsBeforeEachOne() {
+        List<String> cases = List.of("a", "b", "c", "d");
+        assertThat(BenchCommand.roundOrder(cases, 0)).containsExactly("a", "b", "c", "d");
+        assertThat(BenchCommand.roundOrder(cases, 1)).containsExactly("d", "c", "b", "a");
+        assertThat(BenchCommand.roundOrder(cases, 2)).containsExactly("d", "a", "b", "c");
+        assertThat(BenchCommand.roundOrder(cases, 3)).containsExactly("c", "b", "a", "d");
+        for (int round = 0; round < 6; round++) {
+            assertThat(BenchCommand.roundOrder(cases, round)).containsExactlyInAnyOrderElementsOf(cases);
+        }
+    }
+}
