@@ -9,15 +9,13 @@ import io.snowstamp.id.DecodedId;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.PrometheusText;
 import io.snowstamp.testing.PrometheusText.Sample;
-import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.TestBroker;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -42,19 +40,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (interactive-query metadata under the streams rebalance protocol).
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(240)
-class AdminEndpointsIT {
+class AdminEndpointsIT extends OnSharedBroker {
     private static final int RECORDS = 2_000;
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** Topics and an application id no other test uses. */
     private record App(String id, String in, String out, String dlq) {

@@ -4,17 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -43,22 +41,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * timestamps an hour old.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(300)
-class AuditTrailIT {
+class AuditTrailIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int PARTITIONS = 2;
     private static final int RECORDS = 400;
     private static final long HOUR = 3_600_000;
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @Test
     void shouldCommitTheLeaseAtOnceDateEveryWriteAndKeepTheExactLastIdUnderAtLeastOnce() throws Exception {

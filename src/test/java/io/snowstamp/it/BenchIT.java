@@ -3,13 +3,11 @@ package io.snowstamp.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
-import io.snowstamp.testing.TestBroker;
-import org.junit.jupiter.api.BeforeAll;
+import io.snowstamp.testing.OnSharedBroker;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,16 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * table and the JSON line agree. Only that it works: no timing is asserted (src/site/markdown/benchmarks.md has the numbers).
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
+@Order(9)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(600)
-class BenchIT {
-    private static TestBroker broker;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
-
+class BenchIT extends OnSharedBroker {
     @Test
     void shouldRunEveryCaseAndPrintTableAndJson() throws Exception {
         Path file = Files.createTempFile("bench", ".json");

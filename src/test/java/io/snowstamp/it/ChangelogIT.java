@@ -5,14 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -30,20 +28,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * what they show is what known runs wrote, and an export survives the loss of the changelog.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(300)
-class ChangelogIT {
+class ChangelogIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String FP = LAYOUT.fingerprint();
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     private static String[] cli(FrozenStamper.Topics topics, String... args) {
         String[] all = Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers());

@@ -3,15 +3,13 @@ package io.snowstamp.it;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -23,18 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The CLI commands, in-process through picocli, against a real broker. */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(300)
-class CliIT {
-    private static TestBroker broker;
-
+class CliIT extends OnSharedBroker {
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     private String[] kafka(String... args) {
         return Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers());

@@ -2,14 +2,12 @@ package io.snowstamp.it;
 
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,21 +29,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * exits 0. Bounds are far from the goals (seconds): a shared, loaded machine must not make them flake.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(600)
-class FailFastIT {
+class FailFastIT extends OnSharedBroker {
     /** Far above the preflight's few seconds, far below the minutes of client retries it replaces. */
     private static final Duration BOUND = Duration.ofSeconds(30);
 
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** An address where nothing listens: connections to it are refused. */
     private static String refusedAddress() throws Exception {

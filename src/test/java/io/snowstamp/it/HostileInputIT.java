@@ -6,17 +6,15 @@ import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.KafkaStreams;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -37,21 +35,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * dead-letter topic, the stamper never stops, and valid records are stamped normally.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(420)
-class HostileInputIT {
+class HostileInputIT extends OnSharedBroker {
     private static final int HOSTILE = 10_000;
     private static final int VALID = 5_000;
     private static final int LIMIT = 60_000;        // the stamper's max.request.size
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** A hostile value and the dead-letter code JSON mode must give it (null: valid, stamped). */
     private record Case(byte[] value, String code) {

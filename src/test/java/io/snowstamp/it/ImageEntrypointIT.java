@@ -5,14 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
@@ -46,20 +44,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code .ci/image-offline.sh}), a second test runs the image's own layers with its own config.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(180)
-class ImageEntrypointIT {
+class ImageEntrypointIT extends OnSharedBroker {
     private static final Pattern ADMIN = Pattern.compile("admin: http://[^:]+:(\\d+)");
     private static final String CLASSPATH_FILE = "@/app/jib-classpath-file";
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** What the image runs: entrypoint + arguments (Docker's Entrypoint and Cmd), environment, working directory. */
     record Image(List<String> entrypoint, List<String> args, Map<String, String> environment, String workingDir) {

@@ -2,7 +2,7 @@ package io.snowstamp.it;
 
 import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.runtime.TopicSpec;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -13,11 +13,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -36,19 +34,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code bench --partitions 64} lost records that way before {@code apply} waited for the leaders.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(300)
-class NewTopicWritesIT {
+class NewTopicWritesIT extends OnSharedBroker {
     private static final int PARTITIONS = 64;
     private static final int PER_PARTITION = 200;
     private static final int TOPICS = 4;
-
-    private static TestBroker broker;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @Test
     void shouldTakeEveryRecordWrittenRightAfterApplyCreatedTheTopic() throws Exception {

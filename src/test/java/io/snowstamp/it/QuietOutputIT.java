@@ -52,7 +52,9 @@ class QuietOutputIT {
             // another process finds the run's broker through the data directory
             Cli.Result produce = Cli.run("produce", "--data-dir", kafka, "--count", "200");
             assertThat(produce.exitCode()).as(produce.toString()).isZero();
-            Cli.Result consume = Cli.run("consume", "--data-dir", kafka, "--topic", "events.stamped", "--max", "800", "--timeout", "60s");
+            // a stamper on a loaded machine can pause for seconds: wait minutes for the 800th record, not the default 5 s
+            Cli.Result consume = Cli.run("consume", "--data-dir", kafka, "--topic", "events.stamped", "--max", "800",
+                    "--idle-timeout", "3m", "--timeout", "60s");
             assertThat(consume.outLines()).as(consume.toString()).hasSize(800);
             assertThat(stamper.terminate(60)).isIn(0, 143);
             assertQuiet("run", stamper);

@@ -4,14 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -28,20 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * guard off and a clock frozen at the instant the old IDs were issued.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(300)
-class RecoverIT {
+class RecoverIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<String, String> NO_TAIL_GUARD = Map.of("recovery.tail-guard", "false");
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     private static String[] cli(FrozenStamper.Topics topics, String... args) {
         String[] all = Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers());

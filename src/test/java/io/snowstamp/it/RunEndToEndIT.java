@@ -5,14 +5,12 @@ import io.snowstamp.id.IdLayout;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -28,19 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * under exactly-once, consumed read_committed, verified record by record.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(300)
-class RunEndToEndIT {
+class RunEndToEndIT extends OnSharedBroker {
     private static final int RECORDS = 100_000;
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @Test
     void shouldStampEveryRecordOnceUnderExactlyOnce() throws Exception {

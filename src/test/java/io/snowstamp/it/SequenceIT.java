@@ -11,18 +11,17 @@ import io.snowstamp.sequence.SequenceState;
 import io.snowstamp.sequence.SequenceStateSerde;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -44,19 +43,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with killed child JVMs is {@link SequenceFaultIT}.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
+@Order(8)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(300)
-class SequenceIT {
+class SequenceIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** Topics and settings of one scenario. */
     private record Setup(String in, String out, String dlq, String tags, String app) {

@@ -10,7 +10,7 @@ import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Faketime;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
@@ -18,11 +18,10 @@ import io.snowstamp.testing.Verification;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -48,19 +47,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * has its own registry topic, so tests never see each other's claims.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
+@Order(3)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(300)
-class WorkerRegistryIT {
+class WorkerRegistryIT extends OnSharedBroker {
     private static final IdLayout SNOWFLAKE = IdLayout.preset("snowflake");
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** A new registry topic as topics/snowstamp-workers.properties declares it. */
     private static String registry() throws Exception {

@@ -1,5 +1,9 @@
 package io.snowstamp.sequence;
 
+import static io.snowstamp.testing.TopologyDrivers.INSTANCE;
+import static io.snowstamp.testing.TopologyDrivers.T0;
+import static io.snowstamp.testing.TopologyDrivers.bytes;
+import static io.snowstamp.testing.TopologyDrivers.header;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -8,13 +12,11 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.state.IdHeader;
-import io.snowstamp.testing.TestConfig;
 import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.testing.TopologyDrivers;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,9 +35,8 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Sequence mode through {@link TopologyTestDriver}: one task runs both steps (route, repartition,
@@ -46,15 +47,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SequenceTopologyTest {
 
-    private static final String INSTANCE = "test-instance";
-    private static final long T0 = Instant.parse("2026-03-01T12:00:00Z").toEpochMilli();
-
-    @TempDir
-    Path stateDir;
-
-    private final AtomicLong clock = new AtomicLong(T0);
+    @AutoClose
+    private final TopologyDrivers drivers = new TopologyDrivers();
+    private final AtomicLong clock = drivers.clock();
     private final FakeTail tail = new FakeTail();
-    private final List<TopologyTestDriver> open = new ArrayList<>();
     /** Every record piped to the tags topic: the driver's global store is in memory, so each start replays them. */
     private final List<Map.Entry<String, TagDefinition>> definitions = new ArrayList<>();
 
@@ -103,16 +99,10 @@ class SequenceTopologyTest {
         }
     }
 
-    @AfterEach
-    void closeDrivers() {
-        open.forEach(TopologyTestDriver::close);
-    }
-
     // ---- set-up
 
     private SnowstampConfig config(String... pairs) {
-        return TestConfig.base(Keys.INSTANCE_ID, INSTANCE, Keys.STATE_DIR, stateDir.toString(),
-                Keys.BOOTSTRAP_SERVERS, "dummy:9092", Keys.ID_MODE, "sequence").with(pairs);
+        return drivers.base(Keys.ID_MODE, "sequence").with(pairs);
     }
 
     private void start(SnowstampConfig config) {
@@ -124,12 +114,10 @@ class SequenceTopologyTest {
     }
 
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
-        keepTaskStateOnClose(config);
-        driver = new TopologyTestDriver(SequenceTopology.build(config, partitions, clock::get, withTail,
-                // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
+        // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
+        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail,
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
-        open.add(driver);
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         tags = driver.createInputTopic(config.sequence().tagsTopic(), new StringSerializer(), new TagDefinitionSerde());
         output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -139,35 +127,17 @@ class SequenceTopologyTest {
         definitions.forEach(entry -> tags.pipeInput(entry.getKey(), entry.getValue()));
     }
 
-    /** As in StampTopologyTest: a linked task directory survives {@code TopologyTestDriver.close()}. */
-    private void keepTaskStateOnClose(SnowstampConfig config) {
-        try {
-            Path appDir = stateDir.resolve(INSTANCE).resolve(config.connection().applicationId());
-            Path kept = stateDir.resolve("kept-" + config.connection().applicationId() + "-0_0");
-            Files.createDirectories(appDir);
-            Files.createDirectories(kept);
-            Path task = appDir.resolve("0_0");
-            if (!Files.isSymbolicLink(task)) {
-                Files.createSymbolicLink(task, kept);
-            }
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-    }
-
     /** A clean restart: everything forwarded is in the output partition. */
     private void restart(SnowstampConfig config) {
         readOutput();
-        driver.close();
-        open.remove(driver);
+        drivers.stop(driver);
         start(config);
     }
 
     /** A restart after a crash in which the records not read yet never reached the output partition (at-least-once). */
     private List<Long> restartLosingUnread(SnowstampConfig config) {
         List<Long> lost = output.readRecordsToList().stream().map(SequenceTopologyTest::number).toList();
-        driver.close();
-        open.remove(driver);
+        drivers.stop(driver);
         start(config);
         return lost;
     }
@@ -175,12 +145,8 @@ class SequenceTopologyTest {
     /** Loses the local state: the next start has neither the store nor its changelog (a new application id). */
     private void wipeState(SnowstampConfig config) throws IOException {
         readOutput();
-        driver.close();
-        open.remove(driver);
-        Path kept = stateDir.resolve("kept-" + config.connection().applicationId() + "-0_0");
-        try (var files = Files.walk(kept)) {
-            files.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(kept)).forEach(p -> p.toFile().delete());
-        }
+        drivers.stop(driver);
+        drivers.wipe(config.connection().applicationId());
     }
 
     private void create(String tag, long start, long step) {
@@ -191,15 +157,6 @@ class SequenceTopologyTest {
     private void define(String tag, TagDefinition definition) {
         definitions.add(new java.util.AbstractMap.SimpleEntry<>(tag, definition));
         tags.pipeInput(tag, definition);
-    }
-
-    private static byte[] bytes(String text) {
-        return text == null ? null : text.getBytes(UTF_8);
-    }
-
-    private static String header(TestRecord<byte[], byte[]> record, String name) {
-        Header header = record.headers().lastHeader(name);
-        return header == null ? null : new String(header.value(), UTF_8);
     }
 
     private static long number(TestRecord<byte[], byte[]> record) {
@@ -696,14 +653,11 @@ class SequenceTopologyTest {
     @Test
     void shouldNotReadTheTailWhenTheTailGuardIsOff() {
         start(config(Keys.RECOVERY_TAIL_GUARD, "true"));
-        driver.close();
-        open.remove(driver);
+        drivers.stop(driver);
         SnowstampConfig off = config(Keys.RECOVERY_TAIL_GUARD, "false");
-        keepTaskStateOnClose(off);
-        driver = new TopologyTestDriver(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled(),
+        driver = drivers.start(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled(),
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
                 KafkaSettings.streams(off.connection(), off.topics()));
-        open.add(driver);
 
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) driver.<String, SequenceState>getKeyValueStore(SequenceNames.STORE)
                 .get(SequenceState.CHECKPOINT_KEY);
@@ -715,8 +669,7 @@ class SequenceTopologyTest {
     void shouldRefuseToStartWhenTheOutputPartitionCountChanged() {
         SnowstampConfig config = config();
         start(config, 1);
-        driver.close();
-        open.remove(driver);
+        drivers.stop(driver);
 
         Throwable thrown = catchThrowable(() -> start(config, 3));
 
@@ -728,8 +681,7 @@ class SequenceTopologyTest {
     void shouldStopRatherThanWrapPastTheLargestNumber() {
         start(config());
         create("order", 1, 10);
-        driver.close();
-        open.remove(driver);
+        drivers.stop(driver);
         tail.append("order", Long.MAX_VALUE - 2);
         start(config());
 

@@ -1,5 +1,9 @@
 package io.snowstamp.stream;
 
+import static io.snowstamp.testing.TopologyDrivers.INSTANCE;
+import static io.snowstamp.testing.TopologyDrivers.T0;
+import static io.snowstamp.testing.TopologyDrivers.bytes;
+import static io.snowstamp.testing.TopologyDrivers.header;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -11,16 +15,14 @@ import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.state.IdHeader;
-import io.snowstamp.testing.TestConfig;
 import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.resume.TailProbe;
 import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.testing.TopologyDrivers;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,9 +39,8 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -50,82 +51,39 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class StampTopologyTest {
 
-    private static final String INSTANCE = "test-instance";
-    private static final long T0 = Instant.parse("2026-03-01T12:00:00Z").toEpochMilli();
     private static final long HOUR = 3_600_000L;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path stateDir;
-
-    private final AtomicLong clock = new AtomicLong(T0);
+    @AutoClose
+    private final TopologyDrivers drivers = new TopologyDrivers();
+    private final AtomicLong clock = drivers.clock();
     private TailProbe tailProbe = TailProbe.disabled();
-    private final List<TopologyTestDriver> open = new ArrayList<>();
 
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> input;
     private TestOutputTopic<byte[], byte[]> output;
     private TestOutputTopic<byte[], byte[]> dlq;
 
-    @AfterEach
-    void closeDrivers() {
-        open.forEach(TopologyTestDriver::close);
-    }
-
     // ---- set-up
 
     private SnowstampConfig config(String... pairs) {
-        return TestConfig.base(Keys.INSTANCE_ID, INSTANCE, Keys.STATE_DIR, stateDir.toString(),
-                Keys.BOOTSTRAP_SERVERS, "dummy:9092", Keys.ID_WORKER_OFFSET, "5").with(pairs);
+        return drivers.base(Keys.ID_WORKER_OFFSET, "5").with(pairs);
     }
 
     private TopologyTestDriver start(SnowstampConfig config) {
-        keepTaskStateOnClose(config);
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
-        driver = new TopologyTestDriver(StampTopology.build(config, clock::get, tailProbe, new StamperStats(), worker -> -1,
+        driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, new StamperStats(), worker -> -1,
                         PredecessorFence.none(), org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
-        open.add(driver);
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         dlq = driver.createOutputTopic(config.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         return driver;
     }
 
-    /**
-     * {@code TopologyTestDriver.close()} deletes the task directories after closing the stores
-     * cleanly, which would turn a restart into a first start. It deletes them with a file walk that
-     * does not follow symbolic links, so making the task directory {@code 0_0} a link to a
-     * directory elsewhere keeps the closed store (RocksDB files and checkpoint) for the next driver.
-     */
-    private void keepTaskStateOnClose(SnowstampConfig config) {
-        try {
-            Path appDir = stateDir.resolve(INSTANCE).resolve(config.connection().applicationId());
-            Path kept = stateDir.resolve("kept-" + config.connection().applicationId() + "-0_0");
-            Files.createDirectories(appDir);
-            Files.createDirectories(kept);
-            Path task = appDir.resolve("0_0");
-            if (!Files.isSymbolicLink(task)) {
-                Files.createSymbolicLink(task, kept);
-            }
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-    }
-
     private void restart(SnowstampConfig config) {
-        driver.close();
-        open.remove(driver);
+        drivers.stop(driver);
         start(config);
-    }
-
-    private static byte[] bytes(String text) {
-        return text == null ? null : text.getBytes(UTF_8);
-    }
-
-    private static String header(TestRecord<byte[], byte[]> record, String name) {
-        Header header = record.headers().lastHeader(name);
-        return header == null ? null : new String(header.value(), UTF_8);
     }
 
     private static long id(TestRecord<byte[], byte[]> record) {
@@ -557,8 +515,7 @@ class StampTopologyTest {
         SnowstampConfig snowflake = config();
         start(snowflake);
         pipe(1);
-        driver.close();
-        open.remove(driver);
+        drivers.stop(driver);
         SnowstampConfig sonyflake = config(Keys.ID_PRESET, "sonyflake");
 
         Throwable thrown = catchThrowable(() -> start(sonyflake));
@@ -576,8 +533,7 @@ class StampTopologyTest {
     void shouldRefuseToStartWhenTheWorkerOffsetChanged() {
         start(config());
         pipe(1);
-        driver.close();
-        open.remove(driver);
+        drivers.stop(driver);
 
         Throwable thrown = catchThrowable(() -> start(config(Keys.ID_WORKER_OFFSET, "6")));
 

@@ -30,6 +30,12 @@ public final class NumberedProducer implements AutoCloseable {
     private final int perSecond;
     private final Duration deliveryTimeout;
 
+    /**
+     * A limit no test reaches: the load runs until the test {@link #stop()}s it after its last fault, so
+     * that every fault hits a stamper at work however slowly a loaded machine gets there.
+     */
+    public static final long UNTIL_STOPPED = Long.MAX_VALUE;
+
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong acked = new AtomicLong();
     private final AtomicReference<Exception> failure = new AtomicReference<>();

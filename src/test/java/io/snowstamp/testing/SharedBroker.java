@@ -6,12 +6,13 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * One in-process broker for every integration test class of the JVM that does not need a broker of
- * its own: {@code @ExtendWith(SharedBroker.class)} and a {@code TestBroker} parameter on the
- * {@code @BeforeAll} method. Starting a broker costs seconds; the suite used to start one per class.
+ * its own: such a class extends {@link OnSharedBroker} (or takes a {@code TestBroker} parameter where
+ * this extension is registered). Starting a broker costs seconds; the suite used to start one per class.
  *
  * <p>The broker is started on first use with the embedded broker's own settings (those a user gets,
  * which the fault tests need too) and stopped once, after the last test of the run: it
- * lives in the root context's store, which JUnit closes at the end. Tests share it safely because
+ * lives in the root context's store, which JUnit closes at the end; test classes running side by side
+ * get the same one (the store computes it once). Tests share it safely because
  * each uses topic, application and group names of its own ({@link TestBroker#unique}); a test that
  * stops, restarts or reconfigures the broker must start its own with {@link TestBroker#start}.
  */

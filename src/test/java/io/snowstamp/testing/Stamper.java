@@ -143,11 +143,17 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
         return ChildJvm.start(logDir, instanceId + "-" + STARTS.incrementAndGet(), prefix, env, jvmArgs, args());
     }
 
+    /**
+     * How long a start may take: a few seconds on an idle machine, far more when the test classes running
+     * side by side start JVMs at the same moment on two cores.
+     */
+    private static final long START_SECONDS = 180;
+
     /** Starts the child JVM and waits (bounded) until it reports that it is stamping; fails with its logs if it dies first. */
     public ChildJvm start() throws Exception {
         ChildJvm child = launch();
         try {
-            child.awaitOutput(STARTED + topics.in(), 90);
+            child.awaitOutput(STARTED + topics.in(), START_SECONDS);
         } catch (AssertionError | Exception e) {
             child.close();
             throw e;
@@ -172,7 +178,7 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
     public ChildJvm restartAfterCrash(Consumer<String> onRefusal) throws Exception {
         ChildJvm child = launch();
         try {
-            child.awaitOutput(STARTED + topics.in(), 90);
+            child.awaitOutput(STARTED + topics.in(), START_SECONDS);
             return child;
         } catch (AssertionError e) {
             child.close();

@@ -3,16 +3,15 @@ package io.snowstamp.it.fault;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.CrashLoop;
 import io.snowstamp.testing.NumberedProducer;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -30,22 +29,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * IDs increasing within every partition.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
-@Timeout(240)
-class AtLeastOnceKillIT {
+@Order(7)   // among the longest: starts early in the parallel run (see development.md)
+@Timeout(600)
+class AtLeastOnceKillIT extends OnSharedBroker {
     private static final int KILLS = 6;
     private static final int RATE = 600;
-    private static final int MAX_RECORDS = 40_000;
-
-    private static TestBroker broker;
 
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @Test
     void shouldNeverRepeatAnIdWhenRecordsAreStampedAgain() throws Exception {
@@ -59,7 +50,7 @@ class AtLeastOnceKillIT {
                 .with("kafka.commit.interval.ms", "1000");
         CrashLoop crashes = new CrashLoop(spec, new Random(seed), timeline);
 
-        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), MAX_RECORDS, RATE).start();
+        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), NumberedProducer.UNTIL_STOPPED, RATE).start();
              ChildJvm stamper = crashes.run(spec.start(), KILLS)) {
             long produced = producer.stop();
             timeline.mark("produced %d", produced);

@@ -28,10 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The stamper must reconnect by itself and go on; every record is stamped exactly once.
  */
 @Tag("integration")
-@Timeout(240)
+@Timeout(480)
 class BrokerRestartIT {
     private static final int RATE = 500;
-    private static final int MAX_RECORDS = 40_000;
 
     @TempDir
     Path work;
@@ -50,7 +49,7 @@ class BrokerRestartIT {
             Stamper spec = Stamper.of(work, servers, TestBroker.unique("app"), topics, "s");
 
             try (ChildJvm stamper = spec.start();
-                 NumberedProducer producer = new NumberedProducer(servers, topics.in(), 0, MAX_RECORDS, RATE, Duration.ofMinutes(3)).start()) {
+                 NumberedProducer producer = new NumberedProducer(servers, topics.in(), 0, NumberedProducer.UNTIL_STOPPED, RATE, Duration.ofMinutes(3)).start()) {
                 long stampedBefore;
                 try (TopicEnds ends = new TopicEnds(servers)) {
                     assertThat(ends.awaitAbove(topics.out(), 2_000, Duration.ofSeconds(90))).as(stamper.logs()).isTrue();

@@ -5,7 +5,7 @@ import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Faketime;
 import io.snowstamp.testing.LoggedClock;
 import io.snowstamp.testing.NumberedProducer;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.StampedRecords.Stamped;
 import io.snowstamp.testing.Stamper;
@@ -13,12 +13,10 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -39,22 +37,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the first instance's last ID. Skipped where faketime is not installed.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
-@Timeout(180)
-class ClockBehindIT {
+@Timeout(300)
+class ClockBehindIT extends OnSharedBroker {
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
     private static final int BATCH = 3_000;
     private static final Duration BEHIND = Duration.ofHours(1);
 
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @BeforeEach
     void requireFaketime() {
@@ -97,18 +87,21 @@ class ClockBehindIT {
         Stamper a = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
         Stamper b = a.instance("b").withClockOffset("-1h");
 
-        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), 2 * BATCH, 600).start();
+        // the load runs until B has stamped in every partition, however long the starts take: A is killed
+        // while records arrive, and B takes over with records still to stamp in every partition
+        try (NumberedProducer producer = new NumberedProducer(broker.bootstrapServers(), topics.in(), NumberedProducer.UNTIL_STOPPED, 600).start();
              ChildJvm first = a.start(); TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
             // A has committed records in every partition, and is writing more
-            assertThat(ends.awaitEveryPartitionCommitted(topics.out(), 100, Duration.ofSeconds(60))).as(first.logs()).isTrue();
-            assertThat(ends.awaitAbove(topics.out(), ends.total(topics.out()), Duration.ofSeconds(30))).as(first.logs()).isTrue();
+            assertThat(ends.awaitEveryPartitionCommitted(topics.out(), 100, Duration.ofSeconds(120))).as(first.logs()).isTrue();
+            assertThat(ends.awaitAbove(topics.out(), ends.total(topics.out()), Duration.ofSeconds(60))).as(first.logs()).isTrue();
             first.kill();
             Map<Integer, Long> handover = ends.perPartition(topics.out());
             timeline.mark("A killed while stamping; output ends %s", handover);
 
             Instant realStart = Instant.now();
             try (ChildJvm second = b.start()) {
-                assertThat(producer.awaitDone(Duration.ofSeconds(60))).isTrue();
+                assertThat(ends.awaitEveryPartitionGrown(topics.out(), handover, 100, Duration.ofSeconds(120)))
+                        .as("B commits records in every partition\n%s", second.logs()).isTrue();
                 long produced = producer.stop();
                 Verification verify = awaitStamped(topics, produced);
                 timeline.mark("B stamped: %s", verify.summaryLine());

@@ -4,8 +4,8 @@ import io.snowstamp.id.IdLayout;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.OutputStalls;
-import io.snowstamp.testing.SharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
@@ -16,11 +16,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -49,27 +48,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code mvn verify -Dit.test=FailoverIT} prints the figures the README's failure table quotes.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
+@Order(1)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(600)
-class FailoverIT {
+class FailoverIT extends OnSharedBroker {
     private static final int PARTITIONS = 4;
     private static final int RATE = 400;
     private static final Duration STALL_BOUND = Duration.ofSeconds(30);
     /** Steady stamping before a fault, and after the last one. */
     private static final Duration SETTLE = Duration.ofSeconds(5);
 
-    private static TestBroker broker;
-
     private final List<ChildJvm> started = new ArrayList<>();
     private final List<Scenario> scenarios = new ArrayList<>();
 
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @AfterEach
     void stopInstances() throws Exception {

@@ -3,17 +3,15 @@ package io.snowstamp.it.fault;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.CrashLoop;
 import io.snowstamp.testing.NumberedProducer;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.Verification;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -32,20 +30,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code -Dsnowstamp.fault.seed=S} change them. Ends with verify over everything: clean.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Tag("soak")
 @EnabledIfSystemProperty(named = "snowstamp.soak", matches = "true")
 @Timeout(value = 3, unit = TimeUnit.HOURS)
-class SoakIT {
-    private static TestBroker broker;
-
+class SoakIT extends OnSharedBroker {
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @Test
     void shouldStampEveryRecordOnceThroughManyCrashes() throws Exception {

@@ -4,7 +4,7 @@ import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Faketime;
 import io.snowstamp.testing.LoggedClock;
 import io.snowstamp.testing.NumberedProducer;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
@@ -13,11 +13,10 @@ import io.snowstamp.testing.Verification;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -46,21 +45,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the runs and a pure wall-clock resume would pass too.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
+@Order(6)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(180)
-class StateLossIT {
+class StateLossIT extends OnSharedBroker {
     private static final int BATCH = 2_000;
     private static final String BEHIND = "-10m";
 
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** a. The instance's local state directory is deleted between two runs; the changelog still has the state. */
     @Test
