@@ -50,6 +50,9 @@ public final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
+        if (jvmArgs.stream().noneMatch(arg -> arg.startsWith("-XX:ArchiveClassesAtExit"))) {
+            command.addAll(ClassArchive.options());
+        }
         command.addAll(jvmArgs);
         command.add("-jar");
         command.add(jar().toAbsolutePath().toString());

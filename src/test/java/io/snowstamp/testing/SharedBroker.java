@@ -31,7 +31,10 @@ public final class SharedBroker implements ParameterResolver {
 
     private static TestBroker start() {
         try {
-            return TestBroker.start();
+            TestBroker broker = TestBroker.start();
+            // the child JVMs of every test start faster once this archive exists (built in the background)
+            ClassArchive.buildOnce(broker);
+            return broker;
         } catch (Exception e) {
             throw new IllegalStateException("the shared test broker did not start", e);
         }
