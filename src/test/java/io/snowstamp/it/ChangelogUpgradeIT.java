@@ -7,18 +7,16 @@ import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.Cli;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -48,20 +46,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * checkpoint left behind, which claims everything is already restored) would issue IDs below them.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(180)
-class ChangelogUpgradeIT {
+class ChangelogUpgradeIT extends OnSharedBroker {
     private static final String FIXTURE = "/fixtures/worker-state-changelog-v1.txt";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     /** One changelog record of the fixture, as bytes. */
     private record Recorded(int partition, byte[] key, byte[] value) {

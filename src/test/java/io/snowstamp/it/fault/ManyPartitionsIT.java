@@ -5,7 +5,7 @@ import io.snowstamp.recovery.TopicReader;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
-import io.snowstamp.testing.SharedBroker;
+import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.TestBroker;
@@ -14,11 +14,9 @@ import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -40,22 +38,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nothing missing.
  */
 @Tag("integration")
-@ExtendWith(SharedBroker.class)
 @Timeout(240)
-class ManyPartitionsIT {
+class ManyPartitionsIT extends OnSharedBroker {
     private static final int PARTITIONS = Integer.getInteger("snowstamp.many.partitions", 64);
     private static final int RATE = 500;
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
 
-    private static TestBroker broker;
-
     @TempDir
     Path work;
-
-    @BeforeAll
-    static void useSharedBroker(TestBroker shared) {
-        broker = shared;
-    }
 
     @Test
     void shouldStampEveryPartitionAndResumeEachAboveItsIdsAfterSigkill() throws Exception {
