@@ -32,7 +32,13 @@ import java.util.function.Function;
  */
 public final class Bench {
     /** What runs. */
-    public enum Topo { IDENTITY, HEADER, HEADER_NO_PROVENANCE, JSON, JACKSON_UUID }
+    public enum Topo {
+        IDENTITY, HEADER, HEADER_NO_PROVENANCE, JSON, JACKSON_UUID,
+        /** The stamper's topology with a processor that only forwards (see {@link BenchTopologies#forward}). */
+        FORWARD,
+        /** As {@link #FORWARD}, adding the stamper's two headers (no ID issued: see {@link BenchTopologies#forward}). */
+        FORWARD_HEADERS
+    }
 
     /** Which Kafka settings: Kafka Streams' defaults, snowstamp's shipped ones, or the throughput profile. */
     public enum Settings { KAFKA_DEFAULTS, SHIPPED, THROUGHPUT }
@@ -42,9 +48,17 @@ public final class Bench {
     private final int partitions;
     private final String input;
     private final AtomicLong runs = new AtomicLong();
+    /** The broker's process, when it runs on this machine and its CPU is to be measured too; null otherwise. */
+    private final ProcessHandle broker;
 
     /** @param configs the configuration with the given keys overriding the user's (connection, input topic, ...) */
     public Bench(Function<Map<String, String>, SnowstampConfig> configs, int partitions) {
+        this(configs, partitions, null);
+    }
+
+    /** @param broker the broker's process on this machine, whose CPU time per record is measured too (null: not measured) */
+    public Bench(Function<Map<String, String>, SnowstampConfig> configs, int partitions, ProcessHandle broker) {
+        this.broker = broker;
         this.configs = configs;
         this.base = configs.apply(Map.of());
         this.partitions = partitions;
@@ -89,7 +103,8 @@ public final class Bench {
             double steady = run.steadyRate(records);
             run.awaitCommitted(records);
             double seconds = (System.nanoTime() - started) / 1e9;
-            return new BenchResult(name, records, seconds, steady, run.cpuMicrosPerRecord, -1, -1, heap.peakMiB());
+            return new BenchResult(name, records, seconds, steady, run.cpuMicrosPerRecord, run.brokerCpuMicrosPerRecord, -1, -1,
+                    heap.peakMiB());
         }
     }
 
@@ -135,7 +150,7 @@ public final class Bench {
         if (sorted.isEmpty()) {
             throw new SnowstampException("latency run " + name + " saw no output records");
         }
-        return new BenchResult(name, sorted.size(), seconds, rate, -1, percentile(sorted, 0.50), percentile(sorted, 0.99),
+        return new BenchResult(name, sorted.size(), seconds, rate, -1, -1, percentile(sorted, 0.50), percentile(sorted, 0.99),
                 heap.peakMiB());
     }
 
@@ -174,7 +189,7 @@ public final class Bench {
         if (topo == Topo.HEADER_NO_PROVENANCE) {
             raw.put("stamp.provenance", "false");
         }
-        return new BenchRun(configs.apply(raw), topo, settings, partitions);
+        return new BenchRun(configs.apply(raw), topo, settings, partitions, broker);
     }
 
     private void createTopic(String name) {

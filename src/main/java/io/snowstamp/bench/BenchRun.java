@@ -36,25 +36,35 @@ final class BenchRun implements AutoCloseable {
     final Admin sampler;
     /** CPU time of this JVM (all threads, the embedded broker's included) per record in the steady window. */
     double cpuMicrosPerRecord = -1;
+    /** CPU time of the broker's process per record in the same window; -1 when not measured. */
+    double brokerCpuMicrosPerRecord = -1;
 
     private static final long TIMEOUT_MILLIS = 600_000;
     /** How often the output's end offsets are read: often enough to place 10% and 90% within ~1%, rarely enough to cost little CPU here. */
     private static final long SAMPLE_MILLIS = 5;
 
     private final int partitions;
+    private final ProcessHandle broker;
 
-    /** @param config the run's configuration: its application id, output topic (already created) and input */
-    BenchRun(SnowstampConfig config, Bench.Topo topo, Bench.Settings settings, int partitions) {
+    /**
+     * @param config the run's configuration: its application id, output topic (already created) and input
+     * @param broker the broker's process on this machine, or null
+     */
+    BenchRun(SnowstampConfig config, Bench.Topo topo, Bench.Settings settings, int partitions, ProcessHandle broker) {
         this.config = config;
+        this.broker = broker;
         this.partitions = partitions;
         this.app = config.connection().applicationId();
         this.output = config.topics().output();
         Properties props = settings == Bench.Settings.KAFKA_DEFAULTS ? KafkaSettings.streamsUntuned(config.connection(), config.topics()) : KafkaSettings.streams(config.connection(), config.topics());
         Topology topology;
+        String input = config.topics().input();
         if (topo == Bench.Topo.IDENTITY || topo == Bench.Topo.JACKSON_UUID) {
             tailGuard = null;
-            topology = topo == Bench.Topo.IDENTITY ? BenchTopologies.identity(config.topics().input(), output)
-                    : BenchTopologies.jacksonUuid(config.topics().input(), output);
+            topology = topo == Bench.Topo.IDENTITY ? BenchTopologies.identity(input, output) : BenchTopologies.jacksonUuid(input, output);
+        } else if (topo == Bench.Topo.FORWARD || topo == Bench.Topo.FORWARD_HEADERS) {
+            tailGuard = null;
+            topology = BenchTopologies.forward(input, output, topo == Bench.Topo.FORWARD_HEADERS);
         } else {
             tailGuard = new TailGuard(KafkaSettings.client(config.connection()), output, config.ids().layout(), config.recovery().tailGuardTimeout());
             topology = StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());
@@ -91,26 +101,32 @@ final class BenchRun implements AutoCloseable {
         long prevCount = 0;
         long prevNanos = System.nanoTime();
         long prevCpu = processCpuNanos();
+        long prevBroker = brokerCpuNanos();
         double lowNanos = -1;
         double lowCpu = 0;
+        double lowBroker = 0;
         while (true) {
             long written = written(sampler);
             long now = System.nanoTime();
             long cpu = processCpuNanos();
+            long brokerCpu = brokerCpuNanos();
             if (lowNanos < 0 && written >= low) {
                 double f = written == prevCount ? 1 : (double) (low - prevCount) / (written - prevCount);
                 lowNanos = prevNanos + f * (now - prevNanos);
                 lowCpu = prevCpu + f * (cpu - prevCpu);
+                lowBroker = prevBroker + f * (brokerCpu - prevBroker);
             }
             if (lowNanos >= 0 && written >= high) {
                 double f = written == prevCount ? 1 : (double) (high - prevCount) / (written - prevCount);
                 double highNanos = prevNanos + f * (now - prevNanos);
                 double highCpu = prevCpu + f * (cpu - prevCpu);
+                double highBroker = prevBroker + f * (brokerCpu - prevBroker);
                 if (highNanos <= lowNanos) {
                     throw new SnowstampException("bench application " + app + ": the output grew from 10% to 90% between two"
                             + " samples; use more --records");
                 }
                 cpuMicrosPerRecord = (highCpu - lowCpu) / 1e3 / (high - low);
+                brokerCpuMicrosPerRecord = broker == null ? -1 : (highBroker - lowBroker) / 1e3 / (high - low);
                 return (high - low) / ((highNanos - lowNanos) / 1e9);
             }
             if (System.currentTimeMillis() > deadline || streams.state() == KafkaStreams.State.ERROR) {
@@ -120,6 +136,7 @@ final class BenchRun implements AutoCloseable {
             prevCount = written;
             prevNanos = now;
             prevCpu = cpu;
+            prevBroker = brokerCpu;
             sleep(SAMPLE_MILLIS);
         }
     }
@@ -181,6 +198,18 @@ final class BenchRun implements AutoCloseable {
 
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * The broker process's CPU time (the OS counts it in clock ticks, 10 ms: over a steady window of seconds that is
+     * well under 1%); 0 when not measured.
+     */
+    private long brokerCpuNanos() {
+        if (broker == null) {
+            return 0;
+        }
+        return broker.info().totalCpuDuration().orElseThrow(() -> new SnowstampException("cannot read the CPU time of the"
+                + " broker's process " + broker.pid() + " any more (did it stop?)")).toNanos();
     }
 
     static void sleep(long millis) {

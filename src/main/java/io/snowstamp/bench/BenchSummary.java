@@ -55,9 +55,11 @@ public final class BenchSummary {
      * @param cpuMicros       the stamper process's CPU per record over the rounds
      * @param throughputRatio records/s over the baseline's of the same round
      * @param cpuRatio        CPU per record over the baseline's of the same round
+     * @param brokerCpuMicros the broker process's CPU per record over the rounds (none unless measured)
+     * @param brokerCpuRatio  the broker's CPU per record over its CPU per record in the baseline's run of the same round
      */
     public record Row(Case spec, BenchResult median, Spread throughput, Spread cpuMicros, Spread throughputRatio,
-                      Spread cpuRatio, List<BenchResult> rounds) {
+                      Spread cpuRatio, Spread brokerCpuMicros, Spread brokerCpuRatio, List<BenchResult> rounds) {
         /** Null when the case has no throughput goal. */
         public Boolean throughputMet() {
             return Double.isNaN(spec.throughputGoal()) || !throughputRatio.known() ? null : throughputRatio.median() >= spec.throughputGoal();
@@ -99,18 +101,30 @@ public final class BenchSummary {
             List<BenchResult> base = c.baseline() == null ? List.of() : results.get(c.baseline());
             List<Double> ratios = new ArrayList<>();
             List<Double> cpuRatios = new ArrayList<>();
+            List<Double> brokerRatios = new ArrayList<>();
             for (int round = 0; round < Math.min(mine.size(), base.size()); round++) {
                 BenchResult m = mine.get(round);
                 BenchResult b = base.get(round);
                 ratios.add(m.recordsPerSecond() / b.recordsPerSecond());
-                cpuRatios.add(m.cpuMicros() > 0 && b.cpuMicros() > 0 ? m.cpuMicros() / b.cpuMicros() : Double.NaN);
+                cpuRatios.add(ratio(m.cpuMicros(), b.cpuMicros()));
+                brokerRatios.add(ratio(m.brokerCpuMicros(), b.brokerCpuMicros()));
             }
             List<BenchResult> sorted = new ArrayList<>(mine);
             sorted.sort(Comparator.comparingDouble(BenchResult::recordsPerSecond));
             rows.add(new Row(c, sorted.get(sorted.size() / 2), Spread.of(mine.stream().map(BenchResult::recordsPerSecond).toList()),
-                    Spread.of(mine.stream().map(r -> r.cpuMicros() > 0 ? r.cpuMicros() : Double.NaN).toList()),
-                    Spread.of(ratios), Spread.of(cpuRatios), List.copyOf(mine)));
+                    Spread.of(mine.stream().map(r -> measured(r.cpuMicros())).toList()), Spread.of(ratios), Spread.of(cpuRatios),
+                    Spread.of(mine.stream().map(r -> measured(r.brokerCpuMicros())).toList()), Spread.of(brokerRatios),
+                    List.copyOf(mine)));
         }
         return rows;
+    }
+
+    /** A CPU figure, NaN when not measured (-1). */
+    private static double measured(double micros) {
+        return micros > 0 ? micros : Double.NaN;
+    }
+
+    private static double ratio(double micros, double baseMicros) {
+        return micros > 0 && baseMicros > 0 ? micros / baseMicros : Double.NaN;
     }
 }

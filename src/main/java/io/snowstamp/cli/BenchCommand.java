@@ -45,6 +45,7 @@ import java.util.concurrent.Callable;
                 + "measure the stamper alone, as in production.",
         footer = {"", "Examples:", "  snowstamp bench --records 200000 --repeat 1",
                 "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --repeat 5 --output-json bench.json",
+                "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --broker-pid $(pgrep -f 'snowstamp.jar broker') --breakdown",
                 "  snowstamp bench --bootstrap-servers kafka:9092 --set kafka.num.stream.threads=2 --format json",
                 "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --footprint-partitions 64,256,1024"})
 final class BenchCommand implements Callable<Integer> {
@@ -74,6 +75,17 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--latency-rate", paramLabel = "R", defaultValue = "20000", description = "records/s in the latency runs (default: ${DEFAULT-VALUE})")
     int latencyRate;
 
+    @Option(names = "--breakdown", description = "also run two cases that split what stamping costs: the stamper's topology with a "
+            + "processor that only forwards each record to its aligned output partition, and the same adding snowstamp's two "
+            + "headers as the stamper writes them but without issuing IDs: the processor node and its partitioner, then the two "
+            + "headers, then the rest (IDs, state, checks)")
+    boolean breakdown;
+
+    @Option(names = "--broker-pid", paramLabel = "PID", description = "the process id of the broker, when it runs on this machine "
+            + "(e.g. 'snowstamp broker'): its CPU time per record is measured too, per case and as a ratio to the pass-through's "
+            + "(default: not measured)")
+    Long brokerPid;
+
     @Option(names = "--format", paramLabel = "F", defaultValue = "table",
             description = "table (for a terminal; its last line is the JSON document too) or json (only the JSON document on "
                     + "stdout) (default: ${DEFAULT-VALUE})")
@@ -100,6 +112,10 @@ final class BenchCommand implements Callable<Integer> {
         if (records < 1 || partitions < 1 || repeat < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--records, --partitions and --repeat must be >= 1");
         }
+        ProcessHandle broker = brokerPid == null ? null : ProcessHandle.of(brokerPid)
+                .filter(p -> p.info().totalCpuDuration().isPresent())
+                .orElseThrow(() -> new picocli.CommandLine.ParameterException(spec.commandLine(), "--broker-pid " + brokerPid
+                        + ": no process of this id whose CPU time can be read here (give the pid of a broker on this machine)"));
         PrintWriter out = spec.commandLine().getOut();
         // with --format json stdout holds the document alone: progress goes to stderr
         PrintWriter progress = format == ChangelogCommand.Format.json ? spec.commandLine().getErr() : out;
@@ -124,7 +140,7 @@ final class BenchCommand implements Callable<Integer> {
                 all.put("kafka.bootstrap.servers", servers);
                 all.putAll(overrides);
                 return options.load(all);
-            }, partitions);
+            }, partitions, broker);
             double loadBefore = BenchOutput.loadAverage();
             progress.println("loading " + records + " records into " + input + " (" + partitions + " partitions) at " + servers);
             progress.flush();
@@ -210,6 +226,11 @@ final class BenchCommand implements Callable<Integer> {
                         Double.NaN),
                 new Case("snowstamp json, shipped", Topo.JSON, Settings.SHIPPED, PASS_THROUGH, 0.80, 1.35),
                 new Case("snowstamp header, throughput profile", Topo.HEADER, Settings.THROUGHPUT)));
+        if (breakdown) {
+            cases.add(new Case("forward, no headers", Topo.FORWARD, Settings.SHIPPED, PASS_THROUGH, Double.NaN, Double.NaN));
+            cases.add(new Case("forward + 2 headers, no ID issued", Topo.FORWARD_HEADERS, Settings.SHIPPED, PASS_THROUGH, Double.NaN,
+                    Double.NaN));
+        }
         if (jackson) {
             cases.add(new Case("jackson tree + uuid, shipped", Topo.JACKSON_UUID, Settings.SHIPPED, PASS_THROUGH, Double.NaN, Double.NaN));
         }

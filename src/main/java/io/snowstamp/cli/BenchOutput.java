@@ -9,6 +9,7 @@ import io.snowstamp.bench.BenchSummary.Spread;
 
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -38,16 +39,25 @@ final class BenchOutput {
 
     void printTables(PrintWriter out) {
         out.println();
-        TextTable table = new TextTable("topology (exactly-once)", "records/s", "x pass-through", "goal", "CPU/record",
-                "CPU x pass-through", "goal", "x id. defaults", "peak heap", "whole run");
+        boolean broker = rows.stream().anyMatch(row -> row.brokerCpuMicros().known());
+        List<String> header = new ArrayList<>(List.of("topology (exactly-once)", "records/s", "x pass-through", "goal", "CPU/record",
+                "CPU x pass-through", "goal"));
+        if (broker) {
+            header.addAll(List.of("broker CPU/record", "broker CPU x pass-through"));
+        }
+        header.addAll(List.of("x id. defaults", "peak heap", "whole run"));
+        TextTable table = new TextTable(header.toArray(String[]::new));
         double defaults = rows.get(0).throughput().median();
         for (Row row : rows) {
-            table.add(row.spec().name(), String.format(Locale.ROOT, "%,.0f", row.throughput().median()),
+            List<String> cells = new ArrayList<>(List.of(row.spec().name(), String.format(Locale.ROOT, "%,.0f", row.throughput().median()),
                     spread(row.throughputRatio()), goal(">=", row.spec().throughputGoal(), row.throughputMet()),
-                    row.cpuMicros().known() ? String.format(Locale.ROOT, "%.2f us", row.cpuMicros().median()) : "-",
-                    spread(row.cpuRatio()), goal("<=", row.spec().cpuGoal(), row.cpuMet()),
-                    String.format(Locale.ROOT, "%.2f", row.throughput().median() / defaults),
-                    row.median().peakHeapMiB() + " MiB", String.format(Locale.ROOT, "%.1f s", row.median().seconds()));
+                    micros(row.cpuMicros()), spread(row.cpuRatio()), goal("<=", row.spec().cpuGoal(), row.cpuMet())));
+            if (broker) {
+                cells.addAll(List.of(micros(row.brokerCpuMicros()), spread(row.brokerCpuRatio())));
+            }
+            cells.addAll(List.of(String.format(Locale.ROOT, "%.2f", row.throughput().median() / defaults),
+                    row.median().peakHeapMiB() + " MiB", String.format(Locale.ROOT, "%.1f s", row.median().seconds())));
+            table.add(cells.toArray());
         }
         table.print(out);
         if (!latency.isEmpty()) {
@@ -93,6 +103,14 @@ final class BenchOutput {
                 r.put("cpuRatioSameSettingsMax", round(row.cpuRatio().max(), 1000));
             }
             putGoal(r, "cpuGoal", "cpuGoalMet", row.spec().cpuGoal(), row.cpuMet());
+            if (row.brokerCpuMicros().known()) {
+                r.put("brokerCpuMicrosPerRecord", round(row.brokerCpuMicros().median(), 100));
+            }
+            if (row.brokerCpuRatio().known()) {
+                r.put("brokerCpuRatioSameSettings", round(row.brokerCpuRatio().median(), 1000));
+                r.put("brokerCpuRatioSameSettingsMin", round(row.brokerCpuRatio().min(), 1000));
+                r.put("brokerCpuRatioSameSettingsMax", round(row.brokerCpuRatio().max(), 1000));
+            }
             r.put("peakHeapMiB", row.median().peakHeapMiB());
             r.put("wholeRunSeconds", round(row.median().seconds(), 10));
             ArrayNode perRound = r.putArray("roundsRecordsPerSecond");
@@ -118,6 +136,10 @@ final class BenchOutput {
                 row.put(metKey, met);
             }
         }
+    }
+
+    private static String micros(Spread s) {
+        return s.known() ? String.format(Locale.ROOT, "%.2f us", s.median()) : "-";
     }
 
     private static String spread(Spread s) {

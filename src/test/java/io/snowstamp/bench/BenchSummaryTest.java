@@ -15,7 +15,7 @@ class BenchSummaryTest {
     private static final Case STAMP = new Case("stamp", Bench.Topo.HEADER, Bench.Settings.SHIPPED, "pass", 0.90, 1.15);
 
     private static BenchResult result(double rate, double cpu) {
-        return new BenchResult("x", 1000, 1, rate, cpu, -1, -1, 10);
+        return new BenchResult("x", 1000, 1, rate, cpu, -1, -1, -1, 10);
     }
 
     @Test

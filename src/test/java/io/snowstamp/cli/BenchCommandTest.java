@@ -1,5 +1,6 @@
 package io.snowstamp.cli;
 
+import io.snowstamp.testing.Cli;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,5 +18,13 @@ class BenchCommandTest {
         for (int round = 0; round < 6; round++) {
             assertThat(BenchCommand.roundOrder(cases, round)).containsExactlyInAnyOrderElementsOf(cases);
         }
+    }
+
+    @Test
+    void shouldRefuseABrokerPidWhoseCpuCannotBeReadBeforeStartingAnything() {
+        Cli.Result result = Cli.run("bench", "--bootstrap-servers", "127.0.0.1:1", "--broker-pid", "999999999");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err().strip().lines()).hasSize(1);
+        assertThat(result.err()).contains("--broker-pid 999999999: no process of this id");
     }
 }

@@ -23,9 +23,9 @@ class BenchOutputTest {
     private static BenchOutput output() {
         BenchSummary summary = new BenchSummary(List.of(DEFAULTS, PASS, HEADER));
         for (double load : new double[] {1.0, 0.8}) {
-            summary.add(DEFAULTS, new BenchResult("d", 1000, 2, 100_000 * load, 6, -1, -1, 100));
-            summary.add(PASS, new BenchResult("p", 1000, 2, 200_000 * load, 4, -1, -1, 100));
-            summary.add(HEADER, new BenchResult("h", 1000, 2, 170_000 * load, 5, -1, -1, 100));
+            summary.add(DEFAULTS, new BenchResult("d", 1000, 2, 100_000 * load, 6, -1, -1, -1, 100));
+            summary.add(PASS, new BenchResult("p", 1000, 2, 200_000 * load, 4, 2, -1, -1, 100));
+            summary.add(HEADER, new BenchResult("h", 1000, 2, 170_000 * load, 5, 3, -1, -1, 100));
         }
         return new BenchOutput(summary.rows(), List.of(), 0, 0);
     }
@@ -43,6 +43,9 @@ class BenchOutputTest {
         assertThat(header.get("cpuRatioSameSettings").asDouble()).isEqualTo(1.25);
         assertThat(header.get("cpuGoalMet").asBoolean()).isFalse();
         assertThat(header.get("roundsRecordsPerSecond")).hasSize(2);
+        assertThat(header.get("brokerCpuMicrosPerRecord").asDouble()).isEqualTo(3.0);
+        assertThat(header.get("brokerCpuRatioSameSettings").asDouble()).isEqualTo(1.5);
+        assertThat(json.get("results").get(0).has("brokerCpuMicrosPerRecord")).as("not measured in that case").isFalse();
         assertThat(json.get("results").get(1).has("ratioSameSettings")).isFalse();
         assertThat(json.get("results").get(1).has("throughputGoal")).isFalse();
     }
@@ -52,6 +55,6 @@ class BenchOutputTest {
         StringWriter text = new StringWriter();
         output().printTables(new PrintWriter(text, true));
         assertThat(text.toString()).contains("x pass-through", "CPU x pass-through", "snowstamp header, shipped", "0.85",
-                ">= 0.90 NOT met", "<= 1.15 NOT met", "1.25");
+                ">= 0.90 NOT met", "<= 1.15 NOT met", "1.25", "broker CPU/record", "3.00 us", "1.50");
     }
 }
