@@ -34,6 +34,8 @@ public final class Bench {
     /** What runs. */
     public enum Topo {
         IDENTITY, HEADER, HEADER_NO_PROVENANCE, JSON, JACKSON_UUID,
+        /** The stamper with {@code stamp.header-format=compact}, header mode and JSON mode. */
+        HEADER_COMPACT, JSON_COMPACT,
         /** The stamper's topology with a processor that only forwards (see {@link BenchTopologies#forward}). */
         FORWARD,
         /** As {@link #FORWARD}, adding the stamper's two headers (no ID issued: see {@link BenchTopologies#forward}). */
@@ -183,8 +185,11 @@ public final class Bench {
                 "dlq.topic", app + "-dlq", "instance.id", "bench",
                 "profile", settings == Settings.THROUGHPUT ? "throughput" : "default"));
         raw.putAll(overrides);
-        if (topo == Topo.JSON) {
+        if (topo == Topo.JSON || topo == Topo.JSON_COMPACT) {
             raw.put("stamp.json-field", "id");
+        }
+        if (topo == Topo.HEADER_COMPACT || topo == Topo.JSON_COMPACT) {
+            raw.put("stamp.header-format", "compact");
         }
         if (topo == Topo.HEADER_NO_PROVENANCE) {
             raw.put("stamp.provenance", "false");

@@ -28,8 +28,8 @@ import java.util.concurrent.Callable;
         description = "Loads --records sample events (~80 bytes of JSON) into a fresh input topic, then runs --repeat rounds; "
                 + "each round runs every case once, in rotated order (reversed every other round), each with a fresh "
                 + "application id, output topic and state: the identity (pass-through) topology on Kafka Streams' "
-                + "defaults and on snowstamp's shipped settings, snowstamp in header mode, in header mode without the provenance header and in JSON mode "
-                + "(shipped settings), in header mode with the throughput profile, and (with --jackson) a Jackson-tree + "
+                + "defaults and on snowstamp's shipped settings, snowstamp in header mode, in header mode without the provenance header, in JSON mode "
+                + "and in both modes with stamp.header-format=compact (shipped settings), in header mode with the throughput profile, and (with --jackson) a Jackson-tree + "
                 + "UUID app. All exactly-once, with the same client settings as the pass-through they are compared with. "
                 + "Every case first runs once on up to 300,000 records, to warm up the JIT. For each case: the steady rate "
                 + "(output records/s while the output grows from 10%% to 90%% of the input: start-up and the wait for the "
@@ -225,6 +225,8 @@ final class BenchCommand implements Callable<Integer> {
                 new Case("snowstamp header, no provenance", Topo.HEADER_NO_PROVENANCE, Settings.SHIPPED, PASS_THROUGH, Double.NaN,
                         Double.NaN),
                 new Case("snowstamp json, shipped", Topo.JSON, Settings.SHIPPED, PASS_THROUGH, 0.80, 1.35),
+                new Case("snowstamp header, compact headers", Topo.HEADER_COMPACT, Settings.SHIPPED, PASS_THROUGH, 0.90, 1.15),
+                new Case("snowstamp json, compact headers", Topo.JSON_COMPACT, Settings.SHIPPED, PASS_THROUGH, 0.80, 1.35),
                 new Case("snowstamp header, throughput profile", Topo.HEADER, Settings.THROUGHPUT)));
         if (breakdown) {
             cases.add(new Case("forward, no headers", Topo.FORWARD, Settings.SHIPPED, PASS_THROUGH, Double.NaN, Double.NaN));

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,14 +24,11 @@ final class RecordJson {
     record Line(int partition, long offset, String key, Long id, JsonNode value) {
     }
 
-    /** The {@code snowstamp-id} header as a number, or null when absent or not a number. */
+    /** The ID header (either format) as a number, or null when absent or malformed. */
     static Long id(ConsumerRecord<byte[], byte[]> record) {
-        Header header = record.headers().lastHeader(IdHeader.ID);
-        if (header == null || header.value() == null) {
-            return null;
-        }
         try {
-            return IdHeader.parse(header.value());
+            long id = IdHeader.idOf(record.headers());
+            return id < 0 ? null : id;
         } catch (IllegalArgumentException e) {
             return null;
         }

@@ -109,7 +109,7 @@ final class VerifyCommand implements Callable<Integer> {
             Progress progress = new Progress(spec.commandLine().getErr(), "verified", 0);
             long[] seen = {0};
             TopicReader.readToEnd(KafkaSettings.consumer(config.connection()), target, limit, record -> {
-                String id = header(record.headers().lastHeader(IdHeader.ID));
+                String id = IdHeader.idText(record.headers());
                 verifier.output(record.partition(), record.offset(), id, null);
                 if (id != null) {
                     try {
@@ -197,8 +197,8 @@ final class VerifyCommand implements Callable<Integer> {
         Progress progress = new Progress(err, "verified", 0);
         long[] seen = {0};
         TopicReader.readToEnd(KafkaSettings.consumer(config.connection()), target, limit, record -> {
-            verifier.output(record.partition(), record.offset(), header(record.headers().lastHeader(IdHeader.ID)),
-                    header(record.headers().lastHeader(IdHeader.SOURCE)));
+            verifier.output(record.partition(), record.offset(), IdHeader.idText(record.headers()),
+                    IdHeader.sourceText(record.headers(), source, record.partition()));
             progress.update(++seen[0]);
         });
         readDeadLettersAndSource(config, verifier, dlq, source, limit);

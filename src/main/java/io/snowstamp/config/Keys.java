@@ -48,6 +48,7 @@ public final class Keys {
     public static final String STAMP_JSON_TYPE = "stamp.json-type";
     public static final String STAMP_ON_EXISTING_FIELD = "stamp.on-existing-field";
     public static final String STAMP_PROVENANCE = "stamp.provenance";
+    public static final String STAMP_HEADER_FORMAT = "stamp.header-format";
     public static final String STAMP_MAX_DEPTH = "stamp.max-depth";
     public static final String ID_MAX_LEAD = "id.max-lead";
     public static final String ID_ON_EXCESS_LEAD = "id.on-excess-lead";
@@ -112,6 +113,9 @@ public final class Keys {
         define(STAMP_ON_EXISTING_FIELD, "reject", "reject (to the DLQ), overwrite or keep when the field already exists");
         define(STAMP_MAX_DEPTH, "64", "deepest nesting of objects and arrays accepted in JSON field mode (deeper: to the DLQ)");
         define(STAMP_PROVENANCE, "true", "add header `snowstamp-src` = `topic/partition/offset` of the input record");
+        define(STAMP_HEADER_FORMAT, "text", "`text`: headers `snowstamp-id` (decimal digits) and `snowstamp-src`; `compact`"
+                + " (mode=snowflake only): `snowid` = the ID and `snowsrc` = the input offset, 8 bytes big-endian each, which costs"
+                + " less per record (see [Benchmarks](benchmarks.md)); every snowstamp command reads both");
         define(PROFILE, "default", "`default` (exactly-once, 100 ms commits) or `throughput` (1 s commits: fewer, larger transactions, about 1 s latency); see [Performance](benchmarks.md#performance)");
         define(STATE_DIR, "data/streams", "local state directory, one sub-directory per instance; only `id.on-excess-lead=pause` writes to it (its RocksDB pause buffer): the worker state is kept in memory and restored from its changelog");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");

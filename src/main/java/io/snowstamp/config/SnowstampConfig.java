@@ -56,6 +56,10 @@ public record SnowstampConfig(
             if (topics.contains(tags)) {
                 throw new ConfigException(Keys.SEQUENCE_TAGS_TOPIC, tags, "a topic other than input.topic, output.topic and dlq.topic");
             }
+            if (stamp.headerFormat() == StampSettings.HeaderFormat.COMPACT) {
+                throw new ConfigException(Keys.STAMP_HEADER_FORMAT, stamp.headerFormat(),
+                        "text with mode=sequence (its numbers and provenance stay text)");
+            }
             if (stamp.jsonField() != null && stamp.jsonField().equals(sequence.tagField())) {
                 throw new ConfigException(Keys.SEQUENCE_TAG_SOURCE, sequence.tagSource(),
                         "a field other than stamp.json-field (" + stamp.jsonField() + "): the number would replace the tag");

@@ -5,7 +5,6 @@ import io.snowstamp.id.DecodedId;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 import java.time.Duration;
 import java.util.Properties;
@@ -13,7 +12,7 @@ import java.util.Properties;
 /**
  * Reads the newest records of an output partition with {@code read_uncommitted} — so records of
  * open and aborted transactions count too; transaction markers are skipped by the consumer — and
- * returns the highest {@code snowstamp-id} of the asking worker. It reads backwards in growing
+ * returns the highest ID of the asking worker ({@code snowstamp-id}, or {@code snowid} in the compact format). It reads backwards in growing
  * windows (512, 2048, ... records) until it has seen at least one of the worker's IDs or reached
  * the start of the partition; IDs of other workers (another stamper sharing the output topic) are
  * ignored. Output partition p is written only by task p, and a task's IDs only increase, so the
@@ -69,12 +68,11 @@ public final class TailGuard implements TailProbe, AutoCloseable {
      * Shared with the offline {@link OutputScan}, which must judge a record exactly like the live guard.
      */
     public static long ownId(ConsumerRecord<byte[], byte[]> record, IdLayout layout, long datacenter, long worker) {
-        Header header = record.headers().lastHeader(IdHeader.ID);
-        if (header == null || header.value() == null) {
-            return -1;
-        }
         try {
-            long id = IdHeader.parse(header.value());
+            long id = IdHeader.idOf(record.headers());      // either header format: a deployment may have switched
+            if (id < 0) {
+                return -1;
+            }
             DecodedId decoded = layout.decode(id);
             return decoded.worker() == worker && decoded.datacenter() == datacenter ? id : -1;
         } catch (IllegalArgumentException e) {

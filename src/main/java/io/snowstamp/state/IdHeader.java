@@ -1,5 +1,8 @@
 package io.snowstamp.state;
 
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -8,7 +11,7 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Everything that writes or reads these headers — the stamper, the sequence numberer, the tail
  * guard, the offline scans, {@code consume}, {@code verify} — uses this class, so the format has one
- * definition. Pure Java; a layer below {@code stream}, {@code sequence}, {@code recovery},
+ * definition (both formats: {@code stamp.header-format}). A layer below {@code stream}, {@code sequence}, {@code recovery},
  * {@code verify} and {@code cli}.
  *
  * <p>{@link #parse} is strict: empty input, a sign, any byte but {@code 0-9}, or a value above
@@ -24,6 +27,17 @@ public final class IdHeader {
     public static final String ERROR = "snowstamp-error";
     /** The tag a sequence-mode record was numbered under (UTF-8), next to its number in {@link #ID}. */
     public static final String TAG = "snowstamp-tag";
+    /**
+     * Compact format ({@code stamp.header-format=compact}): the ID in 8 bytes, big-endian two's complement — what
+     * Kafka's {@code LongSerializer} and Kafka Connect's {@code LongConverter} write and read. Instead of {@link #ID}.
+     */
+    public static final String COMPACT_ID = "snowid";
+    /**
+     * Compact format: the input record's offset in 8 bytes, big-endian. Its topic is the stamper's input topic and
+     * its partition the stamped record's own (output partition p holds input partition p). Instead of {@link #SOURCE}.
+     */
+    public static final String COMPACT_SOURCE = "snowsrc";
+    private static final int LONG_BYTES = 8;
 
     private IdHeader() {
     }
@@ -95,7 +109,100 @@ public final class IdHeader {
                 + "\" is not a decimal number; expected the digits 0-9 of a value from 0 to " + Long.MAX_VALUE);
     }
 
+    /**
+     * The value of a compact-format header ({@link #COMPACT_ID}, {@link #COMPACT_SOURCE}).
+     *
+     * @throws MalformedIdHeaderException unless {@code value} is 8 bytes holding a non-negative long
+     */
+    public static long parseBinary(byte[] value) {
+        if (value == null || value.length != LONG_BYTES) {
+            throw new MalformedIdHeaderException("compact header has " + (value == null ? "no value" : value.length + " bytes")
+                    + "; expected 8 bytes, a big-endian number");
+        }
+        long v = 0;
+        for (byte b : value) {
+            v = v << 8 | (b & 0xff);
+        }
+        if (v < 0) {
+            throw new MalformedIdHeaderException("compact header holds the negative number " + v + "; IDs and offsets are >= 0");
+        }
+        return v;
+    }
+
+    /**
+     * The ID of a stamped record in either format: the value of the LAST {@link #ID} or {@link #COMPACT_ID} header.
+     * The last, because the stamper appends its ID header after the input record's headers, which it keeps
+     * (an input that was stamped before carries an ID of its own).
+     *
+     * @return the ID, or -1 when the record has neither header
+     * @throws MalformedIdHeaderException when that header's value is not an ID in its format
+     */
+    public static long idOf(Headers headers) {
+        Header header = last(headers, ID, COMPACT_ID);
+        if (header == null) {
+            return -1;
+        }
+        return header.key().equals(ID) ? parse(header.value()) : parseBinary(header.value());
+    }
+
+    /**
+     * The ID header's value as text, for reports: the decimal digits in either format (a malformed compact value
+     * as {@code 0x}-hex, which {@link #parse} refuses); null when the record has neither header.
+     */
+    public static String idText(Headers headers) {
+        Header header = last(headers, ID, COMPACT_ID);
+        if (header == null || header.value() == null) {
+            return null;
+        }
+        return header.key().equals(ID) ? new String(header.value(), StandardCharsets.ISO_8859_1) : binaryText(header.value());
+    }
+
+    /**
+     * The provenance, {@code topic/partition/offset}, in either format; a compact one names {@code inputTopic} and
+     * {@code partition} (the stamped record's). Null when the record has neither header.
+     */
+    public static String sourceText(Headers headers, String inputTopic, int partition) {
+        Header header = last(headers, SOURCE, COMPACT_SOURCE);
+        if (header == null || header.value() == null) {
+            return null;
+        }
+        if (header.key().equals(SOURCE)) {
+            return new String(header.value(), StandardCharsets.UTF_8);
+        }
+        return inputTopic + "/" + partition + "/" + binaryText(header.value());
+    }
+
+    private static String binaryText(byte[] value) {
+        try {
+            return Long.toString(parseBinary(value));
+        } catch (MalformedIdHeaderException e) {
+            return "0x" + java.util.HexFormat.of().formatHex(value);
+        }
+    }
+
+    /** The last header named {@code a} or {@code b}, or null. */
+    private static Header last(Headers headers, String a, String b) {
+        Header found = null;
+        for (Header header : headers) {
+            if (header.key().equals(a) || header.key().equals(b)) {
+                found = header;
+            }
+        }
+        return found;
+    }
+
     // ---- writing -------------------------------------------------------------------------
+
+    /** The 8 big-endian bytes of {@code value}: a compact-format header value. */
+    public static byte[] binary(long value) {
+        byte[] out = new byte[LONG_BYTES];
+        for (int i = LONG_BYTES - 1; i >= 0; i--) {
+            out[i] = (byte) value;
+            value >>>= 8;
+        }
+        return out;
+    }
+
     // Straight into a byte array: the per-record header and JSON splice need bytes, and
     // Long.toString(v).getBytes(US_ASCII) built and copied a String first — half of the stamper's
     // own time per record in the profile of `bench`.

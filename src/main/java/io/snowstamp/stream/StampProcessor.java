@@ -65,6 +65,12 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final PreCommitHooks preCommitHooks;
     private final Runnable recordLastId = this::recordLastId;
     private final JsonIdSplicer splicer;
+    /**
+     * {@code stamp.header-format=compact}: 8-byte binary ID and offset under short names. Each header byte is work
+     * per record in the producer (size computed several times, framed, compressed), in the broker and in every
+     * consumer: the text format's two headers were most of what stamping cost (benchmarks.md).
+     */
+    private final boolean compact;
     private final long reservationUnits;
     private final long maxLeadMillis;
     /** Largest key + value + headers of an input record that still fits max.request.size once stamped. */
@@ -102,6 +108,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.clock = clock;
         this.tailProbe = tailProbe;
         this.splicer = JsonIdSplicer.of(stamp);
+        this.compact = stamp.headerFormat() == StampSettings.HeaderFormat.COMPACT;
         this.maxRecordBytes = connection.maxRequestSize() - SIZE_MARGIN_BYTES - (splicer == null ? 0 : stamp.jsonField().length());
         long unit = ids.layout().unitMillis();
         this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit;
@@ -196,7 +203,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         taskStats.issued(id, ids.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
-        byte[] digits = IdHeader.ascii(id);
+        // the digits only where they are written: the value in JSON mode, the header in the text format
+        byte[] digits = plan != null || !compact ? IdHeader.ascii(id) : null;
         byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, digits);
         // withValue copies the headers: the headers are added to the copy, so the input's (usually none) are
         // copied, not ours too (one list copy per record fewer; profiled, see benchmarks.md)
@@ -204,7 +212,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         if (addSource) {
             addSourceHeader(stamped.headers());
         }
-        stamped.headers().add(IdHeader.ID, digits);
+        if (compact) {
+            stamped.headers().add(IdHeader.COMPACT_ID, IdHeader.binary(id));
+        } else {
+            stamped.headers().add(IdHeader.ID, digits);
+        }
         context.forward(stamped);
         if (paused == null) {
             lead.issued(generator.leadMillis(), lastIssued);
@@ -288,6 +300,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private void addSourceHeader(Headers headers) {
         if (stamp.provenance()) {
             RecordMetadata source = context.recordMetadata().orElseThrow();
+            if (compact) {
+                headers.add(IdHeader.COMPACT_SOURCE, IdHeader.binary(source.offset()));    // topic and partition are implied
+                return;
+            }
             // "topic/partition/" is the same for every record of the task: encode it once
             if (!source.topic().equals(sourceTopic) || source.partition() != sourcePartition) {
                 sourceTopic = source.topic();

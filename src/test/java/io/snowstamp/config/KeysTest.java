@@ -40,6 +40,7 @@ class KeysTest {
                 Map.entry("stamp.on-existing-field", "reject"),
                 Map.entry("stamp.max-depth", "64"),
                 Map.entry("stamp.provenance", "true"),
+                Map.entry("stamp.header-format", "text"),
                 Map.entry("profile", "default"),
                 Map.entry("state.dir", "data/streams"),
                 Map.entry("instance.id", ""),

@@ -73,6 +73,16 @@ class SequenceSettingsTest {
     }
 
     @Test
+    void shouldRefuseTheCompactHeaderFormatInSequenceMode() {
+        assertThatThrownBy(() -> config("id.mode", "sequence", "stamp.header-format", "compact"))
+                .hasMessage("stamp.header-format=compact is invalid: accepted text with mode=sequence (its numbers and provenance"
+                        + " stay text)");
+        assertThatThrownBy(() -> config("stamp.header-format", "binary"))
+                .hasMessage("stamp.header-format=binary is invalid: accepted one of text, compact");
+        assertThat(config("stamp.header-format", "Compact").stamp().headerFormat()).isEqualTo(StampSettings.HeaderFormat.COMPACT);
+    }
+
+    @Test
     void shouldRefuseATagFieldThatIsAlsoTheStampField() {
         assertThatThrownBy(() -> config("id.mode", "sequence", "sequence.tag-source", "field:id", "stamp.json-field", "id"))
                 .hasMessage("sequence.tag-source=field:id is invalid: accepted a field other than stamp.json-field (id): the number"

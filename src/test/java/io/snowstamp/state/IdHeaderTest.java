@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.snowstamp.state.IdHeader.MalformedIdHeaderException;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.LongSerializer;
 import org.junit.jupiter.api.Test;
 
 class IdHeaderTest {
@@ -81,5 +84,57 @@ class IdHeaderTest {
     @Test
     void shouldRefuseANegativeValueAfterAPrefix() {
         assertThatThrownBy(() -> IdHeader.ascii(new byte[0], -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ---- compact format
+
+    @Test
+    void shouldWriteTheBytesOfKafkasLongSerializerAndReadThemBack() {
+        long[] values = {0, 1, 255, 256, 912_580_224_758_055_065L, Long.MAX_VALUE};
+        try (LongSerializer serializer = new LongSerializer(); LongDeserializer deserializer = new LongDeserializer()) {
+            for (long v : values) {
+                assertThat(IdHeader.binary(v)).as("%d", v).isEqualTo(serializer.serialize("t", v));
+                assertThat(IdHeader.parseBinary(IdHeader.binary(v))).isEqualTo(v);
+                assertThat(deserializer.deserialize("t", IdHeader.binary(v))).isEqualTo(v);
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseACompactValueOfAnotherLengthOrNegative() {
+        assertThatThrownBy(() -> IdHeader.parseBinary(new byte[7])).isInstanceOf(MalformedIdHeaderException.class)
+                .hasMessageContaining("7 bytes; expected 8 bytes");
+        assertThatThrownBy(() -> IdHeader.parseBinary(null)).isInstanceOf(MalformedIdHeaderException.class);
+        assertThatThrownBy(() -> IdHeader.parseBinary(IdHeader.binary(-5))).isInstanceOf(MalformedIdHeaderException.class)
+                .hasMessageContaining("negative");
+    }
+
+    @Test
+    void shouldReadTheLastIdHeaderOfEitherFormat() {
+        assertThat(IdHeader.idOf(new RecordHeaders())).isEqualTo(-1);
+        assertThat(IdHeader.idText(new RecordHeaders())).isNull();
+        RecordHeaders textThenCompact = new RecordHeaders();
+        textThenCompact.add(IdHeader.ID, bytes("42")).add(IdHeader.COMPACT_ID, IdHeader.binary(77));
+        assertThat(IdHeader.idOf(textThenCompact)).isEqualTo(77);
+        assertThat(IdHeader.idText(textThenCompact)).isEqualTo("77");
+        RecordHeaders compactThenText = new RecordHeaders();
+        compactThenText.add(IdHeader.COMPACT_ID, IdHeader.binary(77)).add(IdHeader.ID, bytes("42"));
+        assertThat(IdHeader.idOf(compactThenText)).isEqualTo(42);
+        RecordHeaders malformed = new RecordHeaders();
+        malformed.add(IdHeader.COMPACT_ID, new byte[] {1, 2});
+        assertThatThrownBy(() -> IdHeader.idOf(malformed)).isInstanceOf(MalformedIdHeaderException.class);
+        assertThat(IdHeader.idText(malformed)).as("shown, and refused by parse").isEqualTo("0x0102");
+        assertThatThrownBy(() -> IdHeader.parse(IdHeader.idText(malformed))).isInstanceOf(MalformedIdHeaderException.class);
+    }
+
+    @Test
+    void shouldSpellTheProvenanceOfEitherFormatAsTopicPartitionOffset() {
+        RecordHeaders text = new RecordHeaders();
+        text.add(IdHeader.SOURCE, bytes("events.raw/3/17"));
+        assertThat(IdHeader.sourceText(text, "ignored", 9)).isEqualTo("events.raw/3/17");
+        RecordHeaders compact = new RecordHeaders();
+        compact.add(IdHeader.COMPACT_SOURCE, IdHeader.binary(17));
+        assertThat(IdHeader.sourceText(compact, "events.raw", 3)).isEqualTo("events.raw/3/17");
+        assertThat(IdHeader.sourceText(new RecordHeaders(), "events.raw", 3)).isNull();
     }
 }

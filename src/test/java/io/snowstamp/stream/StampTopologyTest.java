@@ -152,6 +152,36 @@ class StampTopologyTest {
     }
 
     @Test
+    void shouldWriteTheSameIdsAndProvenanceInEightBytesEachInTheCompactFormat() {
+        SnowstampConfig config = config(Keys.STAMP_HEADER_FORMAT, "compact");
+        start(config);
+        Headers stampedBefore = new RecordHeaders().add(IdHeader.ID, bytes("42"));     // an input stamped before keeps its header
+
+        input.pipeInput(bytes("a"), bytes("1"));
+        input.pipeInput(new TestRecord<>(bytes("b"), bytes("2"), stampedBefore));
+
+        List<TestRecord<byte[], byte[]>> out = output.readRecordsToList();
+        assertThat(out.get(0).headers().toArray()).extracting(Header::key).containsExactly(IdHeader.COMPACT_SOURCE, IdHeader.COMPACT_ID);
+        assertThat(out.get(0).headers().lastHeader(IdHeader.COMPACT_ID).value()).hasSize(8);
+        long first = IdHeader.idOf(out.get(0).headers());
+        assertThat(first).isEqualTo(config.ids().layout().encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS, 0, 5, 0));
+        assertThat(IdHeader.idOf(out.get(1).headers())).as("the stamper's header comes last").isEqualTo(first + 1);
+        assertThat(IdHeader.sourceText(out.get(1).headers(), "events.raw", 0)).isEqualTo("events.raw/0/1");
+        assertThat(out.get(1).headers().lastHeader(IdHeader.ID).value()).isEqualTo(bytes("42"));
+    }
+
+    @Test
+    void shouldPutTheDecimalIdInTheJsonFieldAndTheBinaryOneInTheHeaderInTheCompactFormat() throws IOException {
+        start(config(Keys.STAMP_HEADER_FORMAT, "compact", Keys.STAMP_JSON_FIELD, "id", Keys.STAMP_PROVENANCE, "false"));
+
+        input.pipeInput(bytes("a"), bytes("{\"n\":1}"));
+
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        assertThat(out.headers().toArray()).extracting(Header::key).containsExactly(IdHeader.COMPACT_ID);
+        assertThat(JSON.readTree(out.value()).get("id").asLong()).isEqualTo(IdHeader.idOf(out.headers()));
+    }
+
+    @Test
     void shouldPassKeyValueTimestampAndHeadersThrough() {
         start(config());
         byte[] key = {0, 1, 2, (byte) 0xff};

@@ -90,6 +90,27 @@ class StateLossIT extends OnSharedBroker {
     }
 
     /**
+     * b2. As b, while the header format changes: the first run writes the compact format
+     * ({@code snowid}, 8 bytes), the second the text format. The second run's tail guard must read the
+     * first run's compact IDs, and verify reads both formats (and the compact provenance) in one topic.
+     */
+    @Test
+    void shouldNotReissueIdsAfterTheChangelogIsDeletedWhileTheHeaderFormatChanges() throws Exception {
+        Timeline timeline = new Timeline("state-loss-header-format");
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
+        Stamper first = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a")
+                .with("stamp.header-format", "compact");
+        runToCompletion(first, 0, BATCH);
+        deleteTopic(first.applicationId() + "-worker-state-changelog");
+        deleteRecursively(first.stateDir());
+        timeline.mark("first run stamped %d in the compact format; changelog and local state deleted", BATCH);
+
+        Verification verify = secondRun(behind(first.with("stamp.header-format", "text")), BATCH, 2 * BATCH, timeline);
+        assertThat(verify.summaryLine()).as(verify.toString()).isEqualTo(Verification.clean(2 * BATCH));
+        assertThat(verify.exitCode()).as(verify.toString()).isZero();
+    }
+
+    /**
      * c. A new application.id on the same topics: no state, no offsets, so the new application
      * stamps the whole input again from the beginning. Every record of the first run is stamped
      * twice (extra = the first run's records) but no ID twice, and IDs keep increasing in every
