@@ -15,7 +15,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,7 +22,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -140,8 +138,8 @@ final class DemoCommand implements Callable<Integer> {
                             + WAIT.toSeconds() + " s");
                 }
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    Header src = record.headers().lastHeader(IdHeader.SOURCE);
-                    if (src != null && waiting.remove(new String(src.value(), StandardCharsets.UTF_8))) {
+                    String src = IdHeader.sourceText(record.headers(), config.topics().input(), record.partition());
+                    if (src != null && waiting.remove(src)) {
                         stamped.add(record);
                         if (show < 0 || stamped.size() <= show) {
                             out.println(RecordJson.line(record));
