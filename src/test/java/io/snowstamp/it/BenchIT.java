@@ -28,7 +28,8 @@ class BenchIT extends OnSharedBroker {
     void shouldRunEveryCaseAndPrintTableAndJson() throws Exception {
         Path file = Files.createTempFile("bench", ".json");
         Cli.Result bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--records", "4000", "--partitions", "2",
-                "--repeat", "2", "--jackson", "--latency-seconds", "3", "--latency-rate", "400", "--output-json", file.toString());
+                "--repeat", "2", "--jackson", "--latency-seconds", "3", "--latency-rate", "400", "--output-json", file.toString(),
+                "--breakdown", "--broker-pid", Long.toString(ProcessHandle.current().pid()));     // the shared broker runs in this JVM
         assertThat(bench.exitCode()).as(bench.toString()).isZero();
         assertThat(bench.out()).contains("loading 4000 records", "identity, Kafka Streams defaults", "snowstamp header, shipped",
                 "snowstamp json, shipped", "snowstamp header, throughput profile", "jackson tree + uuid, shipped",
@@ -51,7 +52,9 @@ class BenchIT extends OnSharedBroker {
                 assertThat(result.get("recordsPerSecond").asDouble()).as(name).isPositive();
                 assertThat(result.get("peakHeapMiB").asLong()).as(name).isPositive();
                 assertThat(result.get("roundsRecordsPerSecond")).as(name).hasSize(2);
-                if (name.startsWith("snowstamp json") || name.equals("snowstamp header, shipped")) {
+                assertThat(result.get("brokerCpuMicrosPerRecord").asDouble()).as(name).isPositive();
+                if (name.startsWith("snowstamp json") || name.startsWith("snowstamp header, shipped")
+                        || name.startsWith("snowstamp header, compact")) {
                     // ratios to the pass-through of the same round, and the goal next to them (whether met is not asserted)
                     assertThat(result.get("ratioSameSettings").asDouble()).as(name).isPositive();
                     assertThat(result.get("cpuRatioSameSettings").asDouble()).as(name).isPositive();
@@ -60,8 +63,9 @@ class BenchIT extends OnSharedBroker {
             }
         }
         assertThat(names).containsExactly("identity, Kafka Streams defaults", "identity, shipped settings", "snowstamp header, shipped",
-                "snowstamp header, no provenance", "snowstamp json, shipped", "snowstamp header, throughput profile",
-                "jackson tree + uuid, shipped", "latency: identity, Kafka Streams defaults", "latency: snowstamp header, shipped",
+                "snowstamp header, no provenance", "snowstamp json, shipped", "snowstamp header, compact headers",
+                "snowstamp json, compact headers", "snowstamp header, throughput profile", "forward, no headers",
+                "forward + 2 headers, no ID issued", "jackson tree + uuid, shipped", "latency: identity, Kafka Streams defaults", "latency: snowstamp header, shipped",
                 "latency: snowstamp header, throughput profile");
     }
 
