@@ -65,10 +65,11 @@ public final class RestoreTracker implements StateRestoreListener {
     public void onRestoreSuspended(TopicPartition changelog, String store, long totalRestored) {
         if (Names.STORE.equals(store)) {
             startedAt.remove(changelog.partition());
-            TailPrefetch target = prefetch;
-            if (target != null) {
-                target.released(changelog.partition());
-            }
+        }
+        // any store of the task (the pause buffer's too): its worker state may have restored already, the task is given up
+        TailPrefetch target = prefetch;
+        if (target != null) {
+            target.released(changelog.partition());
         }
     }
 
