@@ -61,8 +61,8 @@ public final class TailGuard implements TailProbe, AutoCloseable {
      *
      * @param workers partition -> the worker whose IDs count in it; every partition must already be
      *                the caller's (the end offsets read here are the safety reads)
-     * @throws IllegalStateException when the tails cannot be read within the timeout (the caller then
-     *                               reads each one alone, or refuses to start the task)
+     * @throws RuntimeException when the tails cannot be read within the timeout, or Kafka refuses (the
+     *                          caller then reads each one alone, or refuses to start the task)
      */
     public synchronized Map<Integer, Result> highestIssued(Map<Integer, Long> workers, long datacenter) {
         long started = System.nanoTime();
