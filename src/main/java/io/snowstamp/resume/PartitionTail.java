@@ -2,26 +2,38 @@ package io.snowstamp.resume;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
- * Reads ranges of one output partition at a time with {@code read_uncommitted} — records of open
- * and aborted transactions count; transaction markers are skipped by the consumer. The part the
- * snowflake {@link TailGuard} and the sequence tail scan share. One consumer, no group; its owner
- * serializes the calls.
+ * Reads ranges of output partitions with {@code read_uncommitted} — records of open and aborted
+ * transactions count; transaction markers are skipped by the consumer — one partition at a time
+ * ({@link #open}, {@link #read}) or many at once ({@link #openAll}, {@link #readAll}: one
+ * end-offsets request and shared fetches for all of them). The part the snowflake {@link TailGuard}
+ * and the sequence tail scan share. One consumer, no group; its owner serializes the calls.
  */
 public final class PartitionTail implements AutoCloseable {
     /** A partition's offsets when it was opened. */
     public record Bounds(long begin, long end) {
+    }
+
+    /** Offsets {@code from} (inclusive) to {@code to} (exclusive) of one partition. */
+    public record Range(long from, long to) {
     }
 
     private final String topic;
@@ -40,6 +52,8 @@ public final class PartitionTail implements AutoCloseable {
     private Map<Integer, Long> beginnings = Map.of();
     private long beginningsReadAt;
     private static final long BEGINNINGS_TTL_NANOS = Duration.ofMinutes(1).toNanos();
+    /** End-offset requests sent, for tests and logs: a batch of partitions costs one, not one per partition. */
+    private final AtomicLong endOffsetRequests = new AtomicLong();
 
     /** @param clientProps connection and security settings of the cluster */
     public PartitionTail(Properties clientProps, String topic, String clientId, Duration timeout) {
@@ -74,13 +88,54 @@ public final class PartitionTail implements AutoCloseable {
         TopicPartition tp = new TopicPartition(topic, partition);
         consumer.assign(List.of(tp));
         // the end offset is read for this task, now: it is the safety read, taken after the partition became this task's
-        long end = consumer.endOffsets(List.of(tp), timeout).get(tp);
-        if (!readProven && Math.max(begin, from) >= end) {
+        long end = endOffsets(List.of(tp)).get(tp);
+        if (Math.max(begin, from) >= end) {
+            proveReadable(tp, end);
+        }
+        return new Bounds(begin, end);
+    }
+
+    /**
+     * Assigns every partition of {@code partitions} (until {@link #release}) and returns their
+     * offsets, the end offsets read in ONE request for all of them (the safety read of each: the
+     * caller asks only after every one of them became its own). Like {@link #open}, proves once that
+     * the topic may be read when none has anything to read.
+     */
+    public Map<Integer, Bounds> openAll(Collection<Integer> partitions) {
+        Map<Integer, Long> begins = new HashMap<>();
+        for (int partition : partitions) {
+            begins.put(partition, beginning(partition));    // before assign: a refresh assigns the whole topic
+        }
+        List<TopicPartition> tps = partitions.stream().map(partition -> new TopicPartition(topic, partition)).toList();
+        consumer.assign(tps);
+        Map<TopicPartition, Long> ends = endOffsets(tps);
+        Map<Integer, Bounds> bounds = new TreeMap<>();
+        for (TopicPartition tp : tps) {
+            bounds.put(tp.partition(), new Bounds(begins.get(tp.partition()), ends.get(tp)));
+        }
+        if (!tps.isEmpty() && bounds.values().stream().allMatch(b -> b.begin() >= b.end())) {
+            proveReadable(tps.get(0), ends.get(tps.get(0)));
+        }
+        return bounds;
+    }
+
+    private Map<TopicPartition, Long> endOffsets(List<TopicPartition> tps) {
+        endOffsetRequests.incrementAndGet();
+        return consumer.endOffsets(tps, timeout);
+    }
+
+    /** One empty read at {@code end} of an assigned partition, unless a read of the topic succeeded before. */
+    private void proveReadable(TopicPartition tp, long end) {
+        if (!readProven) {
             consumer.seek(tp, end);
             consumer.poll(Duration.ofMillis(50));
             readProven = true;
         }
-        return new Bounds(begin, end);
+    }
+
+    /** End-offset requests sent so far by this reader (one per {@link #open}, one per {@link #openAll}). */
+    public long endOffsetRequests() {
+        return endOffsetRequests.get();
     }
 
     private long beginning(int partition) {
@@ -108,24 +163,62 @@ public final class PartitionTail implements AutoCloseable {
      * @throws IllegalStateException when {@code deadlineNanos} (a {@link System#nanoTime()}) passes first
      */
     public long read(int partition, long from, long to, long deadlineNanos, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
-        TopicPartition tp = new TopicPartition(topic, partition);
-        consumer.seek(tp, from);
-        long read = 0;
-        while (consumer.position(tp) < to) {
-            if (System.nanoTime() > deadlineNanos) {
-                throw new IllegalStateException("read " + read + " of " + (to - from) + " records at offsets " + from + ".." + to
-                        + " in " + timeout.toSeconds() + " s");
+        return readAll(Map.of(partition, new Range(from, to)), deadlineNanos, (p, record) -> sink.accept(record));
+    }
+
+    /**
+     * Hands every record in each partition's range to {@code sink} (partition, record), reading all
+     * the partitions at once: the consumer is assigned to all of them, so one fetch serves many. A
+     * partition leaves the fetches (paused) once its range is read; an empty range is skipped.
+     *
+     * @param ranges partitions opened by {@link #openAll} or {@link #open}, and what to read of each
+     * @return how many records were read
+     * @throws IllegalStateException when {@code deadlineNanos} (a {@link System#nanoTime()}) passes first
+     */
+    public long readAll(Map<Integer, Range> ranges, long deadlineNanos, BiConsumer<Integer, ConsumerRecord<byte[], byte[]>> sink) {
+        Map<TopicPartition, Long> until = new HashMap<>();
+        ranges.forEach((partition, range) -> {
+            if (range.from() < range.to()) {
+                until.put(new TopicPartition(topic, partition), range.to());
             }
-            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                if (record.offset() >= to) {
-                    break;
+        });
+        if (until.isEmpty()) {
+            return 0;
+        }
+        consumer.assign(until.keySet());
+        consumer.resume(until.keySet());    // an assignment unchanged since an earlier read keeps that read's pauses
+        until.keySet().forEach(tp -> consumer.seek(tp, ranges.get(tp.partition()).from()));
+        Set<TopicPartition> reading = new HashSet<>(until.keySet());
+        long read = 0;
+        while (true) {
+            Set<TopicPartition> done = new HashSet<>();
+            for (TopicPartition tp : reading) {
+                if (consumer.position(tp) >= until.get(tp)) {
+                    done.add(tp);
                 }
-                read++;
-                sink.accept(record);
+            }
+            reading.removeAll(done);
+            consumer.pause(done);
+            if (reading.isEmpty()) {
+                return read;
+            }
+            if (System.nanoTime() > deadlineNanos) {
+                throw new IllegalStateException("read " + read + " records of the tails of partitions " + new TreeMap<>(ranges)
+                        + "; " + reading.size() + " not read to their end in " + timeout.toSeconds() + " s");
+            }
+            ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(100));
+            for (TopicPartition tp : polled.partitions()) {
+                long to = until.get(tp);
+                for (ConsumerRecord<byte[], byte[]> record : polled.records(tp)) {
+                    if (record.offset() >= to) {
+                        break;
+                    }
+                    read++;
+                    sink.accept(tp.partition(), record);
+                }
             }
             readProven = true;
         }
-        return read;
     }
 
     /** The end offset of {@code partition} (assigned while asking, or the consumer warns that it cannot keep the high watermark). */
@@ -133,13 +226,13 @@ public final class PartitionTail implements AutoCloseable {
         TopicPartition tp = new TopicPartition(topic, partition);
         try {
             consumer.assign(List.of(tp));
-            return consumer.endOffsets(List.of(tp), timeout).get(tp);
+            return endOffsets(List.of(tp)).get(tp);
         } finally {
             release();
         }
     }
 
-    /** Gives up the partition opened last. */
+    /** Gives up the partitions opened last. */
     public void release() {
         consumer.unsubscribe();
     }

@@ -7,7 +7,10 @@ import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 
 /**
  * Reads the newest records of an output partition with {@code read_uncommitted} — so records of
@@ -17,6 +20,9 @@ import java.util.Properties;
  * the start of the partition; IDs of other workers (another stamper sharing the output topic) are
  * ignored. Output partition p is written only by task p, and a task's IDs only increase, so the
  * newest own records hold the highest own ID.
+ *
+ * <p>Many partitions are read in one go by {@link #highestIssued(Map, long)} (what {@link TailPrefetch}
+ * uses when many tasks start together); one alone by {@link #highestIssued(int, long, long)}.
  *
  * <p>One consumer, no group, shared by the stream threads of an instance (calls are serialized).
  */
@@ -36,30 +42,66 @@ public final class TailGuard implements TailProbe, AutoCloseable {
 
     @Override
     public synchronized Result highestIssued(int partition, long datacenter, long worker) {
-        long started = System.nanoTime();
-        long deadline = started + timeout.toNanos();
         try {
-            PartitionTail.Bounds bounds = tail.open(partition, 0);
-            long[] highest = {-1};
-            long scanned = 0;
-            long to = bounds.end();
-            long from = bounds.end();
-            long window = FIRST_WINDOW;
-            while (highest[0] < 0 && from > bounds.begin()) {
-                from = Math.max(bounds.begin(), to - window);
-                scanned += tail.read(partition, from, to, deadline,
-                        record -> highest[0] = Math.max(highest[0], ownId(record, layout, datacenter, worker)));
-                to = from;
-                window *= 4;
-            }
-            return new Result(highest[0], scanned, from, bounds.end(), (System.nanoTime() - started) / 1_000_000);
+            return highestIssued(Map.of(partition, worker), datacenter).get(partition);
         } catch (SnowstampException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw timedOut(partition, e);
+            throw timedOut(String.valueOf(partition), e);
+        }
+    }
+
+    /**
+     * The tails of many partitions in one go: ONE end-offsets request for all of them, then the
+     * newest {@value #FIRST_WINDOW} records of every partition read together (one consumer assigned
+     * to all of them). Only a partition whose newest records hold none of its worker's IDs is then
+     * read further back on its own, in growing windows. Each result is what {@link #highestIssued(int,
+     * long, long)} would have returned for that partition at this moment ({@code millis}: the whole batch).
+     *
+     * @param workers partition -> the worker whose IDs count in it; every partition must already be
+     *                the caller's (the end offsets read here are the safety reads)
+     * @throws RuntimeException when the tails cannot be read within the timeout, or Kafka refuses (the
+     *                          caller then reads each one alone, or refuses to start the task)
+     */
+    public synchronized Map<Integer, Result> highestIssued(Map<Integer, Long> workers, long datacenter) {
+        long started = System.nanoTime();
+        long deadline = started + timeout.toNanos();
+        try {
+            Map<Integer, PartitionTail.Bounds> bounds = tail.openAll(workers.keySet());
+            Map<Integer, PartitionTail.Range> newest = new HashMap<>();
+            bounds.forEach((partition, b) -> newest.put(partition, new PartitionTail.Range(Math.max(b.begin(), b.end() - FIRST_WINDOW), b.end())));
+            Map<Integer, long[]> found = new HashMap<>();     // partition -> {highest own ID, records scanned}
+            workers.keySet().forEach(partition -> found.put(partition, new long[] {-1, 0}));
+            tail.readAll(newest, deadline, (partition, record) -> note(found.get(partition), record, datacenter, workers.get(partition)));
+            Map<Integer, Result> results = new TreeMap<>();
+            for (Map.Entry<Integer, PartitionTail.Bounds> entry : bounds.entrySet()) {
+                int partition = entry.getKey();
+                long[] seen = found.get(partition);
+                long from = newest.get(partition).from();
+                long to = from;
+                // none of the worker's IDs among the newest records (another stamper shares the topic): further back, alone
+                for (long window = 4L * FIRST_WINDOW; seen[0] < 0 && from > entry.getValue().begin(); window *= 4) {
+                    from = Math.max(entry.getValue().begin(), to - window);
+                    tail.readAll(Map.of(partition, new PartitionTail.Range(from, to)), deadline,
+                            (p, record) -> note(seen, record, datacenter, workers.get(partition)));
+                    to = from;
+                }
+                results.put(partition, new Result(seen[0], seen[1], from, entry.getValue().end(), (System.nanoTime() - started) / 1_000_000));
+            }
+            return results;
         } finally {
             tail.release();
         }
+    }
+
+    private void note(long[] seen, ConsumerRecord<byte[], byte[]> record, long datacenter, long worker) {
+        seen[0] = Math.max(seen[0], ownId(record, layout, datacenter, worker));
+        seen[1]++;
+    }
+
+    /** End-offset requests this guard sent: with batched task starts, far fewer than the tasks started. */
+    public long endOffsetRequests() {
+        return tail.endOffsetRequests();
     }
 
     /**
@@ -80,7 +122,7 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         }
     }
 
-    private SnowstampException timedOut(int partition, RuntimeException cause) {
+    private SnowstampException timedOut(String partition, RuntimeException cause) {
         return new SnowstampException("tail guard cannot read output partition " + tail.topic() + "-" + partition + " (" + cause.getMessage()
                 + "); the task will not start without knowing the IDs already issued"
                 + " (raise recovery.tail-guard-timeout, or check the principal may read " + tail.topic() + ")", cause);

@@ -21,6 +21,14 @@ public interface TailProbe {
      */
     Result highestIssued(int partition, long datacenter, long worker);
 
+    /**
+     * {@code partition}'s task was closed or turned into a standby (its worker-state store closed or
+     * recycled), possibly before it started: a probe that reads ahead ({@link TailPrefetch}) must
+     * not use, nor fence for, anything of it from now on. Called on the thread giving it up.
+     */
+    default void released(int partition) {
+    }
+
     /** The probe of {@code recovery.tail-guard=false}. */
     static TailProbe disabled() {
         return (partition, datacenter, worker) -> Result.NONE;

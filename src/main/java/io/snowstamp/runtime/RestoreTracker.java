@@ -1,5 +1,6 @@
 package io.snowstamp.runtime;
 
+import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.stream.Names;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StateRestoreListener;
@@ -9,12 +10,14 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Times Kafka Streams' restores of the {@code worker-state} store from its changelog, by partition.
- * Called by stream threads; read from any thread.
+ * Times Kafka Streams' restores of the {@code worker-state} store from its changelog, by partition,
+ * and tells the {@link TailPrefetch} which tasks are about to start (see there why these calls are
+ * what makes a prefetched tail safe). Called by the state updater threads; read from any thread.
  */
 public final class RestoreTracker implements StateRestoreListener {
     private final Map<Integer, Long> startedAt = new ConcurrentHashMap<>();
     private final Map<Integer, Restore> finished = new ConcurrentHashMap<>();
+    private volatile TailPrefetch prefetch;
 
     /**
      * The last completed restore of one partition.
@@ -25,10 +28,19 @@ public final class RestoreTracker implements StateRestoreListener {
     public record Restore(long records, long millis) {
     }
 
+    /** From now on, restores of the worker-state store are told to {@code prefetch} too (null: no longer). */
+    void feed(TailPrefetch prefetch) {
+        this.prefetch = prefetch;
+    }
+
     @Override
     public void onRestoreStart(TopicPartition changelog, String store, long startingOffset, long endingOffset) {
         if (Names.STORE.equals(store)) {
             startedAt.put(changelog.partition(), System.nanoTime());
+            TailPrefetch target = prefetch;
+            if (target != null) {
+                target.restoreStarted(changelog.partition());
+            }
         }
     }
 
@@ -43,12 +55,21 @@ public final class RestoreTracker implements StateRestoreListener {
         if (started != null) {
             finished.put(changelog.partition(), new Restore(totalRestored, (System.nanoTime() - started) / 1_000_000));
         }
+        TailPrefetch target = prefetch;
+        if (target != null && Names.STORE.equals(store)) {
+            target.restoreEnded(changelog.partition());
+        }
     }
 
     @Override
     public void onRestoreSuspended(TopicPartition changelog, String store, long totalRestored) {
         if (Names.STORE.equals(store)) {
             startedAt.remove(changelog.partition());
+        }
+        // any store of the task (the pause buffer's too): its worker state may have restored already, the task is given up
+        TailPrefetch target = prefetch;
+        if (target != null) {
+            target.released(changelog.partition());
         }
     }
 

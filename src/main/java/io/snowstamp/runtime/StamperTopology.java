@@ -4,6 +4,7 @@ import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.RecoverySettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.resume.TailGuard;
+import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.sequence.SequenceTail;
 import io.snowstamp.sequence.SequenceTailReader;
 import io.snowstamp.sequence.SequenceTopology;
@@ -13,6 +14,7 @@ import io.snowstamp.stream.StamperStats;
 import io.snowstamp.resume.TailProbe;
 import org.apache.kafka.streams.Topology;
 
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
 
@@ -22,11 +24,19 @@ import java.util.function.LongUnaryOperator;
  * Kafka Streams runs: {@link #close} after Kafka Streams has stopped.
  */
 final class StamperTopology implements AutoCloseable {
+    /**
+     * A tail read in a batch and not taken within this is read again at the task's start: the tasks of
+     * one batch start within seconds of it; one that waits longer is not starting "now" any more.
+     */
+    private static final long PREFETCH_MAX_AGE_NANOS = TimeUnit.MINUTES.toNanos(2);
+
     private final Topology topology;
+    private final TailPrefetch prefetch;
     private final AutoCloseable[] clients;
 
-    private StamperTopology(Topology topology, AutoCloseable... clients) {
+    private StamperTopology(Topology topology, TailPrefetch prefetch, AutoCloseable... clients) {
         this.topology = topology;
+        this.prefetch = prefetch;
         this.clients = clients;
     }
 
@@ -50,9 +60,18 @@ final class StamperTopology implements AutoCloseable {
         TransactionFence fence = connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
                 ? new TransactionFence(KafkaSettings.client(connection), connection.applicationId(), output, recovery.tailGuardTimeout())
                 : null;
-        Topology topology = StampTopology.build(config, clock, tailGuard == null ? TailProbe.disabled() : tailGuard, stats,
-                registryMarks, fence == null ? PredecessorFence.none() : fence);
-        return new StamperTopology(topology, tailGuard, fence);
+        if (tailGuard == null) {
+            Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
+                    fence == null ? PredecessorFence.none() : fence);
+            return new StamperTopology(topology, null, fence);
+        }
+        // tasks that start together fence and read their tails in one go (see TailPrefetch for why that is as safe)
+        TailPrefetch prefetch = new TailPrefetch(tailGuard, tailGuard::highestIssued,
+                fence == null ? TailPrefetch.Fence.none() : fence::fenceOpenTransactions, config.ids()::workerFor,
+                config.ids().datacenterId(), PREFETCH_MAX_AGE_NANOS, System::nanoTime);
+        Topology topology = StampTopology.build(config, clock, prefetch, stats, registryMarks,
+                fence == null ? PredecessorFence.none() : prefetch::fence);
+        return new StamperTopology(topology, prefetch, tailGuard, fence);
     }
 
     private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions) {
@@ -60,11 +79,16 @@ final class StamperTopology implements AutoCloseable {
         SequenceTailReader tail = recovery.tailGuard()
                 ? new SequenceTailReader(KafkaSettings.client(config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
         Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail);
-        return new StamperTopology(topology, tail);
+        return new StamperTopology(topology, null, tail);
     }
 
     Topology topology() {
         return topology;
+    }
+
+    /** The task-start reads in batches, fed by the restore listener and the instance's state; null without a tail guard. */
+    TailPrefetch prefetch() {
+        return prefetch;
     }
 
     @Override

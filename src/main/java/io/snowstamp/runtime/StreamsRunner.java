@@ -2,6 +2,7 @@ package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.stream.DeadLetterHandler;
 import io.snowstamp.stream.StamperStats;
 import org.apache.kafka.streams.CloseOptions;
@@ -33,7 +34,7 @@ public final class StreamsRunner implements AutoCloseable {
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final CountDownLatch running = new CountDownLatch(1);
     private volatile KafkaStreams streams;
-    private StamperTopology topology;
+    private volatile StamperTopology topology;
     private final StamperStats stats = new StamperStats();
     private final RestoreTracker restores = new RestoreTracker();
     private String applicationServer;
@@ -66,6 +67,7 @@ public final class StreamsRunner implements AutoCloseable {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
         }
         topology = StamperTopology.build(config, clock, stats, registryMarks, outputPartitions);
+        restores.feed(topology.prefetch());
         try {
             streams = listen(new KafkaStreams(topology.topology(), props));
             streams.start();
@@ -103,6 +105,11 @@ public final class StreamsRunner implements AutoCloseable {
             }
             log.atInfo().addKeyValue("event", "streams-state").addKeyValue("state", now)
                     .log("stamper {} -> {} (tasks: {})", before, now, stats.tasks().keySet());
+            TailPrefetch prefetch = topology == null ? null : topology.prefetch();
+            if (prefetch != null && now != KafkaStreams.State.RUNNING) {
+                // a rebalance (or the end): nothing read ahead before it is used; the restores that follow make tasks ready anew
+                prefetch.dropAll();
+            }
             if (now == KafkaStreams.State.RUNNING) {
                 running.countDown();
             }
@@ -187,6 +194,12 @@ public final class StreamsRunner implements AutoCloseable {
     /** Restores of the worker-state store by this instance (metrics). */
     public RestoreTracker restores() {
         return restores;
+    }
+
+    /** What the batched task-start reads did (tests, logs); all zero without a tail guard or before {@link #start}. */
+    public TailPrefetch.Stats tailPrefetch() {
+        StamperTopology current = topology;
+        return current == null || current.prefetch() == null ? new TailPrefetch.Stats(0, 0, 0, 0) : current.prefetch().stats();
     }
 
     /** The error that killed Kafka Streams, or null. */

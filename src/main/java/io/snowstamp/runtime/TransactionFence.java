@@ -11,7 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -56,11 +58,25 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
     }
 
     @Override
-    public synchronized void fenceOpenTransactions(int partition) {
+    public void fenceOpenTransactions(int partition) {
+        fenceOpenTransactions(Set.of(partition));
+    }
+
+    /**
+     * Fences every other producer with an open transaction on any of the output {@code partitions}:
+     * one describe of the candidates and one fence request for all of them, whatever their number
+     * (the start of many tasks in one go, {@link io.snowstamp.resume.TailPrefetch}). Every partition
+     * must already be this instance's.
+     */
+    synchronized void fenceOpenTransactions(Set<Integer> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
         long started = System.nanoTime();
         try {
-            TopicPartition output = new TopicPartition(outputTopic, partition);
-            List<String> candidates = holders(ongoing(started), output);
+            Set<TopicPartition> outputs = new HashSet<>();
+            partitions.forEach(partition -> outputs.add(new TopicPartition(outputTopic, partition)));
+            List<String> candidates = holders(ongoing(started), outputs);
             if (candidates.isEmpty()) {
                 return;
             }
@@ -68,24 +84,26 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
             // included, from before a task moved between its threads), and fencing that id would fence a live producer
             Map<String, TransactionDescription> now = admin.describeTransactions(candidates).all().get(timeoutMillis, TimeUnit.MILLISECONDS);
             ongoing.putAll(now);
-            List<String> holders = holders(now, output);
+            List<String> holders = holders(now, outputs);
             if (holders.isEmpty()) {
                 return;
             }
             admin.fenceProducers(holders).all().get(timeoutMillis, TimeUnit.MILLISECONDS);
+            List<TopicPartition> held = holders.stream().flatMap(id -> now.get(id).topicPartitions().stream())
+                    .filter(outputs::contains).distinct().sorted(Comparator.comparingInt(TopicPartition::partition)).toList();
             holders.forEach(ongoing::remove);       // aborted now: later tasks need not fence them again
-            log.atInfo().addKeyValue("event", "predecessor-fenced").addKeyValue("partition", partition)
-                    .log("partition {}: fenced {} (an open transaction of a previous owner on {}) in {} ms: its records are"
-                            + " aborted now, not when the broker times the transaction out", partition, holders, output,
+            log.atInfo().addKeyValue("event", "predecessor-fenced").addKeyValue("partitions", held.size())
+                    .log("fenced {} (open transactions of a previous owner on {}) in {} ms: their records are"
+                            + " aborted now, not when the broker times the transactions out", holders, held,
                             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             if (!warned) {
                 warned = true;
-                log.warn("partition {}: cannot check for a previous owner's open transaction ({}); if one is open, the broker"
+                log.warn("partitions {}: cannot check for a previous owner's open transaction ({}); if one is open, the broker"
                         + " aborts it after transaction.timeout.ms and read_committed consumers wait until then (logged once)",
-                        partition, e.getMessage());
+                        partitions, e.getMessage());
             }
         }
     }
@@ -111,9 +129,11 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
         return ongoing;
     }
 
-    private static List<String> holders(Map<String, TransactionDescription> transactions, TopicPartition output) {
+    /** The transactional ids with an ongoing transaction on any of {@code outputs}. */
+    private static List<String> holders(Map<String, TransactionDescription> transactions, Set<TopicPartition> outputs) {
         return transactions.entrySet().stream()
-                .filter(e -> e.getValue().state() == TransactionState.ONGOING && e.getValue().topicPartitions().contains(output))
+                .filter(e -> e.getValue().state() == TransactionState.ONGOING
+                        && e.getValue().topicPartitions().stream().anyMatch(outputs::contains))
                 .map(Map.Entry::getKey).toList();
     }
 

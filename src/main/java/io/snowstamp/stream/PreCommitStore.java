@@ -12,6 +12,7 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 /**
  * The worker-state store with one addition: right before Kafka Streams flushes its cache for a
@@ -31,16 +32,24 @@ import java.util.Map;
 final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, WorkerState>, Integer, WorkerState>
         implements KeyValueStore<Integer, WorkerState> {
     private final PreCommitHooks hooks;
+    private final IntConsumer released;
     private int partition = -1;
 
-    private PreCommitStore(KeyValueStore<Integer, WorkerState> wrapped, PreCommitHooks hooks) {
+    private PreCommitStore(KeyValueStore<Integer, WorkerState> wrapped, PreCommitHooks hooks, IntConsumer released) {
         super(wrapped);
         this.hooks = hooks;
+        this.released = released;
     }
 
-    /** Builds {@code builder}'s store wrapped in a {@link PreCommitStore}. */
+    /**
+     * Builds {@code builder}'s store wrapped in a {@link PreCommitStore}.
+     *
+     * @param released told the partition when its task gives the store up (closed, or recycled into a standby),
+     *                 before the store closes: whatever was read ahead for the partition's task start is void
+     *                 ({@link io.snowstamp.resume.TailProbe#released})
+     */
     static StoreBuilder<KeyValueStore<Integer, WorkerState>> builder(StoreBuilder<KeyValueStore<Integer, WorkerState>> builder,
-                                                                     PreCommitHooks hooks) {
+                                                                     PreCommitHooks hooks, IntConsumer released) {
         return new StoreBuilder<>() {
             @Override
             public StoreBuilder<KeyValueStore<Integer, WorkerState>> withCachingEnabled() {
@@ -68,7 +77,7 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
 
             @Override
             public KeyValueStore<Integer, WorkerState> build() {
-                return new PreCommitStore(builder.build(), hooks);
+                return new PreCommitStore(builder.build(), hooks, released);
             }
 
             @Override
@@ -98,6 +107,27 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
     public void flushCache() {
         hooks.run(partition);
         super.flushCache();
+    }
+
+    /** The task closes (revoked, lost, corrupted, shutdown), restored or not, started or not. */
+    @Override
+    public void close() {
+        try {
+            if (partition >= 0) {
+                released.accept(partition);
+            }
+        } finally {
+            super.close();
+        }
+    }
+
+    /** Kafka Streams clears the caches only when it recycles the task into a standby (ProcessorStateManager.recycle). */
+    @Override
+    public void clearCache() {
+        if (partition >= 0) {
+            released.accept(partition);
+        }
+        super.clearCache();
     }
 
     @Override

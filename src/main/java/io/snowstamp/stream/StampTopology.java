@@ -72,7 +72,7 @@ public final class StampTopology {
                         .withCachingEnabled()
                         // never a tombstone is written, so compaction keeps the newest state of every partition; hourly
                         // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
-                        .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks),
+                        .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks, tailProbe::released),
                 Names.PROCESSOR);
         if (config.ids().onExcessLead() == IdSettings.OnExcessLead.PAUSE) {
             // stays on RocksDB: a pause lasts until the wall clock catches up with the lead (a clock stepped back an hour

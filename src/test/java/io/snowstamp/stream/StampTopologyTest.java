@@ -530,6 +530,29 @@ class StampTopologyTest {
     }
 
     @Test
+    void shouldTellTheTailProbeWhenATaskGivesItsPartitionUp() {
+        List<Integer> released = new ArrayList<>();
+        tailProbe = new TailProbe() {
+            @Override
+            public Result highestIssued(int partition, long datacenter, long worker) {
+                return Result.NONE;
+            }
+
+            @Override
+            public void released(int partition) {
+                released.add(partition);
+            }
+        };
+        start(config());
+        pipe(1);
+        assertThat(released).isEmpty();
+
+        drivers.stop(driver);       // the task closes: whatever a probe read ahead for partition 0 is void from now on
+
+        assertThat(released).containsExactly(0);
+    }
+
+    @Test
     void shouldRefuseToStartWhenTheTailCannotBeRead() {
         tailProbe = (partition, datacenter, worker) -> {
             throw new SnowstampException("output partition 0 tail unreadable in 60 s");

@@ -1,0 +1,213 @@
+package io.snowstamp.resume;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The batching rules of {@link TailPrefetch}, against a recording fence and reader: a result is
+ * used once, only by the task it was read for, and a partition that is not ready (not restored
+ * for its current task, or given up since) is never fenced nor read in a batch.
+ */
+class TailPrefetchTest {
+    private static final long DATACENTER = 0;
+    private static final long WORKER_OFFSET = 100;
+
+    /** What the prefetch asked for, in order: "fence [..]", "batch [..]", "single p", "fence-one p". */
+    private final List<String> calls = new ArrayList<>();
+    private final AtomicLong nanos = new AtomicLong();
+    /** Runs inside the batch read, to interleave restores and releases with a batch in flight. */
+    private Consumer<Set<Integer>> duringBatch = partitions -> { };
+    private boolean batchFails;
+
+    private final TailPrefetch prefetch = new TailPrefetch(
+            (partition, datacenter, worker) -> {
+                calls.add("single " + partition);
+                return result(-7);
+            },
+            (workers, datacenter) -> {
+                calls.add("batch " + new TreeSet<>(workers.keySet()));
+                duringBatch.accept(workers.keySet());
+                if (batchFails) {
+                    throw new IllegalStateException("broker gone");
+                }
+                Map<Integer, TailProbe.Result> results = new HashMap<>();
+                workers.forEach((partition, worker) -> results.put(partition, result(worker * 1000)));
+                return results;
+            },
+            partitions -> calls.add("fence " + new TreeSet<>(partitions)),
+            partition -> WORKER_OFFSET + partition, DATACENTER, TimeUnit.MINUTES.toNanos(2), nanos::get);
+
+    private static TailProbe.Result result(long highestId) {
+        return new TailProbe.Result(highestId, 1, 0, 1, 0);
+    }
+
+    private TailProbe.Result start(int partition) {
+        prefetch.fence(partition);
+        return prefetch.highestIssued(partition, DATACENTER, WORKER_OFFSET + partition);
+    }
+
+    private void restored(int... partitions) {
+        for (int partition : partitions) {
+            prefetch.restoreStarted(partition);
+            prefetch.restoreEnded(partition);
+        }
+    }
+
+    @Test
+    void shouldFenceThenReadEveryReadyPartitionOnceAndServeEachTaskItsOwnResult() {
+        restored(0, 1, 2, 3);
+
+        for (int partition = 0; partition < 4; partition++) {
+            assertThat(start(partition).highestId()).isEqualTo((WORKER_OFFSET + partition) * 1000);
+        }
+
+        assertThat(calls).containsExactly("fence [0, 1, 2, 3]", "batch [0, 1, 2, 3]");
+        assertThat(prefetch.stats()).isEqualTo(new TailPrefetch.Stats(1, 4, 4, 0));
+    }
+
+    @Test
+    void shouldUseAResultOnlyOnce() {
+        restored(0, 1);
+        start(0);
+        calls.clear();
+
+        prefetch.highestIssued(0, DATACENTER, WORKER_OFFSET);      // the same task asks again (or a new one, never restored)
+
+        assertThat(calls).containsExactly("single 0");
+    }
+
+    @Test
+    void shouldNeverFenceNorReadInABatchAPartitionThatIsNotReady() {
+        restored(0, 1);
+        prefetch.restoreStarted(2);         // restoring: assigned, but its task has not restored yet
+        prefetch.restoreStarted(3);
+        prefetch.restoreEnded(3);
+        prefetch.released(3);               // restored, then given up before its task started
+
+        start(0);
+        start(5);                           // never restored here: the per-task path, alone
+
+        assertThat(calls).containsExactly("fence [0, 1]", "batch [0, 1]", "fence [5]", "single 5");
+    }
+
+    @Test
+    void shouldDropEverythingReadWhenTheInstanceRebalances() {
+        restored(0, 1, 2);
+        start(0);
+        restored(4);
+        prefetch.dropAll();
+        calls.clear();
+
+        start(1);       // read before the rebalance: read again, alone
+        start(4);       // ready before the rebalance: read alone too
+
+        assertThat(calls).containsExactly("fence [1]", "single 1", "fence [4]", "single 4");
+    }
+
+    @Test
+    void shouldNotUseAReadOfAnEarlierAssignmentOfThePartition() {
+        restored(0, 1);
+        start(0);
+        prefetch.restoreStarted(1);         // partition 1 moved away and back: a new task restores
+        calls.clear();
+
+        start(1);                           // not restored yet for this task: alone
+
+        assertThat(calls).containsExactly("fence [1]", "single 1");
+        prefetch.restoreEnded(1);
+        calls.clear();
+        start(1);
+        assertThat(calls).containsExactly("fence [1]", "batch [1]");
+    }
+
+    @Test
+    void shouldKeepNothingOfABatchForAPartitionRestartedOrReleasedWhileItRan() {
+        restored(0, 1, 2);
+        duringBatch = partitions -> {
+            prefetch.restoreStarted(1);     // the state updater restarts partition 1's restore meanwhile
+            prefetch.restoreEnded(1);
+        };
+        start(0);
+        duringBatch = partitions -> { };
+        calls.clear();
+
+        start(1);       // ready again, for a new task: a batch of its own, not the old read
+        start(2);
+
+        assertThat(calls).containsExactly("fence [1]", "batch [1]");
+        assertThat(prefetch.stats().served()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldMakeAReleaseWaitForTheBatchInFlight() throws Exception {
+        restored(0, 1);
+        CountDownLatch inBatch = new CountDownLatch(1);
+        CountDownLatch finishBatch = new CountDownLatch(1);
+        duringBatch = partitions -> {
+            inBatch.countDown();
+            try {
+                finishBatch.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        CompletableFuture<Void> batch = CompletableFuture.runAsync(() -> start(0));
+        assertThat(inBatch.await(10, TimeUnit.SECONDS)).isTrue();
+
+        CompletableFuture<Void> release = CompletableFuture.runAsync(() -> prefetch.released(1));
+        Thread.sleep(200);
+        assertThat(release).as("partition 1 given up while a batch may still fence it").isNotDone();
+        finishBatch.countDown();
+        batch.get(10, TimeUnit.SECONDS);
+        release.get(10, TimeUnit.SECONDS);
+
+        calls.clear();
+        start(1);
+        assertThat(calls).containsExactly("fence [1]", "single 1");
+    }
+
+    @Test
+    void shouldFenceAndReadAloneWhenTheBatchFails() {
+        restored(0, 1);
+        batchFails = true;
+
+        TailProbe.Result result = start(0);
+
+        assertThat(result.highestId()).isEqualTo(-7);
+        assertThat(calls).containsExactly("fence [0, 1]", "batch [0, 1]", "fence [0]", "single 0");
+        batchFails = false;
+        calls.clear();
+        start(1);           // left the batch that failed: alone
+        assertThat(calls).containsExactly("fence [1]", "single 1");
+    }
+
+    @Test
+    void shouldReadAgainWhenTheWorkerDiffersOrTheReadIsOld() {
+        restored(0, 1);
+        start(0);
+        calls.clear();
+
+        prefetch.highestIssued(1, DATACENTER, 999);     // another worker than the batch read for
+        assertThat(calls).containsExactly("single 1");
+
+        restored(2, 3);
+        start(2);
+        nanos.addAndGet(TimeUnit.MINUTES.toNanos(3));
+        calls.clear();
+        start(3);
+        assertThat(calls).containsExactly("single 3");
+    }
+}
