@@ -115,7 +115,7 @@ public final class Keys {
         define(STAMP_PROVENANCE, "true", "add header `snowstamp-src` = `topic/partition/offset` of the input record");
         define(STAMP_HEADER_FORMAT, "text", "`text`: headers `snowstamp-id` (decimal digits) and `snowstamp-src`; `compact`"
                 + " (mode=snowflake only): `snowid` = the ID and `snowsrc` = the input offset, 8 bytes big-endian each, which costs"
-                + " less per record (see [Benchmarks](benchmarks.md)); every snowstamp command reads both");
+                + " less CPU per record (see [Benchmarks](benchmarks.md)); every snowstamp command reads both");
         define(PROFILE, "default", "`default` (exactly-once, 100 ms commits) or `throughput` (1 s commits: fewer, larger transactions, about 1 s latency); see [Performance](benchmarks.md#performance)");
         define(STATE_DIR, "data/streams", "local state directory, one sub-directory per instance; only `id.on-excess-lead=pause` writes to it (its RocksDB pause buffer): the worker state is kept in memory and restored from its changelog");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");

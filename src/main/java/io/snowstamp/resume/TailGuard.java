@@ -47,7 +47,7 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         } catch (SnowstampException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw timedOut(String.valueOf(partition), e);
+            throw timedOut(partition, e);
         }
     }
 
@@ -122,7 +122,7 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         }
     }
 
-    private SnowstampException timedOut(String partition, RuntimeException cause) {
+    private SnowstampException timedOut(int partition, RuntimeException cause) {
         return new SnowstampException("tail guard cannot read output partition " + tail.topic() + "-" + partition + " (" + cause.getMessage()
                 + "); the task will not start without knowing the IDs already issued"
                 + " (raise recovery.tail-guard-timeout, or check the principal may read " + tail.topic() + ")", cause);

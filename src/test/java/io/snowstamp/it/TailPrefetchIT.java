@@ -8,6 +8,7 @@ import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.StampedRecords;
+import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -54,18 +55,15 @@ class TailPrefetchIT extends OnSharedBroker {
 
     @Test
     void shouldReadTheTailsOfTasksStartingTogetherInABatchAndResumeEachAboveItsOwn() throws Exception {
-        String in = TestBroker.unique("prefetch-in");
-        String out = TestBroker.unique("prefetch-out");
-        String dlq = TestBroker.unique("prefetch-dlq");
-        broker.createTopic(in, PARTITIONS);
-        broker.createTopic(out, PARTITIONS);
-        broker.createTopic(dlq, 1);
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
+        String in = topics.in();
+        String out = topics.out();
         Map<Integer, Long> planted = plant(out);
 
         SnowstampConfig config = ConfigLoader.load(null, Map.of(), Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
                 "state.dir", work.resolve("state").toString(), "instance.id", "prefetch",
                 "application.id", TestBroker.unique("prefetch-app"),
-                "input.topic", in, "output.topic", out, "dlq.topic", dlq,
+                "input.topic", in, "output.topic", out, "dlq.topic", topics.dlq(),
                 "id.worker-registry", "off"));
         TailPrefetch.Stats stats;
         double tailGuardRequests;
