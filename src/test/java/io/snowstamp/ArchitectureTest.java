@@ -58,6 +58,7 @@ class ArchitectureTest {
             List.of("stream", "registry", "verify"),
             List.of("recovery"),
             List.of("resume"),
+            List.of("lease"),
             List.of("state"),
             List.of("config"),
             List.of("id"));

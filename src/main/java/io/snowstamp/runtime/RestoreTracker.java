@@ -1,6 +1,8 @@
 package io.snowstamp.runtime;
 
+import io.snowstamp.lease.LeaseVerifier;
 import io.snowstamp.resume.TailPrefetch;
+import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.stream.Names;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StateRestoreListener;
@@ -18,6 +20,7 @@ public final class RestoreTracker implements StateRestoreListener {
     private final Map<Integer, Long> startedAt = new ConcurrentHashMap<>();
     private final Map<Integer, Restore> finished = new ConcurrentHashMap<>();
     private volatile TailPrefetch prefetch;
+    private volatile LeaseVerifier leases;
 
     /**
      * The last completed restore of one partition.
@@ -33,8 +36,17 @@ public final class RestoreTracker implements StateRestoreListener {
         this.prefetch = prefetch;
     }
 
+    /** From now on, where each restore of a store that holds leases ends is told to {@code leases} (null: no longer). */
+    void feed(LeaseVerifier leases) {
+        this.leases = leases;
+    }
+
     @Override
     public void onRestoreStart(TopicPartition changelog, String store, long startingOffset, long endingOffset) {
+        LeaseVerifier verifier = leases;
+        if (verifier != null && (Names.STORE.equals(store) || SequenceNames.STORE.equals(store))) {
+            verifier.restoreStarted(changelog, endingOffset);
+        }
         if (Names.STORE.equals(store)) {
             startedAt.put(changelog.partition(), System.nanoTime());
             TailPrefetch target = prefetch;

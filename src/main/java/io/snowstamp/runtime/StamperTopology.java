@@ -3,17 +3,23 @@ package io.snowstamp.runtime;
 import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.RecoverySettings;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.lease.LeaseCodec;
+import io.snowstamp.lease.LeaseVerifier;
+import io.snowstamp.lease.Leases;
 import io.snowstamp.resume.TailGuard;
 import io.snowstamp.resume.TailPrefetch;
+import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.sequence.SequenceTail;
 import io.snowstamp.sequence.SequenceTailReader;
 import io.snowstamp.sequence.SequenceTopology;
+import io.snowstamp.stream.Names;
 import io.snowstamp.stream.PredecessorFence;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
 import io.snowstamp.resume.TailProbe;
 import org.apache.kafka.streams.Topology;
 
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
@@ -30,14 +36,39 @@ final class StamperTopology implements AutoCloseable {
      */
     private static final long PREFETCH_MAX_AGE_NANOS = TimeUnit.MINUTES.toNanos(2);
 
+    /**
+     * {@code -Dsnowstamp.test.lease=off}: no lease (the behaviour before it existed), so a fault test can show what
+     * the lease prevents. Never for production: a stamper cut off from its group coordinator then issues IDs another
+     * instance issues too.
+     */
+    static final String LEASE_OFF_PROPERTY = "snowstamp.test.lease";
+
     private final Topology topology;
     private final TailPrefetch prefetch;
+    private final LeaseVerifier leases;
     private final AutoCloseable[] clients;
 
-    private StamperTopology(Topology topology, TailPrefetch prefetch, AutoCloseable... clients) {
+    private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, AutoCloseable... clients) {
         this.topology = topology;
         this.prefetch = prefetch;
+        this.leases = leases;
         this.clients = clients;
+    }
+
+    /** The lease verifier the tasks take their leases from, or null when the lease is off (test property). */
+    static LeaseVerifier leaseVerifier(SnowstampConfig config) {
+        if ("off".equals(System.getProperty(LEASE_OFF_PROPERTY))) {
+            org.slf4j.LoggerFactory.getLogger(StamperTopology.class).warn("-D{}=off: tasks issue IDs without a lease (fault tests"
+                    + " only: an instance cut off from its group coordinator may issue IDs another instance issues too)", LEASE_OFF_PROPERTY);
+            return null;
+        }
+        ConnectionSettings connection = config.connection();
+        String applicationId = connection.applicationId();
+        Map<String, LeaseCodec> codecs = config.idMode() == SnowstampConfig.IdMode.SEQUENCE
+                ? Map.of(SequenceNames.changelogTopic(applicationId), SequenceTopology.leaseCodec())
+                : Map.of(Names.changelogTopic(applicationId), StampTopology.leaseCodec());
+        return new LeaseVerifier(KafkaSettings.client(connection), KafkaSettings.consumer(connection),
+                KafkaSettings.producer(connection), codecs, applicationId + "-" + connection.instanceId());
     }
 
     /**
@@ -46,12 +77,14 @@ final class StamperTopology implements AutoCloseable {
      */
     static StamperTopology build(SnowstampConfig config, LongSupplier clock, StamperStats stats, LongUnaryOperator registryMarks,
                                  int outputPartitions) {
-        return config.idMode() == SnowstampConfig.IdMode.SEQUENCE ? sequence(config, clock, outputPartitions)
-                : snowflake(config, clock, stats, registryMarks);
+        LeaseVerifier leases = leaseVerifier(config);
+        return config.idMode() == SnowstampConfig.IdMode.SEQUENCE ? sequence(config, clock, outputPartitions, leases)
+                : snowflake(config, clock, stats, registryMarks, leases);
     }
 
     private static StamperTopology snowflake(SnowstampConfig config, LongSupplier clock, StamperStats stats,
-                                             LongUnaryOperator registryMarks) {
+                                             LongUnaryOperator registryMarks, LeaseVerifier leases) {
+        Leases taken = leases == null ? Leases.none() : leases;
         ConnectionSettings connection = config.connection();
         RecoverySettings recovery = config.recovery();
         String output = config.topics().output();
@@ -62,24 +95,30 @@ final class StamperTopology implements AutoCloseable {
                 : null;
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
-                    fence == null ? PredecessorFence.none() : fence);
-            return new StamperTopology(topology, null, fence);
+                    fence == null ? PredecessorFence.none() : fence, taken);
+            return new StamperTopology(topology, null, leases, fence, leases);
         }
         // tasks that start together fence and read their tails in one go (see TailPrefetch for why that is as safe)
         TailPrefetch prefetch = new TailPrefetch(tailGuard, tailGuard::highestIssued,
                 fence == null ? TailPrefetch.Fence.none() : fence::fenceOpenTransactions, config.ids()::workerFor,
                 config.ids().datacenterId(), PREFETCH_MAX_AGE_NANOS, System::nanoTime);
         Topology topology = StampTopology.build(config, clock, prefetch, stats, registryMarks,
-                fence == null ? PredecessorFence.none() : prefetch::fence);
-        return new StamperTopology(topology, prefetch, tailGuard, fence);
+                fence == null ? PredecessorFence.none() : prefetch::fence, taken);
+        return new StamperTopology(topology, prefetch, leases, tailGuard, fence, leases);
     }
 
-    private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions) {
+    private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions, LeaseVerifier leases) {
         RecoverySettings recovery = config.recovery();
         SequenceTailReader tail = recovery.tailGuard()
                 ? new SequenceTailReader(KafkaSettings.client(config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
-        Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail);
-        return new StamperTopology(topology, null, tail);
+        Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
+                leases == null ? Leases.none() : leases);
+        return new StamperTopology(topology, null, leases, tail, leases);
+    }
+
+    /** Told of every restore's end offset (a task's lease checks what came after it); null when the lease is off. */
+    LeaseVerifier leases() {
+        return leases;
     }
 
     Topology topology() {

@@ -4,12 +4,16 @@ import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.SequenceSettings;
 import io.snowstamp.config.StampSettings;
+import io.snowstamp.lease.LeaseGuard;
+import io.snowstamp.lease.LeaseMark;
+import io.snowstamp.lease.Leases;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
 import io.snowstamp.state.IdHeader;
-import io.snowstamp.stream.FreezeGuard;
 import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.StampedValue;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -80,7 +84,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     /** whether the tail was scanned at start: only then may a tag resume inside its reserved segment */
     private boolean tailScanned;
     private long issued;
-    private FreezeGuard freezeGuard;
+    private final Leases leases;
+    /** Before every number: the task's lease on its partition is confirmed by the changelog (every mode). */
+    private LeaseGuard lease = LeaseGuard.none();
     private long segments;
 
     /** The numbers one tag may issue without another write: {@code last + 1 .. end}. */
@@ -94,8 +100,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     SequenceProcessor(SequenceSettings settings, StampSettings stamp, ConnectionSettings connection, int partitions, LongSupplier clock,
-                      SequenceTail tail) {
+                      SequenceTail tail, Leases leases) {
         this.connection = connection;
+        this.leases = leases;
         this.settings = settings;
         this.partitions = partitions;
         this.clock = clock;
@@ -111,9 +118,6 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         this.registry = new TagRegistry(context.getStateStore(SequenceNames.TAGS_STORE));
         this.partition = context.taskId().partition();
         counters.clear();
-        // at_least_once: no number after a freeze that may have cost the partition (exactly-once fences instead)
-        this.freezeGuard = connection.processingGuarantee() == ConnectionSettings.Guarantee.AT_LEAST_ONCE
-                ? FreezeGuard.open(context.appConfigs(), "sequence partition " + partition) : null;
         issued = 0;
         segments = 0;
         long now = clock.getAsLong();
@@ -130,6 +134,13 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
         }
         store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
+        // the lease straight to the changelog: the previous owner reads it there and stops; the first number waits
+        // until its last term has run out, then reads the tail again (see process)
+        lease.release();
+        lease = leases.take(context.taskId(), new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition),
+                new LeaseMark(checkpoint.epoch(), checkpoint.holder()),
+                Serdes.String().serializer().serialize(null, SequenceState.CHECKPOINT_KEY),
+                new SequenceStateSerde().serialize(null, checkpoint), "sequence partition " + partition);
         log.info("sequence partition {}: lease epoch {} taken by {} (previous holder {}, since {}); {}; raised by the tail: {}; {}",
                 partition, checkpoint.epoch(), checkpoint.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.acquiredAt() == 0 ? "never" : Instant.ofEpochMilli(restored.acquiredAt()),
@@ -143,6 +154,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        if (lease.check()) {
+            rescanTail();
+        }
         String tag = new String(record.key(), StandardCharsets.UTF_8);
         Envelope envelope = Envelope.decode(record.value());
         JsonIdSplicer.Plan plan = splicer == null ? null : splicer.inspect(envelope.value());
@@ -150,9 +164,6 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         if (counter == null) {
             counter = open(tag);
             counters.put(tag, counter);
-        }
-        if (freezeGuard != null) {
-            freezeGuard.check();
         }
         if (counter.last >= counter.end) {
             reserve(tag, counter, envelope.definition());
@@ -164,6 +175,28 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         record.headers().add(IdHeader.ID, digits);
         byte[] value = plan == null ? envelope.value() : splicer.write(envelope.value(), plan, digits);
         context.forward(new Record<>(envelope.key(), new StampedValue(partition, value), record.timestamp(), record.headers()));
+    }
+
+    /**
+     * At the first number under a new lease: the previous owner has stopped by now, and numbers it issued inside
+     * a segment it had reserved before this task's restore left no changelog write, so the tail is read again and
+     * every tag raised above what it shows, before any counter opens.
+     */
+    private void rescanTail() {
+        if (!tailScanned) {
+            return;     // without the tail guard, counters resume above whole reserved segments
+        }
+        SequenceTail.Scan scan = tail.scan(partition, checkpoint.coveredOffset());
+        if (scan.endOffset() < 0) {
+            return;
+        }
+        Map<String, String> raised = new TreeMap<>();
+        int advanced = resumeFromTail(scan, clock.getAsLong(), raised);
+        counters.clear();
+        if (advanced > 0) {
+            log.info("sequence partition {}: the tail read again at the first number of lease epoch {} advanced {} tags"
+                    + " (raised: {})", partition, checkpoint.epoch(), advanced, raised.isEmpty() ? "none" : raised);
+        }
     }
 
     /**
@@ -315,6 +348,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     @Override
     public void close() {
+        lease.release();
+        lease = LeaseGuard.none();
         if (checkpointer != null) {
             checkpointer.cancel();
             checkpointer = null;

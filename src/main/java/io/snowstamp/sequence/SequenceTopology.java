@@ -1,6 +1,9 @@
 package io.snowstamp.sequence;
 
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.lease.LeaseCodec;
+import io.snowstamp.lease.LeaseMark;
+import io.snowstamp.lease.Leases;
 import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.stream.AlignedPartitioner;
 import io.snowstamp.stream.StampedValue;
@@ -18,6 +21,7 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -43,14 +47,19 @@ public final class SequenceTopology {
      * @param tail       reads the output partition at task start ({@link SequenceTail#disabled()} to skip)
      */
     public static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail) {
-        return build(config, partitions, clock, tail, Stores.inMemoryKeyValueStore(SequenceNames.STORE));
+        return build(config, partitions, clock, tail, Leases.none());
+    }
+
+    /** @param leases where each task takes its lease at start (every number waits for it to be confirmed) */
+    public static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail, Leases leases) {
+        return build(config, partitions, clock, tail, leases, Stores.inMemoryKeyValueStore(SequenceNames.STORE));
     }
 
     /**
      * @param segmentsStore the segments store: in memory in production. TopologyTestDriver restores nothing from a
      *                      changelog, so its restart tests pass a persistent store, kept on disk across drivers.
      */
-    static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail,
+    static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail, Leases leases,
                           KeyValueBytesStoreSupplier segmentsStore) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.addGlobalStore(
@@ -75,12 +84,24 @@ public final class SequenceTopology {
                         .withValueSerde(Serdes.ByteArray())
                         .withNumberOfPartitions(partitions)
                         .withStreamPartitioner(new TagPartitioner()))
-                .process(() -> new SequenceProcessor(config.sequence(), config.stamp(), config.connection(), partitions, clock, tail),
+                .process(() -> new SequenceProcessor(config.sequence(), config.stamp(), config.connection(), partitions, clock, tail, leases),
                         Named.as(SequenceNames.NUMBERER), SequenceNames.STORE)
                 .to(config.topics().output(), Produced.with(Serdes.ByteArray(), stampedValueSerde())
                         .withStreamPartitioner(new AlignedPartitioner())
                         .withName(SequenceNames.SINK));
         return builder.build();
+    }
+
+    /** How the segments changelog's records name their lease: the partition checkpoint does; a tag's segment names none. */
+    public static LeaseCodec leaseCodec() {
+        SequenceStateSerde serde = new SequenceStateSerde();
+        return (key, value) -> {
+            if (key == null || !SequenceState.CHECKPOINT_KEY.equals(new String(key, StandardCharsets.UTF_8))) {
+                return null;
+            }
+            SequenceState.PartitionCheckpoint checkpoint = (SequenceState.PartitionCheckpoint) serde.deserialize(null, value);
+            return new LeaseMark(checkpoint.epoch(), checkpoint.holder());
+        };
     }
 
     private static Serde<StampedValue> stampedValueSerde() {

@@ -9,10 +9,17 @@ import io.snowstamp.config.RecoverySettings;
 import io.snowstamp.config.StampSettings;
 import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
+import io.snowstamp.lease.LeaseGuard;
+import io.snowstamp.lease.LeaseMark;
+import io.snowstamp.lease.Leases;
 import io.snowstamp.resume.ResumeDecision;
 import io.snowstamp.resume.TailProbe;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.state.WorkerState;
+import io.snowstamp.state.WorkerStateSerde;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -46,6 +53,8 @@ import java.util.function.LongSupplier;
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
     private static final int DRAIN_BATCH = 10_000;
+    private static final Serde<Integer> KEY_SERDE = Serdes.Integer();
+    private static final WorkerStateSerde STATE_SERDE = new WorkerStateSerde();
     /**
      * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
      * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
@@ -91,13 +100,15 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private byte[] sourcePrefix;
     private Cancellable drain;
     private TaskStats taskStats;
-    /** at_least_once only: refuses to issue after a freeze long enough to have lost the partition. */
-    private FreezeGuard freezeGuard;
+    private final Leases leases;
+    /** Before every ID: the task's lease on its partition is confirmed by the changelog (every mode). */
+    private LeaseGuard lease = LeaseGuard.none();
 
     StampProcessor(IdSettings ids, StampSettings stamp, RecoverySettings recovery, ConnectionSettings connection, LongSupplier clock,
                    TailProbe tailProbe, StamperStats stats, PreCommitHooks preCommitHooks,
-                   java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
+                   java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases) {
         this.registryMarks = registryMarks;
+        this.leases = leases;
         this.fence = fence;
         this.ids = ids;
         this.stamp = stamp;
@@ -124,10 +135,15 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
         long worker = workerForPartition();
-        // opened before the lease is taken: a freeze from here on counts
-        this.freezeGuard = connection.processingGuarantee() == ConnectionSettings.Guarantee.AT_LEAST_ONCE
-                ? FreezeGuard.open(context.appConfigs(), "partition " + partition + " worker " + worker) : null;
         WorkerState restored = restoredState(worker);
+        // the new lease first, straight to the changelog: the previous owner reads it there and stops, and the
+        // first ID here waits until its last term has run out (LeaseVerifier). The restored reservation stays,
+        // and the first ID above it reserves anew
+        write(restored.withNewLease(holder(), clock.getAsLong()));
+        lease.release();
+        lease = leases.take(context.taskId(), new TopicPartition(Names.changelogTopic(context.applicationId()), partition),
+                new LeaseMark(state.epoch(), state.holder()), KEY_SERDE.serializer().serialize(null, partition),
+                STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + worker);
         // a dead previous owner's open transaction would hide this task's records until the broker aborts it
         fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
@@ -136,8 +152,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 registryMarks.applyAsLong(worker), now, takeoverGap.toMillis());
         this.generator = new IdGenerator(ids.layout(), ids.datacenterId(), worker, clock);
         generator.resumeAbove(decision.resumeAbove());
-        // the new lease only: the restored reservation stays, and the first ID above it reserves anew
-        write(restored.withNewLease(holder(), now));
         taskStats = stats.open(partition, worker, now, clock);
         lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats, clock);
         taskStats.started(decision, state.epoch());
@@ -193,9 +207,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      * @param addSource add the provenance header (held-back records already carry it)
      */
     private void stamp(Record<byte[], byte[]> record, JsonIdSplicer.Plan plan, boolean addSource) {
-        if (freezeGuard != null) {
-            freezeGuard.check();
-        }
+        lease.check();
         long id = generator.next();
         lastIssued = id;
         if (id > state.reservedUntil()) {
@@ -348,6 +360,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void close() {
+        lease.release();
+        lease = LeaseGuard.none();
         preCommitHooks.remove(partition, recordLastId);
         if (heartbeat != null) {
             heartbeat.cancel();

@@ -2,8 +2,12 @@ package io.snowstamp.stream;
 
 import io.snowstamp.config.IdSettings;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.lease.LeaseCodec;
+import io.snowstamp.lease.LeaseMark;
+import io.snowstamp.lease.Leases;
 import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.resume.TailProbe;
+import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -44,7 +48,22 @@ public final class StampTopology {
      */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                                  java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence) {
-        return build(config, clock, tailProbe, stats, registryMarks, fence, Stores.inMemoryKeyValueStore(Names.STORE));
+        return build(config, clock, tailProbe, stats, registryMarks, fence, Leases.none());
+    }
+
+    /** @param leases where each task takes its lease at start (every ID waits for it to be confirmed) */
+    public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
+                                 java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases) {
+        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, Stores.inMemoryKeyValueStore(Names.STORE));
+    }
+
+    /** How the worker-state changelog's records name their lease (each holds one partition's whole state). */
+    public static LeaseCodec leaseCodec() {
+        WorkerStateSerde serde = new WorkerStateSerde();
+        return (key, value) -> {
+            WorkerState state = serde.deserialize(null, value);
+            return state == null ? null : new LeaseMark(state.epoch(), state.holder());
+        };
     }
 
     /**
@@ -53,14 +72,14 @@ public final class StampTopology {
      *                    drivers: the processor sees the same restored state either way.
      */
     static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
-                          java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence,
+                          java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
                           KeyValueBytesStoreSupplier workerStore) {
         Topology topology = new Topology();
         PreCommitHooks hooks = new PreCommitHooks();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
                 FreezeHook.wrap(() -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
-                        tailProbe, stats, hooks, registryMarks, fence)), Names.SOURCE);
+                        tailProbe, stats, hooks, registryMarks, fence, leases)), Names.SOURCE);
         // in memory: a task holds ONE small record, and a RocksDB instance per task cost ~4 MB of state directory (4 GB at
         // 1,024 partitions). Same name, serdes and topic configs as the RocksDB store it replaced, so the same changelog
         // topic and record format: a deployment upgrades in place. Kafka Streams restores an in-memory store from the

@@ -115,7 +115,7 @@ class SequenceTopologyTest {
 
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
-        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail,
+        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail, io.snowstamp.lease.Leases.none(),
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
@@ -655,7 +655,7 @@ class SequenceTopologyTest {
         start(config(Keys.RECOVERY_TAIL_GUARD, "true"));
         drivers.stop(driver);
         SnowstampConfig off = config(Keys.RECOVERY_TAIL_GUARD, "false");
-        driver = drivers.start(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled(),
+        driver = drivers.start(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled(), io.snowstamp.lease.Leases.none(),
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
                 KafkaSettings.streams(off.connection(), off.topics()));
 

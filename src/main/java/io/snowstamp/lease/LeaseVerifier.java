@@ -1,0 +1,267 @@
+package io.snowstamp.lease;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.streams.processor.TaskId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Takes each task's lease in its changelog and reads the changelog back, so that a task issues IDs
+ * only while no newer lease can have been taken (the argument: {@link PartitionLease}, and design.md,
+ * "The ownership lease"). One daemon thread per stamper instance, with its own clients:
+ *
+ * <ul>
+ *   <li>a producer that writes a task's lease record at its start, straight to the changelog (acks=all),
+ *       not through Kafka Streams' cache, which would hold it until the task's first commit;</li>
+ *   <li>every {@link #PERIOD}: an admin request for the committed end of every changelog partition a task
+ *       of this instance holds (one request per leader, each partition answered on its own, so a frozen
+ *       broker delays only the partitions it leads), then a consumer ({@code read_committed}, no group)
+ *       reads each partition up to that end, from the start for a newly taken lease, and confirms or
+ *       revokes each lease.</li>
+ * </ul>
+ *
+ * <p>Nothing here depends on the group coordinator: a stamper cut off from it (and so evicted, its
+ * partitions given to another instance) still reads the new owner's lease from the changelog and
+ * stops; one cut off from the changelog's leaders gets no confirmation and stops when its term runs out;
+ * a frozen one wakes up with its term run out. Thread-safe.
+ */
+public final class LeaseVerifier implements Leases, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LeaseVerifier.class);
+    /** How long a confirmation lets a task issue, from the moment its request was sent. */
+    public static final Duration TERM = Duration.ofSeconds(2);
+    /** How often the changelog is read back. */
+    static final Duration PERIOD = Duration.ofMillis(200);
+    /** A new lease waits out the term, stretched by 2% for monotonic clocks that run at different rates. */
+    static final long TAKEOVER_WAIT_NANOS = TERM.toNanos() + TERM.toNanos() / 50;
+    private static final long READ_DEADLINE_NANOS = TERM.toNanos() / 2;
+    private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final Admin admin;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Producer<byte[], byte[]> producer;
+    private final Map<String, LeaseCodec> codecs;
+    private final Map<TopicPartition, PartitionLease> held = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, Long> restoreEnds = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    // verifier thread only
+    private final Map<TopicPartition, PartitionLease> readFor = new HashMap<>();
+    private long lastWarn = System.nanoTime() - WARN_EVERY_NANOS;
+
+    /**
+     * @param client   connection settings for the admin client
+     * @param consumer a group-less byte-array consumer's settings; {@code read_committed} is forced
+     * @param producer a byte-array producer's settings (acks=all)
+     * @param codecs   changelog topic -> how its records name their lease
+     */
+    public LeaseVerifier(Properties client, Properties consumer, Properties producer, Map<String, LeaseCodec> codecs, String clientId) {
+        this.codecs = Map.copyOf(codecs);
+        Properties adminProps = new Properties();
+        adminProps.putAll(client);
+        adminProps.put("client.id", clientId + "-lease-admin");
+        Properties consumerProps = new Properties();
+        consumerProps.putAll(consumer);
+        consumerProps.put("client.id", clientId + "-lease-reader");
+        consumerProps.put("isolation.level", "read_committed");
+        consumerProps.put("enable.auto.commit", "false");
+        consumerProps.remove("group.id");
+        Properties producerProps = new Properties();
+        producerProps.putAll(producer);
+        producerProps.put("client.id", clientId + "-lease-writer");
+        producerProps.put("acks", "all");
+        producerProps.put("linger.ms", "0");
+        this.admin = Admin.create(adminProps);
+        this.consumer = new KafkaConsumer<>(consumerProps);
+        this.producer = new KafkaProducer<>(producerProps);
+        this.thread = new Thread(this::run, "snowstamp-lease");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** The restore of {@code changelog} reads up to {@code endingOffset} (exclusive): told by the restore listener. */
+    public void restoreStarted(TopicPartition changelog, long endingOffset) {
+        restoreEnds.put(changelog, endingOffset);
+    }
+
+    @Override
+    public LeaseGuard take(TaskId task, TopicPartition changelog, LeaseMark mine, byte[] key, byte[] value, String name) {
+        if (!codecs.containsKey(changelog.topic())) {
+            throw new IllegalArgumentException("no lease codec for " + changelog.topic());
+        }
+        Long restoreEnd = restoreEnds.get(changelog);
+        if (restoreEnd == null) {
+            log.warn("{}: the restore of {} was not reported; only writes after this task's own lease record are checked",
+                    name, changelog);
+        }
+        PartitionLease lease = new PartitionLease(changelog.partition(), mine, restoreEnd == null ? -1 : restoreEnd,
+                TERM.toNanos(), TAKEOVER_WAIT_NANOS);
+        producer.send(new ProducerRecord<>(changelog.topic(), changelog.partition(), key, value), (metadata, error) -> {
+            if (error != null) {
+                log.warn("{}: the lease record could not be written to {}: {}; the task waits, then gives the partition back",
+                        name, changelog, error.getMessage());
+            }
+        });
+        held.put(changelog, lease);
+        LockSupport.unpark(thread);
+        return new LeaseGuard(lease, task, name, () -> held.remove(changelog, lease));
+    }
+
+    private void run() {
+        while (running) {
+            long send = System.nanoTime();
+            try {
+                verifyOnce(send);
+            } catch (WakeupException e) {
+                break;
+            } catch (RuntimeException e) {
+                warn("cannot read the changelog back to confirm the leases ({}); retrying", e.getMessage());
+            }
+            long rest = PERIOD.toNanos() - (System.nanoTime() - send);
+            if (rest > 0 && running) {
+                LockSupport.parkNanos(rest);
+            }
+        }
+    }
+
+    /** One verification: the committed end of every held partition, asked at {@code send}, then the changelog up to it. */
+    private void verifyOnce(long send) {
+        Map<TopicPartition, PartitionLease> leases = new HashMap<>(held);
+        follow(leases);
+        if (leases.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> ends = committedEnds(leases.keySet(), send + READ_DEADLINE_NANOS);
+        Set<TopicPartition> behind = new HashSet<>(ends.keySet());
+        long deadline = send + READ_DEADLINE_NANOS;
+        behind.removeIf(tp -> reached(tp, ends.get(tp)));
+        while (!behind.isEmpty() && System.nanoTime() - deadline < 0) {
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(20))) {
+                TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+                PartitionLease lease = readFor.get(tp);
+                if (lease != null) {
+                    lease.observe(record.offset(), mark(record));
+                }
+            }
+            behind.removeIf(tp -> reached(tp, ends.get(tp)));
+        }
+        long received = System.nanoTime();
+        for (TopicPartition tp : ends.keySet()) {
+            if (!behind.contains(tp)) {
+                readFor.get(tp).confirmed(send, received);
+            }
+        }
+        if (!behind.isEmpty()) {
+            warn("the changelog could not be read up to its end in time for {} partition(s), e.g. {}", behind.size(), behind.iterator().next());
+        }
+    }
+
+    /** Points the consumer at the held partitions: from the start for a lease it has not read for yet. */
+    private void follow(Map<TopicPartition, PartitionLease> leases) {
+        Set<TopicPartition> fresh = new HashSet<>();
+        leases.forEach((tp, lease) -> {
+            if (readFor.get(tp) != lease) {
+                fresh.add(tp);
+            }
+        });
+        if (fresh.isEmpty() && readFor.keySet().equals(leases.keySet())) {
+            return;
+        }
+        readFor.clear();
+        readFor.putAll(leases);
+        consumer.assign(leases.keySet());
+        if (!fresh.isEmpty()) {
+            consumer.seekToBeginning(fresh);
+        }
+    }
+
+    /** The committed end (read_committed) of each partition whose leader answered before {@code deadline}. */
+    private Map<TopicPartition, Long> committedEnds(Set<TopicPartition> partitions, long deadline) {
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        partitions.forEach(tp -> specs.put(tp, OffsetSpec.latest()));
+        ListOffsetsResult result = admin.listOffsets(specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)
+                .timeoutMs((int) TERM.toMillis()));
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            KafkaFuture<ListOffsetsResult.ListOffsetsResultInfo> future = result.partitionResult(tp);
+            long wait = Math.max(0, deadline - System.nanoTime());
+            try {
+                ends.put(tp, future.get(wait, TimeUnit.NANOSECONDS).offset());
+            } catch (TimeoutException | ExecutionException e) {
+                // this partition's leader did not answer in time: not confirmed this round
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new WakeupException();
+            }
+        }
+        return ends;
+    }
+
+    private boolean reached(TopicPartition tp, long end) {
+        try {
+            return consumer.position(tp, Duration.ofMillis(50)) >= end;
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            return false;
+        }
+    }
+
+    private LeaseMark mark(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            return codecs.get(record.topic()).read(record.key(), record.value());
+        } catch (RuntimeException e) {
+            warn("a record of {} at offset {} names no readable lease ({}): counted as another writer's", record.topic() + "-"
+                    + record.partition(), record.offset(), e.getMessage());
+            return null;
+        }
+    }
+
+    private void warn(String format, Object... args) {
+        long now = System.nanoTime();
+        if (now - lastWarn >= WARN_EVERY_NANOS) {
+            lastWarn = now;
+            log.warn(format, args);
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        LockSupport.unpark(thread);
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        producer.close(Duration.ofSeconds(2));
+        admin.close(Duration.ofSeconds(2));
+        if (!thread.isAlive()) {
+            consumer.close(Duration.ofSeconds(2));
+        }
+    }
+}

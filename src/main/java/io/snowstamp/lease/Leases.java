@@ -1,0 +1,24 @@
+package io.snowstamp.lease;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.processor.TaskId;
+
+/** Where a task takes its lease at start (see {@link LeaseVerifier}); one per stamper instance. */
+@FunctionalInterface
+public interface Leases {
+    /**
+     * Writes a task's new lease record to its changelog partition and starts verifying it.
+     *
+     * @param changelog the partition of the changelog that holds the task's lease
+     * @param mine      the lease the record names
+     * @param key       the record's key, as the store's serde writes it
+     * @param value     the record's value, as the store's serde writes it
+     * @param name      how log lines name the task, e.g. {@code partition 3 worker 3}
+     */
+    LeaseGuard take(TaskId task, TopicPartition changelog, LeaseMark mine, byte[] key, byte[] value, String name);
+
+    /** No lease: every check passes. For topology tests, where no broker holds a changelog. */
+    static Leases none() {
+        return (task, changelog, mine, key, value, name) -> LeaseGuard.NONE;
+    }
+}

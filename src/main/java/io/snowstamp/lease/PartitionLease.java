@@ -1,0 +1,156 @@
+package io.snowstamp.lease;
+
+/**
+ * One task's lease on one partition: what the changelog says about who owns the partition, and
+ * whether the task may issue an ID now. Pure (times are {@link System#nanoTime()} values passed in);
+ * the {@link LeaseVerifier} thread calls {@link #observe} and {@link #confirmed}, the task's stream
+ * thread calls {@link #check}.
+ *
+ * <p><b>Who owns.</b> Every task start writes a lease record with the epoch it restored plus one.
+ * Reading the partition's changelog from its start, in log order, the owner changes only when a record
+ * names an epoch greater than every earlier one, and is then that record's {@link LeaseMark}: a
+ * stale writer (an old owner still sending heartbeats) never takes the lease back, and of two tasks
+ * that restored the same epoch the one whose record came first wins. The task has lost for good
+ * once the owner is someone else with an epoch at least its own.
+ *
+ * <p><b>When it may issue.</b> A verification sends at {@code send} a request for the changelog's end,
+ * reads up to it and, if this task is the owner there, confirms it. The task may issue while
+ * {@code now < lastSend + term}: a new owner's lease record was not in the log yet when that request
+ * was answered (else this task would have lost), so nobody can have issued under a newer lease
+ * before {@code lastSend + term} — because a new owner first waits: it may issue only once a
+ * confirmation was <em>sent</em> at least {@code takeoverWait} (the term, stretched for clock-rate
+ * drift) after its first confirmation was <em>received</em>, which came after its lease record was
+ * committed. And only if, by then, nobody else wrote to the partition's changelog after the point its
+ * restore read up to ({@code restoreEnd}): such a write (the old owner's reservation or heartbeat) is
+ * missing from the restored state, so the task must restore again ({@link Verdict#STALE}).
+ *
+ * <p>Thread-safety: the verifier writes the plain fields before the volatile {@code lastSend}; the task
+ * reads {@code lastSend} first.
+ */
+public final class PartitionLease {
+
+    /** What a task may do now. */
+    public enum Verdict {
+        /** issue */
+        ISSUE,
+        /** not yet (a new lease waiting out the old one) or not now (no recent confirmation): wait for the verifier */
+        WAIT,
+        /** someone else holds a newer lease: this task must never issue again */
+        LOST,
+        /** the old owner wrote after this task's restore: restore again before issuing */
+        STALE
+    }
+
+    private final int partition;
+    private final LeaseMark mine;
+    private final long restoreEnd;
+    private final long termNanos;
+    private final long takeoverWaitNanos;
+
+    // verifier thread
+    private long maxEpoch = -1;
+    private LeaseMark owner;
+    private long firstConfirmed;
+    private volatile long foreignOffset = -1;
+    private volatile LeaseMark foreign;
+    private volatile LeaseMark lostTo;
+    private volatile boolean confirmedOnce;
+    private volatile long lastSend;
+
+    // task thread
+    private boolean permitted;
+
+    /**
+     * @param restoreEnd the first changelog offset the task's restore did not read (-1: unknown, then only what
+     *                   comes after this task's own lease record is checked)
+     * @param termNanos how long a confirmation lets the task issue, from the moment its request was sent
+     * @param takeoverWaitNanos how long a new lease waits out the previous owner's last term (at least the term)
+     */
+    public PartitionLease(int partition, LeaseMark mine, long restoreEnd, long termNanos, long takeoverWaitNanos) {
+        if (takeoverWaitNanos < termNanos) {
+            throw new IllegalArgumentException("the takeover wait must cover the term: " + takeoverWaitNanos + " < " + termNanos);
+        }
+        this.partition = partition;
+        this.mine = mine;
+        this.restoreEnd = restoreEnd;
+        this.termNanos = termNanos;
+        this.takeoverWaitNanos = takeoverWaitNanos;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    public LeaseMark mine() {
+        return mine;
+    }
+
+    /** Verifier: one changelog record of the partition, in log order from the start ({@code mark} null: names no lease). */
+    void observe(long offset, LeaseMark mark) {
+        if (mark != null && mark.epoch() > maxEpoch) {
+            maxEpoch = mark.epoch();
+            owner = mark;
+        }
+        if (!mine.equals(mark) && offset >= restoreEnd && restoreEnd >= 0 && foreignOffset < 0) {
+            foreign = mark;
+            foreignOffset = offset;
+        }
+        if (owner != null && !owner.equals(mine) && owner.epoch() >= mine.epoch() && lostTo == null) {
+            lostTo = owner;
+        }
+    }
+
+    /**
+     * Verifier: the changelog was read up to an end requested at {@code sendNanos}, answered by
+     * {@code receivedNanos}; confirms the lease if this task owns the partition there.
+     */
+    void confirmed(long sendNanos, long receivedNanos) {
+        if (lostTo != null || !mine.equals(owner)) {
+            return;
+        }
+        if (!confirmedOnce) {
+            firstConfirmed = receivedNanos;
+            confirmedOnce = true;
+        }
+        lastSend = sendNanos;
+    }
+
+    /** Task: may it issue at {@code now}? Before each ID. */
+    public Verdict check(long now) {
+        long send = lastSend;
+        if (lostTo != null) {
+            return Verdict.LOST;
+        }
+        if (!permitted) {
+            if (!confirmedOnce || send - firstConfirmed < takeoverWaitNanos) {
+                return Verdict.WAIT;
+            }
+            if (foreignOffset >= 0) {
+                return Verdict.STALE;
+            }
+            permitted = true;
+        }
+        return now - send < termNanos ? Verdict.ISSUE : Verdict.WAIT;
+    }
+
+    /** Whether the task has issued under this lease (its first permission passed). */
+    public boolean permitted() {
+        return permitted;
+    }
+
+    /** Who holds the newer lease this task lost to (null: not lost). */
+    public LeaseMark lostTo() {
+        return lostTo;
+    }
+
+    /** A line on what the changelog showed after the restore (for STALE). */
+    public String foreignWrite() {
+        long offset = foreignOffset;
+        return offset < 0 ? "none" : "offset " + offset + " (" + (foreign == null ? "no lease named" : foreign) + ")";
+    }
+
+    /** Nanoseconds since the last confirmation was sent, at {@code now} (or -1: never confirmed). */
+    public long sinceConfirmed(long now) {
+        return confirmedOnce ? now - lastSend : -1;
+    }
+}

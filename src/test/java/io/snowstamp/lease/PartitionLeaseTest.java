@@ -1,0 +1,156 @@
+package io.snowstamp.lease;
+
+import io.snowstamp.lease.PartitionLease.Verdict;
+import org.junit.jupiter.api.Test;
+
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PartitionLeaseTest {
+    private static final long MS = 1_000_000L;
+    private static final long TERM = 2_000 * MS;
+    private static final long WAIT = 2_040 * MS;
+    private static final LeaseMark OLD = new LeaseMark(4, "host-a/t1");
+    private static final LeaseMark NEW = new LeaseMark(5, "host-b/t1");
+
+    private static PartitionLease lease(LeaseMark mine, long restoreEnd) {
+        return new PartitionLease(3, mine, restoreEnd, TERM, WAIT);
+    }
+
+    @Test
+    void shouldWaitOutThePreviousTermBeforeTheFirstId() {
+        PartitionLease lease = lease(NEW, 10);
+        lease.observe(9, OLD);
+        assertThat(lease.check(0)).isEqualTo(Verdict.WAIT);             // own record not read back yet
+        lease.observe(10, NEW);
+        lease.confirmed(100 * MS, 110 * MS);
+        assertThat(lease.check(120 * MS)).isEqualTo(Verdict.WAIT);      // confirmed, but the old owner's term may run
+        lease.confirmed(2_000 * MS, 2_005 * MS);
+        assertThat(lease.check(2_010 * MS)).isEqualTo(Verdict.WAIT);    // sent before 110 ms + wait
+        lease.confirmed(2_150 * MS, 2_160 * MS);
+        assertThat(lease.check(2_170 * MS)).isEqualTo(Verdict.ISSUE);
+        assertThat(lease.permitted()).isTrue();
+    }
+
+    @Test
+    void shouldIssueOnlyWithinTheTermOfTheLastConfirmationSent() {
+        PartitionLease lease = permitted(NEW);
+        long send = 10_000 * MS;
+        lease.confirmed(send, send + 400 * MS);
+        assertThat(lease.check(send + TERM - 1)).isEqualTo(Verdict.ISSUE);
+        // a freeze or a lost link: no newer confirmation, the term counts from the request, not the answer
+        assertThat(lease.check(send + TERM)).isEqualTo(Verdict.WAIT);
+        lease.confirmed(send + 5_000 * MS, send + 5_001 * MS);
+        assertThat(lease.check(send + 5_002 * MS)).isEqualTo(Verdict.ISSUE);
+    }
+
+    @Test
+    void shouldLoseForGoodToANewerLease() {
+        PartitionLease old = permitted(OLD);
+        old.observe(50, NEW);
+        old.confirmed(20_000 * MS, 20_001 * MS);
+        assertThat(old.check(20_002 * MS)).isEqualTo(Verdict.LOST);
+        assertThat(old.lostTo()).isEqualTo(NEW);
+        // its own later heartbeats (stale epoch) change nothing
+        old.observe(51, OLD);
+        old.confirmed(20_200 * MS, 20_201 * MS);
+        assertThat(old.check(20_202 * MS)).isEqualTo(Verdict.LOST);
+    }
+
+    @Test
+    void shouldKeepTheLeaseWhenAStaleWriterWritesAfterIt() {
+        PartitionLease lease = permitted(NEW);
+        lease.observe(60, OLD);         // the old owner's reservation, before it read the new lease
+        lease.confirmed(30_000 * MS, 30_001 * MS);
+        assertThat(lease.check(30_002 * MS)).isEqualTo(Verdict.ISSUE);
+    }
+
+    @Test
+    void shouldGiveATieToTheRecordThatCameFirst() {
+        LeaseMark other = new LeaseMark(5, "host-c/t1");
+        PartitionLease first = lease(NEW, 10);
+        PartitionLease second = lease(other, 10);
+        for (PartitionLease lease : new PartitionLease[] {first, second}) {
+            lease.observe(10, NEW);
+            lease.observe(11, other);
+            lease.confirmed(100 * MS, 101 * MS);
+        }
+        assertThat(second.check(102 * MS)).isEqualTo(Verdict.LOST);
+        assertThat(first.check(102 * MS)).isEqualTo(Verdict.WAIT);
+    }
+
+    @Test
+    void shouldRestoreAgainWhenThePreviousOwnerWroteAfterTheRestore() {
+        PartitionLease lease = lease(NEW, 10);
+        lease.observe(9, OLD);          // restored
+        lease.observe(10, OLD);         // written after the restore read up to offset 10
+        lease.observe(11, NEW);
+        lease.confirmed(100 * MS, 101 * MS);
+        lease.confirmed(2_200 * MS, 2_201 * MS);
+        assertThat(lease.check(2_202 * MS)).isEqualTo(Verdict.STALE);
+        assertThat(lease.foreignWrite()).contains("offset 10").contains("epoch 4");
+    }
+
+    @Test
+    void shouldTreatARecordWithoutALeaseAfterTheRestoreAsAnotherWriters() {
+        PartitionLease lease = lease(NEW, 10);
+        lease.observe(10, NEW);
+        lease.observe(11, null);        // a sequence segment the previous owner reserved
+        lease.confirmed(100 * MS, 101 * MS);
+        lease.confirmed(2_200 * MS, 2_201 * MS);
+        assertThat(lease.check(2_202 * MS)).isEqualTo(Verdict.STALE);
+    }
+
+    /**
+     * The lease's promise, over random schedules: the old owner issues only before the new owner's first ID.
+     * Each verification of either side reads the log as it is when its request is answered.
+     */
+    @Test
+    void shouldNeverLetTwoOwnersIssueAtTheSameTime() {
+        Random random = new Random(42);
+        for (int run = 0; run < 2_000; run++) {
+            PartitionLease old = permitted(OLD);
+            PartitionLease taker = lease(NEW, 101);
+            long newRecordAt = (1_000 + random.nextInt(5_000)) * MS;       // when the new lease is committed
+            long lastOldIssue = Long.MIN_VALUE;
+            long firstNewIssue = Long.MAX_VALUE;
+            boolean oldSawNew = false;
+            boolean newSawOwn = false;
+            for (long t = 0; t < 20_000 * MS; t += (1 + random.nextInt(300)) * MS) {
+                long latency = random.nextInt(1_500) * MS;                   // slow answers, up to most of a term
+                long answeredAt = t + random.nextInt((int) (latency / MS) + 1) * MS;
+                if (random.nextBoolean()) {
+                    if (!oldSawNew && answeredAt >= newRecordAt) {
+                        old.observe(101, NEW);
+                        oldSawNew = true;
+                    }
+                    old.confirmed(t, t + latency);
+                } else {
+                    if (!newSawOwn && answeredAt >= newRecordAt) {
+                        taker.observe(101, NEW);
+                        newSawOwn = true;
+                    }
+                    taker.confirmed(t, t + latency);
+                }
+                long now = t + latency + random.nextInt(100) * MS;
+                if (old.check(now) == Verdict.ISSUE) {
+                    lastOldIssue = Math.max(lastOldIssue, now);
+                }
+                if (taker.check(now) == Verdict.ISSUE) {
+                    firstNewIssue = Math.min(firstNewIssue, now);
+                }
+            }
+            assertThat(lastOldIssue).as("run %d", run).isLessThan(firstNewIssue);
+        }
+    }
+
+    private static PartitionLease permitted(LeaseMark mine) {
+        PartitionLease lease = lease(mine, 0);
+        lease.observe(0, mine);
+        lease.confirmed(0, 0);
+        lease.confirmed(WAIT, WAIT);
+        assertThat(lease.check(WAIT)).isEqualTo(Verdict.ISSUE);
+        return lease;
+    }
+}
