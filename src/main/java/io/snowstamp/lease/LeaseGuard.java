@@ -28,12 +28,16 @@ public final class LeaseGuard {
     static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
     private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
-    /** No lease: every check passes (topology tests, and {@code -Dsnowstamp.test.lease=off}). */
-    static final LeaseGuard NONE = new LeaseGuard(null, null, null, null);
+    private static final LeaseGuard NONE = new LeaseGuard(null, null, null, null);
 
-    /** The guard of a task without a lease. */
+    /** The guard of a task that holds no lease yet: only for a processor before its first {@code init}. */
     public static LeaseGuard none() {
         return NONE;
+    }
+
+    /** A guard without a lease: every check passes (topology tests, and {@code -Dsnowstamp.test.lease=off}). */
+    static LeaseGuard unchecked() {
+        return new LeaseGuard(null, null, null, null);
     }
 
     private final PartitionLease lease;
@@ -53,7 +57,8 @@ public final class LeaseGuard {
      * Returns when the task may issue one ID now.
      *
      * @return true on the first call that passes under this lease (the previous owner has stopped by now: a task
-     *         whose resume point depends on what the previous owner sent last may read it again here)
+     *         whose resume point depends on what the previous owner sent last may read it again here); false
+     *         without a lease
      * @throws TaskMigratedException when another task holds a newer lease, or no confirmation came in time
      * @throws TaskCorruptedException when the previous owner wrote after this task's restore
      */

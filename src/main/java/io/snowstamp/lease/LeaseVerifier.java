@@ -110,11 +110,12 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     }
 
     @Override
-    public LeaseGuard take(TaskId task, TopicPartition changelog, LeaseMark mine, byte[] key, byte[] value, String name) {
+    public LeaseGuard take(TaskId task, TopicPartition changelog, LeaseMark mine, byte[] key, byte[] value, String name,
+                           boolean restoreAgain) {
         if (!codecs.containsKey(changelog.topic())) {
             throw new IllegalArgumentException("no lease codec for " + changelog.topic());
         }
-        Long restoreEnd = restoreEnds.get(changelog);
+        Long restoreEnd = restoreAgain ? restoreEnds.get(changelog) : Long.valueOf(-1);
         if (restoreEnd == null) {
             log.warn("{}: the restore of {} was not reported; only writes after this task's own lease record are checked",
                     name, changelog);

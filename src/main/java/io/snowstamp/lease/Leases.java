@@ -14,11 +14,15 @@ public interface Leases {
      * @param key       the record's key, as the store's serde writes it
      * @param value     the record's value, as the store's serde writes it
      * @param name      how log lines name the task, e.g. {@code partition 3 worker 3}
+     * @param restoreAgain whether anything another writer put in the changelog after the task's restore sends the task
+     *                  back to restore before its first ID (snowflake mode: the old owner's last reservations); false
+     *                  where the task reads what it needs again at its first ID instead (sequence mode: the tail)
      */
-    LeaseGuard take(TaskId task, TopicPartition changelog, LeaseMark mine, byte[] key, byte[] value, String name);
+    LeaseGuard take(TaskId task, TopicPartition changelog, LeaseMark mine, byte[] key, byte[] value, String name,
+                    boolean restoreAgain);
 
     /** No lease: every check passes. For topology tests, where no broker holds a changelog. */
     static Leases none() {
-        return (task, changelog, mine, key, value, name) -> LeaseGuard.NONE;
+        return (task, changelog, mine, key, value, name, restoreAgain) -> LeaseGuard.unchecked();
     }
 }

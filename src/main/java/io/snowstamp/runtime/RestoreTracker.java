@@ -2,7 +2,6 @@ package io.snowstamp.runtime;
 
 import io.snowstamp.lease.LeaseVerifier;
 import io.snowstamp.resume.TailPrefetch;
-import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.stream.Names;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StateRestoreListener;
@@ -44,7 +43,7 @@ public final class RestoreTracker implements StateRestoreListener {
     @Override
     public void onRestoreStart(TopicPartition changelog, String store, long startingOffset, long endingOffset) {
         LeaseVerifier verifier = leases;
-        if (verifier != null && (Names.STORE.equals(store) || SequenceNames.STORE.equals(store))) {
+        if (verifier != null && Names.STORE.equals(store)) {
             verifier.restoreStarted(changelog, endingOffset);
         }
         if (Names.STORE.equals(store)) {

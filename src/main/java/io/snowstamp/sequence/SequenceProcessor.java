@@ -135,12 +135,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
         // the lease straight to the changelog: the previous owner reads it there and stops; the first number waits
-        // until its last term has run out, then reads the tail again (see process)
+        // until its last term has run out, then reads the tail again (see process). What the old owner wrote to the
+        // changelog meanwhile needs no second restore: a segment it reserved shows, as far as it was used, in that tail
+        // (and this task's own tag writes above could not be told from the old owner's)
         lease.release();
         lease = leases.take(context.taskId(), new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition),
                 new LeaseMark(checkpoint.epoch(), checkpoint.holder()),
                 Serdes.String().serializer().serialize(null, SequenceState.CHECKPOINT_KEY),
-                new SequenceStateSerde().serialize(null, checkpoint), "sequence partition " + partition);
+                new SequenceStateSerde().serialize(null, checkpoint), "sequence partition " + partition, false);
         log.info("sequence partition {}: lease epoch {} taken by {} (previous holder {}, since {}); {}; raised by the tail: {}; {}",
                 partition, checkpoint.epoch(), checkpoint.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.acquiredAt() == 0 ? "never" : Instant.ofEpochMilli(restored.acquiredAt()),

@@ -143,7 +143,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         lease.release();
         lease = leases.take(context.taskId(), new TopicPartition(Names.changelogTopic(context.applicationId()), partition),
                 new LeaseMark(state.epoch(), state.holder()), KEY_SERDE.serializer().serialize(null, partition),
-                STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + worker);
+                STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + worker, true);
         // a dead previous owner's open transaction would hide this task's records until the broker aborts it
         fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);

@@ -111,13 +111,14 @@ class FailoverIT extends OnSharedBroker {
         s.finishExactlyOnce(frozen);
     }
 
-    /** At-least-once: the frozen process notices the freeze and issues no further ID for partitions it may have lost. */
+    /** At-least-once: the frozen process wakes with its lease expired or taken and issues no further ID for partitions it lost. */
     @Test
     void shouldIssueNoIdFromAFrozenInstanceAfterItsPartitionsMovedUnderAtLeastOnce() throws Exception {
         Scenario s = new Scenario("freeze-alos", "at_least_once");
         ChildJvm frozen = s.freezeAndResume();
         s.finishAtLeastOnce(frozen);
-        assertThat(frozen.stderr()).as("the resumed process noticed the freeze").contains("this process was frozen for");
+        assertThat(frozen.stderr()).as("the resumed process found its lease expired or taken")
+                .contains("no further ID is issued here");
     }
 
     @Test
@@ -277,7 +278,7 @@ class FailoverIT extends OnSharedBroker {
 
         /**
          * An ID the zombie issues after it resumes lands behind IDs of the partition's new owner that
-         * are higher (checked: without the freeze guard this finds them). IDs the zombie had issued
+         * are higher (checked: without a guard — the freeze guard then, the lease now — this finds them). IDs the zombie had issued
          * before the freeze may land there too (the producer sends what it buffered when the process
          * resumes): lower than the new owner's, so unique, but out of order. Returns the out-of-order
          * IDs issued after the freeze: none may exist.
@@ -302,7 +303,7 @@ class FailoverIT extends OnSharedBroker {
             Thread.sleep(SETTLE.toMillis());
             long until = System.currentTimeMillis();
             long produced = producer.stop();
-            // a task closed by the freeze guard or a fenced transaction is no bad record
+            // a task closed by the lease or a fenced transaction is no bad record
             assertThat(ends.total(topics.dlq())).as("records in the dead-letter topic").isZero();
             ends.close();
             for (ChildJvm instance : alive) {
