@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -43,10 +44,11 @@ public final class LeaseGuard {
     private final PartitionLease lease;
     private final TaskId task;
     private final String name;
-    private final Runnable release;
+    private final Consumer<byte[]> release;
     private boolean first = true;
 
-    LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release) {
+    /** @param release gives the lease up: writes the given value (null: nothing) and stops verifying */
+    LeaseGuard(PartitionLease lease, TaskId task, String name, Consumer<byte[]> release) {
         this.lease = lease;
         this.task = task;
         this.name = name;
@@ -121,10 +123,15 @@ public final class LeaseGuard {
         }
     }
 
-    /** The task is closing: the verifier stops reading for it. */
-    public void release() {
+    /**
+     * The task is closing: the verifier stops reading for it, and, if the task issued under this lease and has not
+     * lost it, {@code released} (the state with the task's exact last ID, held by nobody) goes to the changelog so the
+     * next owner need not wait out this task's term. Null: nothing is written (the next owner waits).
+     */
+    public void release(byte[] released) {
         if (release != null) {
-            release.run();
+            boolean owned = lease.permitted() && lease.lostTo() == null;
+            release.accept(owned ? released : null);
         }
     }
 }

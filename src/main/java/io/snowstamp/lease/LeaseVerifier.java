@@ -122,15 +122,23 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         }
         PartitionLease lease = new PartitionLease(changelog.partition(), mine, restoreEnd == null ? -1 : restoreEnd,
                 TERM.toNanos(), TAKEOVER_WAIT_NANOS);
-        producer.send(new ProducerRecord<>(changelog.topic(), changelog.partition(), key, value), (metadata, error) -> {
-            if (error != null) {
-                log.warn("{}: the lease record could not be written to {}: {}; the task waits, then gives the partition back",
-                        name, changelog, error.getMessage());
-            }
-        });
+        write(changelog, key, value, name, "the lease record", "the task waits, then gives the partition back");
         held.put(changelog, lease);
         LockSupport.unpark(thread);
-        return new LeaseGuard(lease, task, name, () -> held.remove(changelog, lease));
+        return new LeaseGuard(lease, task, name, released -> {
+            held.remove(changelog, lease);
+            if (released != null) {
+                write(changelog, key, released, name, "the release of the lease", "the next owner waits out the term");
+            }
+        });
+    }
+
+    private void write(TopicPartition changelog, byte[] key, byte[] value, String name, String what, String consequence) {
+        producer.send(new ProducerRecord<>(changelog.topic(), changelog.partition(), key, value), (metadata, error) -> {
+            if (error != null) {
+                log.warn("{}: {} could not be written to {}: {}; {}", name, what, changelog, error.getMessage(), consequence);
+            }
+        });
     }
 
     private void run() {

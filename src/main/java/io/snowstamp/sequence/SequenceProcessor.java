@@ -138,7 +138,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         // until its last term has run out, then reads the tail again (see process). What the old owner wrote to the
         // changelog meanwhile needs no second restore: a segment it reserved shows, as far as it was used, in that tail
         // (and this task's own tag writes above could not be told from the old owner's)
-        lease.release();
+        lease.release(null);
         lease = leases.take(context.taskId(), new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition),
                 new LeaseMark(checkpoint.epoch(), checkpoint.holder()),
                 Serdes.String().serializer().serialize(null, SequenceState.CHECKPOINT_KEY),
@@ -350,7 +350,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     @Override
     public void close() {
-        lease.release();
+        // never given back early: a checkpoint cannot carry every tag's last number, so the next owner waits the term
+        lease.release(null);
         lease = LeaseGuard.none();
         if (checkpointer != null) {
             checkpointer.cancel();

@@ -1,0 +1,90 @@
+package io.snowstamp.lease;
+
+import org.apache.kafka.streams.errors.TaskCorruptedException;
+import org.apache.kafka.streams.errors.TaskMigratedException;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+class LeaseGuardTest {
+    private static final long TERM = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final LeaseMark MINE = new LeaseMark(2, "a/t1");
+    private static final TaskId TASK = new TaskId(0, 3);
+
+    private static PartitionLease lease() {
+        return new PartitionLease(3, MINE, 10, TERM, TERM);
+    }
+
+    @Test
+    void shouldWaitForTheTakeoverThenIssueAndSayItWasTheFirstIdOnce() throws Exception {
+        PartitionLease lease = lease();
+        lease.observe(10, MINE);
+        long start = System.nanoTime();
+        lease.confirmed(start, start);
+        LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null);
+        Thread verifier = new Thread(() -> {
+            // confirmations every 20 ms, as the verifier would send them
+            for (int i = 0; i < 30; i++) {
+                sleep(20);
+                long now = System.nanoTime();
+                lease.confirmed(now, now);
+            }
+        });
+        verifier.start();
+        assertThat(guard.check()).as("the first ID under the lease").isTrue();
+        assertThat(System.nanoTime() - start).as("waited out the term").isGreaterThanOrEqualTo(TERM);
+        assertThat(guard.check()).isFalse();
+        verifier.join();
+    }
+
+    @Test
+    void shouldRefuseTheIdOnceANewerLeaseShows() {
+        PartitionLease lease = lease();
+        lease.observe(10, MINE);
+        lease.confirmed(0, 0);
+        lease.confirmed(TERM, TERM);
+        LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null);
+        lease.observe(11, new LeaseMark(3, "b/t1"));
+
+        Throwable thrown = catchThrowable(guard::check);
+
+        assertThat(thrown).isInstanceOf(TaskMigratedException.class).hasMessageContaining("lease lost to epoch 3 held by b/t1");
+    }
+
+    @Test
+    void shouldRestoreAgainWhenThePreviousOwnerWroteAfterTheRestore() {
+        PartitionLease lease = lease();
+        lease.observe(10, new LeaseMark(1, "old/t1"));
+        lease.observe(11, MINE);
+        lease.confirmed(0, 0);
+        lease.confirmed(TERM, TERM);
+        LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null);
+
+        Throwable thrown = catchThrowable(guard::check);
+
+        assertThat(thrown).isInstanceOf(TaskCorruptedException.class);
+        assertThat(((TaskCorruptedException) thrown).corruptedTasks()).containsExactly(TASK);
+    }
+
+    @Test
+    void shouldPassEveryCheckWithoutALeaseAndReleaseOnClose() {
+        LeaseGuard unchecked = LeaseGuard.unchecked();
+        assertThat(unchecked.check()).isFalse();
+        AtomicBoolean released = new AtomicBoolean();
+        new LeaseGuard(lease(), TASK, "partition 3", value -> released.set(value == null)).release(new byte[1]);
+        assertThat(released).as("a lease never permitted is not given back").isTrue();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
