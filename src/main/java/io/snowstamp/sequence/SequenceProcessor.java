@@ -129,7 +129,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         tailScanned = scan.endOffset() >= 0;
         Map<String, String> raised = new TreeMap<>();
         int advanced = resumeFromTail(scan, now, raised);
-        checkpoint = restored.withNewLease(holder(), now, partitions);
+        PartitionCheckpoint leased = restored.withNewLease(holder(), now, partitions);
+        checkpoint = leased;
         if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
         }
@@ -137,12 +138,15 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         // the lease straight to the changelog: the previous owner reads it there and stops; the first number waits
         // until its last term has run out, then reads the tail again (see process). What the old owner wrote to the
         // changelog meanwhile needs no second restore: a segment it reserved shows, as far as it was used, in that tail
-        // (and this task's own tag writes above could not be told from the old owner's)
+        // (and this task's own tag writes above could not be told from the old owner's). The record written there is
+        // the restored checkpoint with the new lease only: it is outside Kafka Streams' transaction, and a covered offset
+        // moved past the tail must never be visible without the tag writes of the same commit (under exactly-once an
+        // aborted commit would leave the next owner scanning from after numbers its store does not know)
         lease.release(null);
         lease = leases.take(context.taskId(), new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition),
-                new LeaseMark(checkpoint.epoch(), checkpoint.holder()),
+                new LeaseMark(leased.epoch(), leased.holder()),
                 Serdes.String().serializer().serialize(null, SequenceState.CHECKPOINT_KEY),
-                new SequenceStateSerde().serialize(null, checkpoint), "sequence partition " + partition, false);
+                new SequenceStateSerde().serialize(null, leased), "sequence partition " + partition, false);
         log.info("sequence partition {}: lease epoch {} taken by {} (previous holder {}, since {}); {}; raised by the tail: {}; {}",
                 partition, checkpoint.epoch(), checkpoint.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.acquiredAt() == 0 ? "never" : Instant.ofEpochMilli(restored.acquiredAt()),
