@@ -51,22 +51,25 @@ public final class ChangelogWriter {
     }
 
     /**
-     * Creates {@code topic} ({@code cleanup.policy=compact}, the broker's replication factor) with
-     * {@code partitions} partitions unless it exists; an existing topic must have that many.
+     * Creates {@code topic} ({@link #TOPIC_CONFIGS}, the {@link Replication} the cluster can give,
+     * as Kafka Streams would create it from the stamper's settings) with {@code partitions}
+     * partitions unless it exists; an existing topic must have that many.
      *
-     * @return whether the topic was created
+     * @return the replication it was created with; empty when it existed
      */
-    public static boolean ensureTopic(Admin admin, String topic, int partitions, Duration timeout) {
+    public static Optional<Replication> ensureTopic(Admin admin, String topic, int partitions, Duration timeout) {
         Optional<Integer> existing = partitionCount(admin, topic, timeout);
         if (existing.isPresent()) {
             if (existing.get() != partitions) {
                 throw new SnowstampException("changelog topic " + topic + " has " + existing.get() + " partitions but the input"
                         + " topic has " + partitions + ": Kafka Streams needs them equal (delete the changelog and import again)");
             }
-            return false;
+            return Optional.empty();
         }
-        NewTopic newTopic = new NewTopic(topic, Optional.of(partitions), Optional.empty())
-                .configs(TOPIC_CONFIGS);
+        Replication replication = Replication.of(admin, timeout);
+        Map<String, String> configs = new java.util.HashMap<>(TOPIC_CONFIGS);
+        configs.putAll(replication.topicConfigs());
+        NewTopic newTopic = new NewTopic(topic, Optional.of(partitions), Optional.of(replication.factor())).configs(configs);
         try {
             get(admin.createTopics(Set.of(newTopic)).all(), timeout, "create changelog topic " + topic);
         } catch (SnowstampException e) {
@@ -82,7 +85,7 @@ public final class ChangelogWriter {
             }
             sleep(50);
         }
-        return true;
+        return Optional.of(replication);
     }
 
     /** Partition count of a topic, empty when it does not exist. */

@@ -159,4 +159,46 @@ class KafkaSettingsTest {
                 Map.entry("key.deserializer", ByteArrayDeserializer.class.getName()),
                 Map.entry("value.deserializer", ByteArrayDeserializer.class.getName()));
     }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "1 | 1 | 1 | replication.factor=1 min.insync.replicas=1 (auto: 1 broker)",
+            "2 | 2 | 1 | replication.factor=2 min.insync.replicas=1 (auto: 2 brokers)",
+            "3 | 3 | 2 | replication.factor=3 min.insync.replicas=2 (auto: 3 brokers)",
+            "5 | 3 | 2 | replication.factor=3 min.insync.replicas=2 (auto: 3 of 5 brokers)",
+    })
+    void shouldGiveTheChangelogTheReplicationTheClusterCanGive(int brokers, String factor, String minInsync, String said) {
+        SnowstampConfig config = config();
+        Properties props = streams(config);
+        assertThat(KafkaSettings.internalTopics(props, config.connection(), io.snowstamp.recovery.Replication.forBrokers(brokers)))
+                .isEqualTo(said);
+        assertThat(props).containsEntry("replication.factor", factor).containsEntry("topic.min.insync.replicas", minInsync);
+    }
+
+    @Test
+    void shouldLetKafkaKeysDecideTheInternalTopicsReplication() {
+        io.snowstamp.recovery.Replication threeBrokers = io.snowstamp.recovery.Replication.forBrokers(3);
+        SnowstampConfig two = config("kafka.replication.factor", "2");
+        Properties props = streams(two);
+        assertThat(KafkaSettings.internalTopics(props, two.connection(), threeBrokers))
+                .isEqualTo("replication.factor=2 min.insync.replicas=1 (from kafka.replication.factor)");
+        assertThat(props).containsEntry("replication.factor", "2").containsEntry("topic.min.insync.replicas", "1");
+
+        SnowstampConfig brokerDefault = config("kafka.replication.factor", "-1");
+        props = streams(brokerDefault);
+        assertThat(KafkaSettings.internalTopics(props, brokerDefault.connection(), threeBrokers))
+                .isEqualTo("replication.factor=broker-default (from kafka.replication.factor)");
+        assertThat(props).containsEntry("replication.factor", "-1").doesNotContainKey("topic.min.insync.replicas");
+
+        SnowstampConfig own = config("kafka.topic.min.insync.replicas", "3");
+        props = streams(own);
+        assertThat(KafkaSettings.internalTopics(props, own.connection(), threeBrokers))
+                .isEqualTo("replication.factor=3 min.insync.replicas=3 (from kafka.* settings)");
+        assertThat(props).containsEntry("replication.factor", "3").containsEntry("topic.min.insync.replicas", "3");
+
+        SnowstampConfig wrong = config("kafka.replication.factor", "three");
+        assertThatThrownBy(() -> KafkaSettings.internalTopics(streams(wrong), wrong.connection(), threeBrokers))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("kafka.replication.factor=three is invalid: accepted -1 (the broker's default) or 1..32");
+    }
 }
