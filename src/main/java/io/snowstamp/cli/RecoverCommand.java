@@ -193,9 +193,7 @@ final class RecoverCommand implements Callable<Integer> {
                         + created.map(r -> " (created: compacted, " + partitions + " partitions, " + r.describe() + ")").orElse(""));
             }
             println(notes, registry.apply(checked, plan));
-            notes.println("start the stamper with application.id=" + target
-                    + (checked.kind() == HandOver.Kind.HAND_OVER || checked.kind() == HandOver.Kind.CLAIM
-                    ? " and id.worker-offset=" + checked.firstWorker() + " or auto" : ""));
+            notes.println("start the stamper with application.id=" + target + registry.startSettings(checked));
         }
         out.flush();
         err.flush();

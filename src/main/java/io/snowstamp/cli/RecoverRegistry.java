@@ -107,6 +107,15 @@ final class RecoverRegistry implements AutoCloseable {
         return describe(plan, true);
     }
 
+    /**
+     * What the target's start needs besides its application id: {@code " and id.worker-offset=N or auto"}
+     * when the registry holds its workers for it, else empty.
+     */
+    String startSettings(HandOver plan) {
+        boolean held = plan.kind() == HandOver.Kind.HAND_OVER || plan.kind() == HandOver.Kind.CLAIM || plan.kind() == HandOver.Kind.HELD;
+        return registry != null && held ? " and id.worker-offset=" + plan.firstWorker() + " or auto" : "";
+    }
+
     @Override
     public void close() {
         if (registry != null) {
