@@ -1,14 +1,13 @@
 package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
+import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.recovery.Replication;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -109,20 +108,10 @@ public final class TopicAdmin {
         awaitWritable(admin, spec.name());
     }
 
-    /**
-     * A created topic reaches every broker's metadata a moment later, and its leaders open their
-     * partitions a moment after that; callers expect to write to it at once. Producing into that
-     * second window loses records despite idempotence (KAFKA-15591, open in Kafka 4.3: a batch
-     * refused with NOT_LEADER_OR_FOLLOWER is overtaken by the next one and then retried with
-     * OUT_OF_ORDER_SEQUENCE_NUMBER until it expires). Seen here with 64 partitions on the embedded
-     * broker. ListOffsets is answered only by a partition's open leader (the admin client retries
-     * until then), so once it answers for every partition, every partition takes writes.
-     */
+    /** A created topic takes writes only once its leaders opened its partitions: see {@link ChangelogWriter#awaitLeaders}. */
     private static void awaitWritable(Admin admin, String topic) {
         TopicDescription description = awaitVisible(admin, topic);
-        Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
-        description.partitions().forEach(p -> partitions.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
-        get(admin.listOffsets(partitions).all(), "find the leaders of the partitions of the new topic " + topic);
+        ChangelogWriter.awaitLeaders(admin, topic, description.partitions().size(), java.time.Duration.ofSeconds(TIMEOUT_SECONDS));
     }
 
     private static TopicDescription awaitVisible(Admin admin, String topic) {
