@@ -101,16 +101,16 @@ final class RecoverCommand implements Callable<Integer> {
         SnowstampConfig loaded = options.load(applicationId == null ? Map.of() : Map.of(Keys.APPLICATION_ID, applicationId));
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        String source = fromChangelog == null || fromChangelog.isEmpty() ? loaded.connection().applicationId() : fromChangelog;
+        String target = toApplicationId == null ? source : toApplicationId;
+        boolean handOver = !target.equals(source);
+        if (force && !handOver) {
+            throw new ConfigException("--force", true, "only with --to-application-id naming another application than " + source
+                    + " (it hands over a stale claim of " + source + " in the worker registry)");
+        }
         try (KafkaOptions.Connection connection = options.connect(loaded, 0, limit);
              Admin admin = Admin.create(KafkaSettings.client(connection.config().connection()))) {
             SnowstampConfig config = connection.config();
-            String source = fromChangelog == null || fromChangelog.isEmpty() ? config.connection().applicationId() : fromChangelog;
-            String target = toApplicationId == null ? source : toApplicationId;
-            boolean handOver = !target.equals(source);
-            if (force && !handOver) {
-                throw new ConfigException("--force", true, "only with --to-application-id naming another application than " + source
-                        + " (it hands over a stale claim of " + source + " in the worker registry)");
-            }
             String output = fromOutput == null ? config.topics().output() : fromOutput;
             int partitions = ChangelogWriter.partitionCount(admin, output, limit).orElseThrow(() -> new SnowstampException(
                     "output topic " + output + " does not exist: nothing to scan (check --from-output and --bootstrap-servers)"));

@@ -109,19 +109,31 @@ class RecoverIT extends OnSharedBroker {
                     .isEqualTo(oldStates.get(p).get("reservedUntil").asLong());
         }
 
-        // the new application id has no committed offsets: it stamps the whole input again, with new IDs
+        List<ConsumerRecord<byte[], byte[]>> added = restamp(topics, renamed, clock, NO_TAIL_GUARD, before);
+        assertThat(added).allSatisfy(record -> assertThat(FrozenStamper.id(record)).as("partition %d", record.partition())
+                .isGreaterThan(seeds.get(record.partition()).get("lastId").asLong())
+                .isGreaterThan(highestOld.get(record.partition())));
+    }
+
+    /**
+     * Runs {@code app}, a new application id on the 300 records of {@code before}, over them and 100
+     * more: with no committed offsets it stamps the whole input again, with new IDs. Checks that the
+     * output then holds 700 records and no ID twice.
+     *
+     * @return the 400 records it wrote
+     */
+    private List<ConsumerRecord<byte[], byte[]>> restamp(FrozenStamper.Topics topics, String app, long clock, Map<String, String> settings,
+                                                         List<ConsumerRecord<byte[], byte[]>> before) throws Exception {
         List<ConsumerRecord<byte[], byte[]>> after;
-        try (FrozenStamper run = FrozenStamper.start(broker, topics, renamed, "it-2", work.resolve("state-new"), clock, NO_TAIL_GUARD)) {
+        try (FrozenStamper run = FrozenStamper.start(broker, topics, app, "it-2", work.resolve("state-" + app), clock, settings)) {
             after = FrozenStamper.stamp(broker, topics, 300, 100, 700);
         }
         Map<Integer, Long> oldEnd = ChangelogIT.lastOffsets(before);
         List<ConsumerRecord<byte[], byte[]>> added = after.stream().filter(r -> r.offset() > oldEnd.get(r.partition())).toList();
         assertThat(added).hasSize(400);
-        assertThat(added).allSatisfy(record -> assertThat(FrozenStamper.id(record)).as("partition %d", record.partition())
-                .isGreaterThan(seeds.get(record.partition()).get("lastId").asLong())
-                .isGreaterThan(highestOld.get(record.partition())));
         Cli.Result verify = Cli.run(cli(null, "verify", "--topic", topics.out()));
         assertThat(verify.lastLine()).as(verify.toString()).isEqualTo("records=700 duplicates=0 missing=0 extra=0");
+        return added;
     }
 
     /**
@@ -203,18 +215,9 @@ class RecoverIT extends OnSharedBroker {
                 + ": unchanged (" + moved + " already holds workers 0..1 (ID space default, datacenter 0))");
 
         // the new application joins the handed-over claim; no tail guard and the old clock: only state and marks lift its IDs
-        List<ConsumerRecord<byte[], byte[]>> after;
-        try (FrozenStamper run = FrozenStamper.start(broker, topics, moved, "it-2", work.resolve("state-new"), clock, movedSettings)) {
-            after = FrozenStamper.stamp(broker, topics, 300, 100, 700);
-        }
-        Map<Integer, Long> oldEnd = ChangelogIT.lastOffsets(before);
-        List<ConsumerRecord<byte[], byte[]>> added = after.stream().filter(r -> r.offset() > oldEnd.get(r.partition())).toList();
-        assertThat(added).hasSize(400);
-        assertThat(added).allSatisfy(record -> assertThat(FrozenStamper.id(record)).as("partition %d", record.partition())
-                .isGreaterThan(highestOld.get(record.partition())));
+        assertThat(restamp(topics, moved, clock, movedSettings, before)).allSatisfy(record -> assertThat(FrozenStamper.id(record))
+                .as("partition %d", record.partition()).isGreaterThan(highestOld.get(record.partition())));
         assertThat(workers(registry)).containsEntry(moved, "stopped");
-        Cli.Result verify = Cli.run(cli(null, "verify", "--topic", topics.out()));
-        assertThat(verify.lastLine()).as(verify.toString()).isEqualTo("records=700 duplicates=0 missing=0 extra=0");
     }
 
     /** application -> state of its newest claim, as {@code workers list} shows them. */
