@@ -33,9 +33,13 @@ final class TopicsCommand implements Callable<Integer> {
     }
 
     @Command(name = "apply", header = "Creates missing topics from their files; reports drift.",
-            description = "Creates the topics of --dir (one NAME.properties per topic: partitions, replication.factor (-1 "
-                + "= broker default), topic configs) that do not exist, and reports drift of those that do: one "
-                + "line per topic, 'created', 'ok' or 'drift'. The configured input, output and dead-letter topics "
+            description = "Creates the topics of --dir (one NAME.properties per topic: partitions, replication.factor, "
+                + "topic configs) that do not exist, and reports drift of those that do: one line per topic, 'created', "
+                + "'ok' or 'drift', with the replication chosen or found. replication.factor=auto (the default) gives "
+                + "min(3, brokers) replicas and min.insync.replicas=2 from 3 replicas on (1 below); -1 leaves it to the "
+                + "broker's default.replication.factor; a number is taken as it is, with the min.insync.replicas that goes "
+                + "with it unless the file sets one. An existing topic is never changed: fewer replicas than wanted, or a "
+                + "lower min.insync.replicas than goes with its replicas, is drift. The configured input, output and dead-letter topics "
                 + "are created too, from the events.raw / events.stamped / events.dlq files, when no file names "
                 + "them (in sequence mode also the tags topic, from snowstamp-tags; in snowflake mode the worker registry, from snowstamp-workers). Without a topics/ directory "
                 + "the files bundled in the jar are used. Exit 1 on drift with "

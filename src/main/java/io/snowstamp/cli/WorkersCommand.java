@@ -8,6 +8,7 @@ import io.snowstamp.recovery.ResumePlan;
 import io.snowstamp.registry.Claim;
 import io.snowstamp.registry.RegistryLog;
 import io.snowstamp.registry.RegistryView;
+import io.snowstamp.registry.ReleaseCheck;
 import io.snowstamp.registry.ReleaseMarks;
 import io.snowstamp.registry.WorkerRegistry;
 import io.snowstamp.runtime.KafkaSettings;
@@ -171,22 +172,11 @@ final class WorkersCommand implements Runnable {
                             + " of the worker registry " + config.registry().topic() + ": see 'snowstamp workers list' (--set id.space=... for another space)");
                 }
                 ApplicationGroup.requireStopped(registry.log().admin(), application, limit, "releasing its worker range");
-                long now = System.currentTimeMillis();
-                Claim newest = segments.stream().map(RegistryView.Verdict::claim).max(Comparator.comparingLong(Claim::heartbeatAt)).orElseThrow();
-                boolean stopped = segments.stream().allMatch(v -> WorkerRegistry.STOPPED_NOTE.equals(v.claim().note()));
-                long age = now - newest.heartbeatAt();
-                boolean stale = age > config.registry().staleAfter().toMillis();
-                if (!stopped && !stale) {
-                    throw new SnowstampException("application " + application + " did not record a clean stop and its last heartbeat was "
-                            + age / 1000 + " s ago (" + StateText.iso(newest.heartbeatAt()) + "): it may still be running; stop it, or wait until"
-                            + " the claim is stale (registry.stale-after=" + io.snowstamp.config.Durations.format(config.registry().staleAfter())
-                            + ") and use --force");
-                }
-                if (!stopped && !force) {
-                    throw new SnowstampException("the claim of application " + application + " is stale (no heartbeat for " + age / 1000
-                            + " s, no clean stop: crashed or frozen): check that no instance of it runs anywhere, then release it with --force");
-                }
                 List<Claim> claims = segments.stream().map(RegistryView.Verdict::claim).toList();
+                ReleaseCheck.refusal(application, claims, System.currentTimeMillis(), config.registry().staleAfter(), force, "release it")
+                        .ifPresent(refusal -> {
+                            throw new SnowstampException(refusal);
+                        });
                 ReleaseMarks.Result result = ReleaseMarks.compute(claims, KafkaSettings.client(config.connection()), registry.log().admin(),
                         limit, force);
                 IdLayout layout = IdLayout.fromFingerprint(claims.get(0).layout());

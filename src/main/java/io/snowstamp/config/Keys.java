@@ -134,7 +134,7 @@ public final class Keys {
         define(ID_WORKER_REGISTRY, "on", "`on`: claim `[offset, offset + partitions)` in the worker registry at start; `off`: nothing checks offsets (WARN at start)");
         define(REGISTRY_TOPIC, "snowstamp-workers", "the worker registry topic (compacted, one partition)");
         define(REGISTRY_HEARTBEAT, "10s", "how often a running application re-asserts its claim (use one value per cluster)");
-        define(REGISTRY_STALE_AFTER, "1m", "a claim without heartbeat for longer is listed as `stale`; `workers release --force` recovers it");
+        define(REGISTRY_STALE_AFTER, "1m", "a claim without heartbeat for longer is listed as `stale`; `workers release --force` (or `recover --to-application-id ... --force`) recovers it");
         define(REGISTRY_EXPIRE_AFTER, "", "empty: never take over a claim; else id.worker-offset=auto may recycle a claim without heartbeat for longer (after recording its marks)");
     }
 

@@ -5,12 +5,14 @@ import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -51,22 +53,25 @@ public final class ChangelogWriter {
     }
 
     /**
-     * Creates {@code topic} ({@code cleanup.policy=compact}, the broker's replication factor) with
-     * {@code partitions} partitions unless it exists; an existing topic must have that many.
+     * Creates {@code topic} ({@link #TOPIC_CONFIGS}, the {@link Replication} the cluster can give,
+     * as Kafka Streams would create it from the stamper's settings) with {@code partitions}
+     * partitions unless it exists; an existing topic must have that many.
      *
-     * @return whether the topic was created
+     * @return the replication it was created with; empty when it existed
      */
-    public static boolean ensureTopic(Admin admin, String topic, int partitions, Duration timeout) {
+    public static Optional<Replication> ensureTopic(Admin admin, String topic, int partitions, Duration timeout) {
         Optional<Integer> existing = partitionCount(admin, topic, timeout);
         if (existing.isPresent()) {
             if (existing.get() != partitions) {
                 throw new SnowstampException("changelog topic " + topic + " has " + existing.get() + " partitions but the input"
                         + " topic has " + partitions + ": Kafka Streams needs them equal (delete the changelog and import again)");
             }
-            return false;
+            return Optional.empty();
         }
-        NewTopic newTopic = new NewTopic(topic, Optional.of(partitions), Optional.empty())
-                .configs(TOPIC_CONFIGS);
+        Replication replication = Replication.of(admin, timeout);
+        Map<String, String> configs = new java.util.HashMap<>(TOPIC_CONFIGS);
+        configs.putAll(replication.topicConfigs());
+        NewTopic newTopic = new NewTopic(topic, Optional.of(partitions), Optional.of(replication.factor())).configs(configs);
         try {
             get(admin.createTopics(Set.of(newTopic)).all(), timeout, "create changelog topic " + topic);
         } catch (SnowstampException e) {
@@ -82,7 +87,26 @@ public final class ChangelogWriter {
             }
             sleep(50);
         }
-        return true;
+        awaitLeaders(admin, topic, partitions, timeout);
+        return Optional.of(replication);
+    }
+
+    /**
+     * Returns once every partition of a topic just created takes writes. A created topic reaches
+     * every broker's metadata a moment later, and its leaders open their partitions a moment after
+     * that. Producing into that second window loses records despite idempotence (KAFKA-15591, open
+     * in Kafka 4.3: a batch refused with NOT_LEADER_OR_FOLLOWER is overtaken by the next one and then
+     * retried with OUT_OF_ORDER_SEQUENCE_NUMBER until it expires); seen with 64 partitions on the
+     * embedded broker, and as NOT_LEADER_OR_FOLLOWER retries of the seeds {@code recover} writes into
+     * a changelog it created. ListOffsets is answered only by a partition's open leader (the admin
+     * client retries until then), so once it answers for every partition, every partition takes writes.
+     */
+    public static void awaitLeaders(Admin admin, String topic, int partitions, Duration timeout) {
+        Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+        for (int partition = 0; partition < partitions; partition++) {
+            latest.put(new TopicPartition(topic, partition), OffsetSpec.latest());
+        }
+        get(admin.listOffsets(latest).all(), timeout, "find the leaders of the partitions of the new topic " + topic);
     }
 
     /** Partition count of a topic, empty when it does not exist. */

@@ -264,6 +264,39 @@ public final class WorkerRegistry implements AutoCloseable {
     }
 
     /**
+     * Carries out a hand-over {@link HandOver#plan planned} on {@code view}, a registry read just
+     * before: for {@link HandOver.Kind#HAND_OVER} the source's claims are released with
+     * {@code marks} first; then the workers are claimed for the target by the ordinary protocol and
+     * recorded as stopped (the target is not running yet: its first start joins the claim, and
+     * {@code workers release} of the target needs no --force). The claim inherits the marks, so the
+     * target resumes above them even without its seeded changelog.
+     *
+     * @param target the target's request: its offset is the plan's first worker, its partitions the plan's count
+     * @return the target's lease
+     * @throws ClaimRefusedException when another application claimed the workers between the release and the claim
+     *         (the release stands: whoever holds the workers resumes above the marks)
+     */
+    public Lease handOver(HandOver plan, RegistryView view, SortedMap<Long, Long> marks, Request target, String by) {
+        if (plan.kind() != HandOver.Kind.HAND_OVER && plan.kind() != HandOver.Kind.CLAIM) {
+            throw new IllegalArgumentException("nothing to write for a hand-over of kind " + plan.kind());
+        }
+        if (plan.kind() == HandOver.Kind.HAND_OVER) {
+            release(view, plan.released(), marks, by, "handed over to " + plan.target() + " by 'recover'"
+                    + (ReleaseCheck.stoppedCleanly(plan.released().stream().map(RegistryView.Verdict::claim).toList())
+                    ? "" : " --force (stale claim)"));
+        }
+        Lease lease;
+        try {
+            lease = claim(target);
+        } catch (ClaimRefusedException e) {
+            throw new ClaimRefusedException((plan.kind() == HandOver.Kind.HAND_OVER ? "released workers " + plan.range() + " of "
+                    + plan.source() + " with their marks, but could not claim them for " + plan.target() + ": " : "") + e.getMessage());
+        }
+        stopped(lease);
+        return lease;
+    }
+
+    /**
      * Withdraws a claim that lost, unless another instance of the same application wrote a newer
      * record of it meanwhile (then that instance decides for itself).
      */

@@ -3,6 +3,7 @@ package io.snowstamp.runtime;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.TopicSettings;
+import io.snowstamp.recovery.Replication;
 import io.snowstamp.stream.DeadLetterHandler;
 import io.snowstamp.stream.WriteFailureHandler;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -80,6 +81,55 @@ public final class KafkaSettings {
         Properties props = streamsUntuned(connection, topics);
         Tuning.apply(props, connection);
         return props;
+    }
+
+    /** Streams' key for the replication factor of the topics it creates. */
+    static final String REPLICATION_FACTOR = StreamsConfig.REPLICATION_FACTOR_CONFIG;
+    /** {@code min.insync.replicas} of every topic Kafka Streams creates ({@code topic.} prefix: a default for internal topics). */
+    static final String INTERNAL_MIN_INSYNC = StreamsConfig.topicPrefix(Replication.MIN_INSYNC_REPLICAS);
+
+    /**
+     * The replication of the topics Kafka Streams creates (the worker-state changelog; in sequence
+     * mode also the segments changelog and the repartition topic). Kafka Streams' default
+     * {@code replication.factor=-1} leaves it to the broker's {@code default.replication.factor},
+     * which Kafka ships as 1: on a three-broker cluster the changelog, whose marks keep IDs unique,
+     * would live on one disk. So the stamper asks for {@code cluster}'s choice, with the
+     * {@code min.insync.replicas} that goes with the factor as a default for internal topics.
+     * {@code kafka.replication.factor} and {@code kafka.topic.min.insync.replicas} win; a given
+     * factor of -1 (the broker's default) gets no minimum from snowstamp.
+     *
+     * @return what the internal topics get, for the start-up log
+     */
+    static String internalTopics(Properties props, ConnectionSettings connection, Replication cluster) {
+        Map<String, String> given = connection.kafka();
+        Replication effective = cluster;
+        String factor = given.get(REPLICATION_FACTOR);
+        if (factor == null) {
+            props.put(REPLICATION_FACTOR, Short.toString(cluster.factor()));
+        } else {
+            short parsed;
+            try {
+                parsed = Short.parseShort(factor.trim());
+            } catch (NumberFormatException e) {
+                throw new ConfigException("kafka." + REPLICATION_FACTOR, factor, "-1 (the broker's default) or 1..32");
+            }
+            if (parsed == -1) {
+                effective = null;
+            } else if (parsed >= 1 && parsed <= 32) {
+                effective = Replication.forFactor(parsed);
+            } else {
+                throw new ConfigException("kafka." + REPLICATION_FACTOR, factor, "-1 (the broker's default) or 1..32");
+            }
+        }
+        if (given.containsKey(INTERNAL_MIN_INSYNC)) {
+            return "replication.factor=" + props.get(REPLICATION_FACTOR) + " " + Replication.MIN_INSYNC_REPLICAS + "="
+                    + given.get(INTERNAL_MIN_INSYNC) + " (from kafka.* settings)";
+        }
+        if (effective == null) {
+            return "replication.factor=broker-default (from kafka." + REPLICATION_FACTOR + ")";
+        }
+        props.put(INTERNAL_MIN_INSYNC, Integer.toString(effective.minInsyncReplicas()));
+        return effective.describe() + (factor == null ? "" : " (from kafka." + REPLICATION_FACTOR + ")");
     }
 
     /** The stamper's Streams properties on Kafka Streams' own defaults (benchmark baselines). */

@@ -56,12 +56,15 @@ public final class StreamsRunner implements AutoCloseable {
 
     /** Checks the topics, claims the workers, then starts Kafka Streams; returns without waiting for it to run. */
     public void start() {
-        int outputPartitions = TopicPreflight.check(config);
+        TopicPreflight.Checked checked = TopicPreflight.check(config);
+        int outputPartitions = checked.outputPartitions();
         if (config.idMode() == SnowstampConfig.IdMode.SNOWFLAKE) {
             claimWorkers(outputPartitions);
         }
         log.info("starting stamper: {}", config.describeMasked());
         Properties props = KafkaSettings.streams(config.connection(), config.topics());
+        log.info("internal topics Kafka Streams creates (worker-state changelog): {}",
+                KafkaSettings.internalTopics(props, config.connection(), checked.replication()));
         props.put(DeadLetterHandler.STATS_CONFIG, stats);
         if (applicationServer != null) {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);

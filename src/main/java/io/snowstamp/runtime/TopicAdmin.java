@@ -1,13 +1,13 @@
 package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
+import io.snowstamp.recovery.ChangelogWriter;
+import io.snowstamp.recovery.Replication;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -31,21 +31,31 @@ public final class TopicAdmin {
     }
 
     /**
-     * Creates missing topics and compares existing ones with their spec.
+     * Creates missing topics and compares existing ones with their spec. A spec with
+     * {@code replication.factor=auto} gets {@link Replication#of the cluster's choice}; any spec with
+     * a known factor gets the {@code min.insync.replicas} that goes with it unless it sets its own.
+     * An existing topic is never changed: fewer replicas or a lower {@code min.insync.replicas} than
+     * wanted is drift.
      *
-     * @return one line per topic: {@code created NAME ...}, {@code ok NAME ...} or {@code drift NAME: ...}
+     * @return one line per topic: {@code created NAME partitions=P replication.factor=R min.insync.replicas=M ...},
+     *         {@code ok NAME ...} or {@code drift NAME: ...}
      */
     public static List<String> apply(Admin admin, Collection<TopicSpec> specs) {
+        Replication cluster = Replication.of(admin, java.time.Duration.ofSeconds(TIMEOUT_SECONDS));
         List<String> report = new ArrayList<>();
         for (TopicSpec spec : specs) {
+            Optional<Replication> replication = TopicReplication.wanted(spec, cluster);
             Optional<TopicDescription> existing = describe(admin, spec.name());
             if (existing.isEmpty()) {
-                create(admin, spec);
-                report.add("created " + spec.name() + " partitions=" + spec.partitions()
-                        + " replication.factor=" + (spec.replicationFactor() < 0 ? "broker-default" : spec.replicationFactor()));
+                create(admin, spec, replication);
+                report.add("created " + spec.name() + " partitions=" + spec.partitions() + " "
+                        + replication.map(Replication::describe).orElse("replication.factor=broker-default"));
             } else {
-                List<String> drift = drift(admin, spec, existing.get());
-                report.add(drift.isEmpty() ? "ok " + spec.name() + " partitions=" + existing.get().partitions().size()
+                Config actual = configs(admin, spec.name());
+                List<String> drift = drift(spec, existing.get(), actual);
+                drift.addAll(TopicReplication.drift(spec, replication, existing.get(), actual));
+                report.add(drift.isEmpty() ? "ok " + spec.name() + " partitions=" + existing.get().partitions().size() + " "
+                        + TopicReplication.actual(existing.get(), actual)
                         : "drift " + spec.name() + ": " + String.join("; ", drift));
             }
         }
@@ -68,6 +78,11 @@ public final class TopicAdmin {
         return in.partitions().size();
     }
 
+    /** The fewest replicas of any partition of a topic, or empty when it does not exist. */
+    public static Optional<Integer> replicas(Admin admin, String topic) {
+        return describe(admin, topic).map(TopicReplication::replicas);
+    }
+
     /** Partition count of a topic, or empty when it does not exist. */
     public static Optional<Integer> partitions(Admin admin, String topic) {
         return describe(admin, topic).map(d -> d.partitions().size());
@@ -78,10 +93,11 @@ public final class TopicAdmin {
                 + " (files in topics/) or your own tooling");
     }
 
-    private static void create(Admin admin, TopicSpec spec) {
-        NewTopic topic = new NewTopic(spec.name(), Optional.of(spec.partitions()),
-                spec.replicationFactor() < 0 ? Optional.empty() : Optional.of(spec.replicationFactor()))
-                .configs(spec.configs());
+    private static void create(Admin admin, TopicSpec spec, Optional<Replication> replication) {
+        Map<String, String> configs = new HashMap<>(spec.configs());
+        replication.ifPresent(r -> configs.putIfAbsent(Replication.MIN_INSYNC_REPLICAS, Integer.toString(r.minInsyncReplicas())));
+        NewTopic topic = new NewTopic(spec.name(), Optional.of(spec.partitions()), replication.map(Replication::factor))
+                .configs(configs);
         try {
             get(admin.createTopics(Set.of(topic)).all(), "create topic " + spec.name());
         } catch (SnowstampException e) {
@@ -92,20 +108,10 @@ public final class TopicAdmin {
         awaitWritable(admin, spec.name());
     }
 
-    /**
-     * A created topic reaches every broker's metadata a moment later, and its leaders open their
-     * partitions a moment after that; callers expect to write to it at once. Producing into that
-     * second window loses records despite idempotence (KAFKA-15591, open in Kafka 4.3: a batch
-     * refused with NOT_LEADER_OR_FOLLOWER is overtaken by the next one and then retried with
-     * OUT_OF_ORDER_SEQUENCE_NUMBER until it expires). Seen here with 64 partitions on the embedded
-     * broker. ListOffsets is answered only by a partition's open leader (the admin client retries
-     * until then), so once it answers for every partition, every partition takes writes.
-     */
+    /** A created topic takes writes only once its leaders opened its partitions: see {@link ChangelogWriter#awaitLeaders}. */
     private static void awaitWritable(Admin admin, String topic) {
         TopicDescription description = awaitVisible(admin, topic);
-        Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
-        description.partitions().forEach(p -> partitions.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
-        get(admin.listOffsets(partitions).all(), "find the leaders of the partitions of the new topic " + topic);
+        ChangelogWriter.awaitLeaders(admin, topic, description.partitions().size(), java.time.Duration.ofSeconds(TIMEOUT_SECONDS));
     }
 
     private static TopicDescription awaitVisible(Admin admin, String topic) {
@@ -125,25 +131,26 @@ public final class TopicAdmin {
         return description.get();
     }
 
-    private static List<String> drift(Admin admin, TopicSpec spec, TopicDescription description) {
+    private static List<String> drift(TopicSpec spec, TopicDescription description, Config actual) {
         List<String> drift = new ArrayList<>();
         int partitions = description.partitions().size();
         if (partitions != spec.partitions()) {
             drift.add("partitions=" + partitions + " but the spec says " + spec.partitions());
         }
-        if (!spec.configs().isEmpty()) {
-            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, spec.name());
-            Map<ConfigResource, Config> configs = get(admin.describeConfigs(Set.of(resource)).all(), "describe topic " + spec.name());
-            Config actual = configs.get(resource);
-            spec.configs().forEach((key, wanted) -> {
-                ConfigEntry entry = actual.get(key);
-                String value = entry == null ? null : entry.value();
-                if (!wanted.equals(value)) {
-                    drift.add(key + "=" + value + " but the spec says " + wanted);
-                }
-            });
-        }
+        spec.configs().forEach((key, wanted) -> {
+            ConfigEntry entry = actual.get(key);
+            String value = entry == null ? null : entry.value();
+            if (!wanted.equals(value)) {
+                drift.add(key + "=" + value + " but the spec says " + wanted);
+            }
+        });
         return drift;
+    }
+
+    /** The topic's effective configs (its own and the broker defaults it inherits). */
+    static Config configs(Admin admin, String topic) {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        return get(admin.describeConfigs(Set.of(resource)).all(), "describe topic " + topic).get(resource);
     }
 
     private static Optional<TopicDescription> describe(Admin admin, String topic) {

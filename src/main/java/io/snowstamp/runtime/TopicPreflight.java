@@ -4,7 +4,11 @@ import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.recovery.Replication;
+import io.snowstamp.stream.Names;
 import org.apache.kafka.clients.admin.Admin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.List;
 
@@ -13,15 +17,25 @@ import java.util.List;
  * stops startup with one line instead of a stream thread dying later.
  */
 final class TopicPreflight {
+    private static final Logger log = LoggerFactory.getLogger(TopicPreflight.class);
+
     private TopicPreflight() {
     }
 
     /**
-     * Checks the input, output and dead-letter topics (and, in sequence mode, the tags topic).
+     * What start-up learned about the cluster.
      *
-     * @return the output topic's partition count
+     * @param outputPartitions the output topic's partition count
+     * @param replication      what the cluster can give the topics Kafka Streams creates
      */
-    static int check(SnowstampConfig config) {
+    record Checked(int outputPartitions, Replication replication) {
+    }
+
+    /**
+     * Checks the input, output and dead-letter topics (and, in sequence mode, the tags topic), and
+     * warns when the worker-state changelog exists with fewer replicas than the cluster can give.
+     */
+    static Checked check(SnowstampConfig config) {
         boolean sequence = config.idMode() == SnowstampConfig.IdMode.SEQUENCE;
         try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
             int outputPartitions = sequence ? sequenceTopics(admin, config) : snowflakeTopics(admin, config);
@@ -29,8 +43,20 @@ final class TopicPreflight {
                 throw new SnowstampException("dead-letter topic " + config.topics().dlq()
                         + " does not exist: create it with 'snowstamp topics apply' or your own tooling");
             }
-            return outputPartitions;
+            Replication replication = Replication.of(admin, Preflight.LIMIT);
+            if (!sequence) {
+                warnIfUnderReplicated(admin, Names.changelogTopic(config.connection().applicationId()), replication);
+            }
+            return new Checked(outputPartitions, replication);
         }
+    }
+
+    /** An existing changelog keeps the replicas it was created with: say so when the cluster could give more. */
+    private static void warnIfUnderReplicated(Admin admin, String changelog, Replication cluster) {
+        TopicAdmin.replicas(admin, changelog).filter(replicas -> replicas < cluster.factor()).ifPresent(replicas ->
+                log.warn("changelog {} has {} replica(s) but the cluster can give {} ({}): an existing topic keeps its replicas;"
+                        + " add them with kafka-reassign-partitions.sh and set min.insync.replicas={} (see operations.md, Replication)",
+                        changelog, replicas, cluster.factor(), cluster.why(), Replication.minInsyncFor(cluster.factor())));
     }
 
     /** Snowflake mode: input and output aligned partition by partition, every worker within the layout. */

@@ -17,9 +17,19 @@ import java.util.TreeMap;
 
 /**
  * One topic as declared in {@code topics/NAME.properties}: {@code partitions},
- * {@code replication.factor} (-1 = the broker's default) and any other key as a topic config.
+ * {@code replication.factor} ({@code auto}, the default: {@link io.snowstamp.recovery.Replication},
+ * chosen from the cluster's brokers; -1: the broker's {@code default.replication.factor}; or a
+ * number) and any other key as a topic config.
+ *
+ * @param replicationFactor {@link #AUTO}, {@link #BROKER_DEFAULT} or 1..32
  */
 public record TopicSpec(String name, int partitions, short replicationFactor, Map<String, String> configs) {
+    /** {@code replication.factor=auto}: min(3, brokers), with min.insync.replicas to match. */
+    public static final short AUTO = 0;
+    /** {@code replication.factor=-1}: whatever the broker's default.replication.factor says. */
+    public static final short BROKER_DEFAULT = -1;
+    private static final String AUTO_TEXT = "auto";
+
     /** Topic files shipped inside the jar, used when there is no {@code topics/} directory. */
     static final List<String> BUNDLED = List.of("events.raw", "events.stamped", "events.dlq", "snowstamp-tags", "snowstamp-workers");
 
@@ -69,7 +79,7 @@ public record TopicSpec(String name, int partitions, short replicationFactor, Ma
                 return new TopicSpec(topic, spec.partitions(), spec.replicationFactor(), spec.configs());
             }
         }
-        return new TopicSpec(topic, 1, (short) -1, Map.of());
+        return new TopicSpec(topic, 1, AUTO, Map.of());
     }
 
     static TopicSpec parse(String name, Reader reader, String source) throws IOException {
@@ -78,10 +88,12 @@ public record TopicSpec(String name, int partitions, short replicationFactor, Ma
         Map<String, String> configs = new TreeMap<>();
         props.stringPropertyNames().forEach(key -> configs.put(key, props.getProperty(key).trim()));
         int partitions = number(configs.remove("partitions"), "partitions", source, 1, 100_000);
-        int replication = number(configs.getOrDefault("replication.factor", "-1"), "replication.factor", source, -1, 32);
+        String factor = configs.getOrDefault("replication.factor", AUTO_TEXT);
         configs.remove("replication.factor");
-        if (replication == 0) {
-            throw new SnowstampException(source + ": replication.factor=0 is invalid: accepted -1 (broker default) or 1..32");
+        int replication = factor.equalsIgnoreCase(AUTO_TEXT) ? AUTO : wholeNumber(factor, -1, 32);
+        if (replication == AUTO && !factor.equalsIgnoreCase(AUTO_TEXT) || replication == Integer.MIN_VALUE) {
+            throw new SnowstampException(source + ": replication.factor=" + factor + " is invalid: accepted auto (the default:"
+                    + " min(3, brokers)), -1 (the broker's default.replication.factor) or 1..32");
         }
         return new TopicSpec(name, partitions, (short) replication, configs);
     }
@@ -90,14 +102,20 @@ public record TopicSpec(String name, int partitions, short replicationFactor, Ma
         if (value == null) {
             throw new SnowstampException(source + ": " + key + " is missing: accepted a whole number " + min + ".." + max);
         }
+        int parsed = wholeNumber(value, min, max);
+        if (parsed == Integer.MIN_VALUE) {
+            throw new SnowstampException(source + ": " + key + "=" + value + " is invalid: accepted a whole number " + min + ".." + max);
+        }
+        return parsed;
+    }
+
+    /** The number, or {@link Integer#MIN_VALUE} when {@code value} is not a whole number in {@code min..max}. */
+    private static int wholeNumber(String value, int min, int max) {
         try {
             int parsed = Integer.parseInt(value);
-            if (parsed >= min && parsed <= max) {
-                return parsed;
-            }
-        } catch (NumberFormatException ignored) {
-            // reported below
+            return parsed >= min && parsed <= max ? parsed : Integer.MIN_VALUE;
+        } catch (NumberFormatException e) {
+            return Integer.MIN_VALUE;
         }
-        throw new SnowstampException(source + ": " + key + "=" + value + " is invalid: accepted a whole number " + min + ".." + max);
     }
 }

@@ -54,6 +54,14 @@ class UsageErrorsTest {
     }
 
     @Test
+    void shouldRefuseForceOnARecoveryThatHandsNothingOver() {
+        assertThat(usageError("recover", "--from-changelog", "orders", "--force", "--apply").err())
+                .contains("--force=true is invalid: accepted only with --to-application-id naming another application than orders"
+                        + " (it hands over a stale claim of orders in the worker registry)");
+        assertThat(usageError("recover", "--to-application-id", "snowstamp", "--force").err()).contains("--force=true is invalid");
+    }
+
+    @Test
     void shouldRefuseAPortOutOfRange() {
         assertThat(usageError("broker", "--port", "70000").err()).contains("--port=70000 is invalid: accepted 0..65535");
         assertThat(usageError("run", "--admin-port", "70000").err()).contains("admin.port=70000 is invalid", "(from --admin-port)");

@@ -5,6 +5,7 @@ import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Tag;
@@ -41,11 +42,15 @@ class CliIT extends OnSharedBroker {
 
         Cli.Result first = Cli.run(args);
         assertThat(first.exitCode()).as(first.toString()).isZero();
-        assertThat(first.outLines()).contains("created " + name + " partitions=3 replication.factor=1",
-                "created " + name + "-in partitions=1 replication.factor=broker-default");
+        // a file's factor gets the minimum that goes with it; a topic without a file gets the cluster's choice (one broker here)
+        assertThat(first.outLines()).contains("created " + name + " partitions=3 replication.factor=1 min.insync.replicas=1",
+                "created " + name + "-in partitions=1 replication.factor=1 min.insync.replicas=1 (auto: 1 broker)");
+        ConfigEntry minInsync = TestBroker.topicConfig(broker.bootstrapServers(), name + "-in", "min.insync.replicas");
+        assertThat(minInsync.source()).as("set on the topic, not inherited").isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        assertThat(minInsync.value()).isEqualTo("1");
 
         Cli.Result second = Cli.run(args);
-        assertThat(second.outLines()).contains("ok " + name + " partitions=3");
+        assertThat(second.outLines()).contains("ok " + name + " partitions=3 replication.factor=1 min.insync.replicas=1");
 
         Files.writeString(dir.resolve(name + ".properties"), "partitions=5\nretention.ms=60000\n");
         Cli.Result drift = Cli.run(Cli.concat(args, "--check"));

@@ -46,7 +46,7 @@ class NewTopicWritesIT extends OnSharedBroker {
             for (int round = 0; round < TOPICS; round++) {
                 String topic = TestBroker.unique("fresh");
                 assertThat(TopicAdmin.apply(admin, List.of(new TopicSpec(topic, PARTITIONS, (short) 1, Map.of()))))
-                        .containsExactly("created " + topic + " partitions=" + PARTITIONS + " replication.factor=1");
+                        .containsExactly("created " + topic + " partitions=" + PARTITIONS + " replication.factor=1 min.insync.replicas=1");
                 ConcurrentLinkedQueue<Exception> failures = new ConcurrentLinkedQueue<>();
                 try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(eagerIdempotentProducer())) {
                     for (int n = 0; n < PER_PARTITION; n++) {

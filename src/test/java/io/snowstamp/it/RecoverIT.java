@@ -6,6 +6,11 @@ import io.snowstamp.stream.Names;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
+import io.snowstamp.registry.ClaimRefusedException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -16,9 +21,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static io.snowstamp.it.FrozenStamper.LAYOUT;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * {@code recover} against a real broker and the real stamper: seeds computed from the changelog and
@@ -33,9 +40,16 @@ class RecoverIT extends OnSharedBroker {
     @TempDir
     Path work;
 
+    /** A command on these topics with the worker registry off, as {@link FrozenStamper} runs by default. */
     private static String[] cli(FrozenStamper.Topics topics, String... args) {
-        String[] all = Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers());
+        String[] all = Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers(), "--set", "id.worker-registry=off");
         return topics == null ? all : Cli.concat(all, topics.settings());
+    }
+
+    /** A command on these topics with the worker registry on, in a registry topic of the test's own. */
+    private static String[] registered(FrozenStamper.Topics topics, String registry, String... args) {
+        return Cli.concat(Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers(), "--set", "registry.topic=" + registry),
+                topics.settings());
     }
 
     private static List<JsonNode> inspect(FrozenStamper.Topics topics, String app) throws Exception {
@@ -76,13 +90,16 @@ class RecoverIT extends OnSharedBroker {
                     + changelogMark + " +\\S+Z +seed");
         }
         assertThat(lines[4]).isEqualTo("dry run: nothing written; --apply writes 2 seeds into " + Names.changelogTopic(renamed));
+        assertThat(lines[5]).isEqualTo("worker registry: off (id.worker-registry=off): nothing handed over");
         assertThat(Cli.run(cli(topics, "changelog", "inspect", "--application-id", renamed)).exitCode()).isEqualTo(1);
 
         Cli.Result applied = Cli.run(cli(topics, "recover", "--from-changelog", old, "--from-output", topics.out(),
                 "--to-application-id", renamed, "--apply"));
         assertThat(applied.exitCode()).as(applied.toString()).isZero();
-        assertThat(applied.lastLine()).isEqualTo("seeded 2 partitions of " + Names.changelogTopic(renamed)
-                + " (created: compacted, 2 partitions); start the stamper with application.id=" + renamed);
+        assertThat(applied.outLines()).as(applied.toString()).endsWith("seeded 2 partitions of " + Names.changelogTopic(renamed)
+                        + " (created: compacted, 2 partitions, replication.factor=1 min.insync.replicas=1 (auto: 1 broker))",
+                "worker registry: off (id.worker-registry=off): nothing handed over",
+                "start the stamper with application.id=" + renamed);
         List<JsonNode> seeds = inspect(topics, renamed);
         for (int p = 0; p < 2; p++) {
             JsonNode seed = seeds.get(p);
@@ -92,19 +109,128 @@ class RecoverIT extends OnSharedBroker {
                     .isEqualTo(oldStates.get(p).get("reservedUntil").asLong());
         }
 
-        // the new application id has no committed offsets: it stamps the whole input again, with new IDs
+        List<ConsumerRecord<byte[], byte[]>> added = restamp(topics, renamed, clock, NO_TAIL_GUARD, before);
+        assertThat(added).allSatisfy(record -> assertThat(FrozenStamper.id(record)).as("partition %d", record.partition())
+                .isGreaterThan(seeds.get(record.partition()).get("lastId").asLong())
+                .isGreaterThan(highestOld.get(record.partition())));
+    }
+
+    /**
+     * Runs {@code app}, a new application id on the 300 records of {@code before}, over them and 100
+     * more: with no committed offsets it stamps the whole input again, with new IDs. Checks that the
+     * output then holds 700 records and no ID twice.
+     *
+     * @return the 400 records it wrote
+     */
+    private List<ConsumerRecord<byte[], byte[]>> restamp(FrozenStamper.Topics topics, String app, long clock, Map<String, String> settings,
+                                                         List<ConsumerRecord<byte[], byte[]>> before) throws Exception {
         List<ConsumerRecord<byte[], byte[]>> after;
-        try (FrozenStamper run = FrozenStamper.start(broker, topics, renamed, "it-2", work.resolve("state-new"), clock, NO_TAIL_GUARD)) {
+        try (FrozenStamper run = FrozenStamper.start(broker, topics, app, "it-2", work.resolve("state-" + app), clock, settings)) {
             after = FrozenStamper.stamp(broker, topics, 300, 100, 700);
         }
         Map<Integer, Long> oldEnd = ChangelogIT.lastOffsets(before);
         List<ConsumerRecord<byte[], byte[]>> added = after.stream().filter(r -> r.offset() > oldEnd.get(r.partition())).toList();
         assertThat(added).hasSize(400);
-        assertThat(added).allSatisfy(record -> assertThat(FrozenStamper.id(record)).as("partition %d", record.partition())
-                .isGreaterThan(seeds.get(record.partition()).get("lastId").asLong())
-                .isGreaterThan(highestOld.get(record.partition())));
         Cli.Result verify = Cli.run(cli(null, "verify", "--topic", topics.out()));
         assertThat(verify.lastLine()).as(verify.toString()).isEqualTo("records=700 duplicates=0 missing=0 extra=0");
+        return added;
+    }
+
+    /**
+     * The runbook "application id change" with the worker registry on, as a new user runs it: the new
+     * id is refused while the old one holds the workers; {@code recover --apply} hands them over
+     * (refused while the old application runs); the new application then joins the handed-over claim
+     * with {@code id.worker-offset=auto} and, with the tail guard off and the clock frozen where the
+     * old IDs were issued, resumes above every old ID.
+     */
+    @Test
+    void shouldHandTheWorkersOverSoThatTheNewApplicationIdStartsAboveTheOldOne() throws Exception {
+        FrozenStamper.Topics topics = FrozenStamper.Topics.create(broker, "handover", 2);
+        String registry = TestBroker.unique("workers");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(registry, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
+                    .all().get(60, TimeUnit.SECONDS);
+        }
+        Map<String, String> registryOn = Map.of("id.worker-registry", "on", "registry.topic", registry, "registry.heartbeat", "500ms");
+        String old = TestBroker.unique("handover-old");
+        String moved = TestBroker.unique("handover-new");
+        long clock = FrozenStamper.aDayAgo();
+        List<ConsumerRecord<byte[], byte[]>> before;
+        try (FrozenStamper run = FrozenStamper.start(broker, topics, old, "it-1", work.resolve("state-old"), clock, registryOn)) {
+            before = FrozenStamper.stamp(broker, topics, 0, 300, 300);
+            Cli.Result whileRunning = Cli.run(registered(topics, registry, "recover", "--from-changelog", old, "--to-application-id",
+                    moved, "--apply"));
+            assertThat(whileRunning.exitCode()).as(whileRunning.toString()).isEqualTo(1);
+            assertThat(whileRunning.err().strip()).startsWith("error: application " + old + " is running (1 active member")
+                    .contains("stop every instance before handing its workers over to " + moved).doesNotContain("\n");
+        }
+        Map<Integer, Long> highestOld = FrozenStamper.highestPerPartition(before);
+        assertThat(Cli.run(cli(topics, "changelog", "inspect", "--application-id", moved)).exitCode()).as("nothing written").isEqualTo(1);
+        // Kafka Streams created the old changelog with the minimum the stamper asked for (topic.min.insync.replicas)
+        ConfigEntry changelogMinimum = TestBroker.topicConfig(broker.bootstrapServers(), Names.changelogTopic(old), "min.insync.replicas");
+        assertThat(changelogMinimum.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        assertThat(changelogMinimum.value()).isEqualTo("1");
+
+        Map<String, String> movedSettings = new java.util.HashMap<>(registryOn);
+        movedSettings.put("id.worker-offset", "auto");
+        movedSettings.putAll(NO_TAIL_GUARD);
+        Throwable refused = catchThrowable(() -> FrozenStamper.start(broker, topics, moved, "it-2", work.resolve("state-refused"), clock,
+                Map.of("id.worker-registry", "on", "registry.topic", registry)));
+        assertThat(refused).as("the old application still holds workers 0..1").isInstanceOf(ClaimRefusedException.class)
+                .hasMessageContaining("overlap application " + old + " (workers 0..1");
+
+        Cli.Result dryRun = Cli.run(registered(topics, registry, "recover", "--from-changelog", old, "--to-application-id", moved));
+        assertThat(dryRun.exitCode()).as(dryRun.toString()).isZero();
+        assertThat(dryRun.lastLine()).isEqualTo("worker registry " + registry + ": --apply hands workers 0..1 (ID space default,"
+                + " datacenter 0) over from " + old + " to " + moved + ": " + old + "'s claim (stopped cleanly) is released with the"
+                + " resume points above as marks, and the workers are claimed for " + moved + ", which joins that claim when it starts");
+        assertThat(workers(registry)).containsEntry(old, "stopped").doesNotContainKey(moved);
+
+        Cli.Result applied = Cli.run(registered(topics, registry, "recover", "--from-changelog", old, "--to-application-id", moved,
+                "--apply"));
+        assertThat(applied.exitCode()).as(applied.toString()).isZero();
+        assertThat(applied.outLines()).as(applied.toString()).endsWith("seeded 2 partitions of " + Names.changelogTopic(moved)
+                        + " (created: compacted, 2 partitions, replication.factor=1 min.insync.replicas=1 (auto: 1 broker))",
+                "worker registry " + registry + ": handed workers 0..1 (ID space default, datacenter 0) over from " + old + " to " + moved
+                        + ": " + old + "'s claim (stopped cleanly) released with the resume points above as marks, and the workers claimed"
+                        + " for " + moved + ", which joins that claim when it starts",
+                "start the stamper with application.id=" + moved + " and id.worker-offset=0 or auto");
+        assertThat(workers(registry)).containsEntry(old, "released").containsEntry(moved, "stopped");
+        Cli.Result list = Cli.run(registered(topics, registry, "workers", "list", "--format", "json"));
+        JsonNode releasedMarks = null;
+        for (String line : list.outLines()) {
+            JsonNode claim = JSON.readTree(line);
+            if (claim.get("application").asText().equals(old)) {
+                releasedMarks = claim.get("marks");
+            }
+        }
+        assertThat(releasedMarks).as(list.toString()).isNotNull();
+        List<JsonNode> seeds = inspect(topics, moved);
+        for (int p = 0; p < 2; p++) {
+            assertThat(releasedMarks.get(Integer.toString(p)).asLong()).as("the mark of worker %d is its resume point", p)
+                    .isEqualTo(seeds.get(p).get("lastId").asLong()).isGreaterThanOrEqualTo(highestOld.get(p));
+        }
+        Cli.Result again = Cli.run(registered(topics, registry, "recover", "--from-changelog", old, "--to-application-id", moved));
+        assertThat(again.lastLine()).as("recover run again: the hand-over is done").isEqualTo("worker registry " + registry
+                + ": unchanged (" + moved + " already holds workers 0..1 (ID space default, datacenter 0))");
+
+        // the new application joins the handed-over claim; no tail guard and the old clock: only state and marks lift its IDs
+        assertThat(restamp(topics, moved, clock, movedSettings, before)).allSatisfy(record -> assertThat(FrozenStamper.id(record))
+                .as("partition %d", record.partition()).isGreaterThan(highestOld.get(record.partition())));
+        assertThat(workers(registry)).containsEntry(moved, "stopped");
+    }
+
+    /** application -> state of its newest claim, as {@code workers list} shows them. */
+    private static Map<String, String> workers(String registry) throws Exception {
+        Cli.Result list = Cli.run("workers", "list", "--format", "json", "--bootstrap-servers", broker.bootstrapServers(),
+                "--set", "registry.topic=" + registry);
+        assertThat(list.exitCode()).as(list.toString()).isZero();
+        Map<String, String> states = new java.util.HashMap<>();
+        for (String line : list.outLines()) {
+            JsonNode claim = JSON.readTree(line);
+            states.put(claim.get("application").asText(), claim.get("state").asText());
+        }
+        return states;
     }
 
     @Test
@@ -134,7 +260,9 @@ class RecoverIT extends OnSharedBroker {
         assertThat(full.outLines()[1]).endsWith("(full scan) -> " + Names.changelogTopic(app));
 
         Cli.Result applied = Cli.run(cli(topics, "recover", "--from-changelog", app, "--apply"));
-        assertThat(applied.lastLine()).as(applied.toString()).startsWith("seeded 2 partitions of " + Names.changelogTopic(app));
+        assertThat(applied.outLines()).as(applied.toString()).endsWith("seeded 2 partitions of " + Names.changelogTopic(app)
+                + " (created: compacted, 2 partitions, replication.factor=1 min.insync.replicas=1 (auto: 1 broker))",
+                "start the stamper with application.id=" + app);
         assertThat(inspect(topics, app)).extracting(s -> s.get("lastId").asLong()).containsExactly(highest.get(0), highest.get(1));
 
         // the same state directory (its checkpoint points past the new changelog's end), no tail guard, the same clock

@@ -18,6 +18,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class KafkaSettingsTest {
 
@@ -158,5 +159,43 @@ class KafkaSettingsTest {
                 Map.entry("max.poll.records", "10"),
                 Map.entry("key.deserializer", ByteArrayDeserializer.class.getName()),
                 Map.entry("value.deserializer", ByteArrayDeserializer.class.getName()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 5})
+    void shouldGiveTheChangelogTheReplicationTheClusterCanGive(int brokers) {
+        SnowstampConfig config = config();
+        Properties props = streams(config);
+        io.snowstamp.recovery.Replication chosen = io.snowstamp.recovery.Replication.forBrokers(brokers);
+        assertThat(KafkaSettings.internalTopics(props, config.connection(), chosen)).isEqualTo(chosen.describe());
+        assertThat(props).containsEntry("replication.factor", Short.toString(chosen.factor()))
+                .containsEntry("topic.min.insync.replicas", Integer.toString(chosen.minInsyncReplicas()));
+    }
+
+    @Test
+    void shouldLetKafkaKeysDecideTheInternalTopicsReplication() {
+        io.snowstamp.recovery.Replication threeBrokers = io.snowstamp.recovery.Replication.forBrokers(3);
+        SnowstampConfig two = config("kafka.replication.factor", "2");
+        Properties props = streams(two);
+        assertThat(KafkaSettings.internalTopics(props, two.connection(), threeBrokers))
+                .isEqualTo("replication.factor=2 min.insync.replicas=1 (from kafka.replication.factor)");
+        assertThat(props).containsEntry("replication.factor", "2").containsEntry("topic.min.insync.replicas", "1");
+
+        SnowstampConfig brokerDefault = config("kafka.replication.factor", "-1");
+        props = streams(brokerDefault);
+        assertThat(KafkaSettings.internalTopics(props, brokerDefault.connection(), threeBrokers))
+                .isEqualTo("replication.factor=broker-default (from kafka.replication.factor)");
+        assertThat(props).containsEntry("replication.factor", "-1").doesNotContainKey("topic.min.insync.replicas");
+
+        SnowstampConfig own = config("kafka.topic.min.insync.replicas", "3");
+        props = streams(own);
+        assertThat(KafkaSettings.internalTopics(props, own.connection(), threeBrokers))
+                .isEqualTo("replication.factor=3 min.insync.replicas=3 (from kafka.* settings)");
+        assertThat(props).containsEntry("replication.factor", "3").containsEntry("topic.min.insync.replicas", "3");
+
+        SnowstampConfig wrong = config("kafka.replication.factor", "three");
+        assertThatThrownBy(() -> KafkaSettings.internalTopics(streams(wrong), wrong.connection(), threeBrokers))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("kafka.replication.factor=three is invalid: accepted -1 (the broker's default) or 1..32");
     }
 }

@@ -5,12 +5,14 @@ import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.runtime.TopicSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -22,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A real in-process Kafka broker for integration tests, with small helpers around it. */
@@ -63,6 +67,14 @@ public final class TestBroker implements AutoCloseable {
     public static void createTopic(String bootstrapServers, String name, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             TopicAdmin.apply(admin, List.of(new TopicSpec(name, partitions, (short) 1, Map.of())));
+        }
+    }
+
+    /** One effective config of a topic, with where its value comes from (the topic itself, or a broker default). */
+    public static ConfigEntry topicConfig(String bootstrapServers, String topic, String key) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            return admin.describeConfigs(Set.of(resource)).all().get(60, TimeUnit.SECONDS).get(resource).get(key);
         }
     }
 
