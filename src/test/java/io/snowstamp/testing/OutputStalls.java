@@ -100,6 +100,18 @@ public final class OutputStalls implements AutoCloseable {
     }
 
     /**
+     * Whether every partition got a record within the last {@code millis} milliseconds (wall clock):
+     * records flow in each of them.
+     */
+    public boolean everyPartitionWithin(long millis, int partitions) {
+        long since = System.currentTimeMillis() - millis;
+        synchronized (arrivals) {
+            return arrivals.size() >= partitions
+                    && arrivals.values().stream().allMatch(times -> times.get(times.size() - 1) >= since);
+        }
+    }
+
+    /**
      * How long after {@code faultMillis} the last partition got its first record: every partition
      * was being stamped again (and visible) that many milliseconds after the fault. -1 if some
      * partition got none after it.
