@@ -43,7 +43,18 @@ public final class OutputStalls implements AutoCloseable {
 
     /** Starts tailing {@code topic} from its current end. */
     public static OutputStalls watch(String bootstrapServers, String topic) {
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(StampedRecords.committedReader(bootstrapServers));
+        return watch(bootstrapServers, topic, Map.of());
+    }
+
+    /**
+     * Starts tailing {@code topic} from its current end with {@code settings} over the consumer's own
+     * (on a cluster: a short {@code metadata.max.age.ms}, so that the watcher follows a leader that moved
+     * away from a frozen broker at once instead of waiting for its own request to time out).
+     */
+    public static OutputStalls watch(String bootstrapServers, String topic, Map<String, String> settings) {
+        java.util.Properties props = StampedRecords.committedReader(bootstrapServers);
+        props.putAll(settings);
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
         List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
                 .map(info -> new TopicPartition(topic, info.partition())).toList();
         consumer.assign(partitions);

@@ -13,6 +13,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.TransactionalIdNotFoundException;
 import org.apache.kafka.common.utils.Utils;
 
 import java.nio.file.Path;
@@ -139,11 +141,18 @@ public final class KafkaCluster implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (true) {
             try {
-                admin.describeConsumerGroups(List.of("snowstamp-cluster-probe")).all().get(30, TimeUnit.SECONDS);
+                // "not found" is the answer of a coordinator, so its topic exists
+                try {
+                    admin.describeConsumerGroups(List.of("snowstamp-cluster-probe")).all().get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                        throw e;
+                    }
+                }
                 try {
                     admin.describeTransactions(List.of("snowstamp-cluster-probe")).all().get(30, TimeUnit.SECONDS);
                 } catch (ExecutionException e) {
-                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.TransactionalIdNotFoundException)) {
+                    if (!(e.getCause() instanceof TransactionalIdNotFoundException)) {
                         throw e;
                     }
                 }
@@ -206,6 +215,20 @@ public final class KafkaCluster implements AutoCloseable {
     /** The first replica of {@code topic}-{@code partition}: where {@link #electPreferredLeaders} puts its leader. */
     public KafkaNode preferredLeaderOf(String topic, int partition) throws Exception {
         return node(partition(topic, partition).replicas().get(0).id());
+    }
+
+    /** The node that is the active controller now (the leader of the KRaft quorum). */
+    public KafkaNode activeController() throws Exception {
+        return node(admin.describeMetadataQuorum().quorumInfo().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).leaderId());
+    }
+
+    /**
+     * Settings for a client of this JVM that watches the cluster (a test's observer): metadata at most a
+     * second old, so that it follows a leader moved away from a frozen node within a second of the
+     * election instead of waiting for its own request to the frozen node to time out (30 s).
+     */
+    public static Map<String, String> observerSettings() {
+        return Map.of("metadata.max.age.ms", "1000");
     }
 
     /** The {@code __consumer_offsets} partition that holds {@code groupId}: its leader coordinates the group. */

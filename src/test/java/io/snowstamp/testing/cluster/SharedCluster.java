@@ -13,8 +13,8 @@ import java.util.Optional;
 
 /**
  * One {@link KafkaCluster} for every test class of the JVM that declares a {@code KafkaCluster}
- * parameter (of a {@code @BeforeAll} method, say) with this extension: started on first use, in the
- * background of nothing else (three nodes take a few seconds), and stopped once after the last test
+ * parameter (of a {@code @BeforeAll} method, say) with this extension: started on first use and
+ * stopped once after the last test
  * of the run (it lives in the root context's store, which JUnit closes at the end), its namespace
  * deleted with it. Classes using it must not run at the same time as each other when they make
  * faults (their faults would hit each other's stampers): give them
@@ -46,11 +46,14 @@ public final class SharedCluster implements ParameterResolver, ExecutionConditio
         return context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(KafkaCluster.class, key -> start(), Resource.class).cluster;
     }
 
-    /** Closes the cluster when JUnit closes the root store, after the last test. */
-    private record Resource(KafkaCluster cluster) implements ExtensionContext.Store.CloseableResource {
+    /** Closes the cluster and deletes its data when JUnit closes the root store, after the last test. */
+    private record Resource(KafkaCluster cluster, Path dir) implements AutoCloseable {
         @Override
-        public void close() throws Throwable {
+        public void close() throws Exception {
             cluster.close();
+            try (var paths = Files.walk(dir)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
         }
     }
 
@@ -60,7 +63,7 @@ public final class SharedCluster implements ParameterResolver, ExecutionConditio
             // readable by the stampers, which run under uids of their own
             dir.toFile().setReadable(true, false);
             dir.toFile().setExecutable(true, false);
-            return new Resource(KafkaCluster.start(dir, Stamper.LOGS.resolve("cluster-" + dir.getFileName())));
+            return new Resource(KafkaCluster.start(dir, Stamper.LOGS.resolve("cluster-" + dir.getFileName())), dir);
         } catch (Exception e) {
             throw new IllegalStateException("the shared test cluster did not start", e);
         }
