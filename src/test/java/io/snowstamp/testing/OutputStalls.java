@@ -123,6 +123,22 @@ public final class OutputStalls implements AutoCloseable {
     }
 
     /**
+     * When the stall under way at {@code millis} ended: the latest first arrival after {@code millis}
+     * over the partitions ({@code millis} itself when every partition got a record right then). A
+     * partition with no arrival after it yet counts as ending now.
+     */
+    public long stallEndAt(long millis) {
+        long end = millis;
+        synchronized (arrivals) {
+            for (List<Long> times : arrivals.values()) {
+                long first = times.stream().filter(t -> t > millis).findFirst().orElse(System.currentTimeMillis());
+                end = Math.max(end, first);
+            }
+        }
+        return end;
+    }
+
+    /**
      * How long after {@code faultMillis} the last partition got its first record: every partition
      * was being stamped again (and visible) that many milliseconds after the fault. -1 if some
      * partition got none after it.

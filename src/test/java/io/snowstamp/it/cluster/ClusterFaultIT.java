@@ -187,6 +187,7 @@ class ClusterFaultIT {
                 rule.close();
             }
         }
+        fault.back();
         timeline.mark("a: link healed; a's tasks: alos %s, eos %s", alos.holding("a"), eos.holding("a"));
         recover(fault);
         checkpoint(true);
@@ -221,6 +222,7 @@ class ClusterFaultIT {
                 rule.close();
             }
         }
+        fault.back();
         timeline.mark("b: links healed");
         recover(fault);
     }
@@ -231,6 +233,7 @@ class ClusterFaultIT {
         try (Netns.Rule rule = netns.randomLoss(0.05)) {
             Thread.sleep(30_000);
         }
+        fault.back();
         timeline.mark("c: loss over");
         recover(fault);
     }
@@ -247,6 +250,7 @@ class ClusterFaultIT {
         node.kill();
         // dead for at least 10 s: longer than the broker session (9 s), so the controller fences it
         awaitFlowing(name + ": every partition stamps with " + node + " dead", 10);
+        fault.back();
         node.restart();
         timeline.mark("%s: %s restarted", name, node);
         cluster.awaitFullIsr(RECOVERY);
@@ -262,6 +266,7 @@ class ClusterFaultIT {
             Thread.sleep(20_000);
         } finally {
             node.thaw();
+            fault.back();
         }
         timeline.mark("%s: %s resumed (SIGCONT)", name, node);
         cluster.awaitFullIsr(RECOVERY);
@@ -374,12 +379,21 @@ class ClusterFaultIT {
         for (Pair pair : pairs()) {
             for (Fault fault : faults) {
                 long to = fault.end > 0 ? fault.end : until;
-                OutputStalls.Report output = pair.output.report(fault.start, to);
-                OutputStalls.Report input = pair.input.report(fault.start, to);
+                // the fault itself: until it is undone (and the stall it caused has ended, if that is later)
+                long faultEnd = pair.output.stallEndAt(fault.back);
+                OutputStalls.Report output = pair.output.report(fault.start, faultEnd);
+                OutputStalls.Report input = pair.input.report(fault.start, pair.input.stallEndAt(fault.back));
                 timeline.mark("longest output stall after %s (%s): %.1f s (longest input stall %.1f s) | %s",
                         fault, pair.name, output.worst().millis() / 1e3, input.worst().millis() / 1e3, output.describe(fault.start));
                 if (output.worst().millis() >= STALL_BOUND.toMillis()) {
                     stallFailures.add(fault + " (" + pair.name + "): " + output.describe(fault.start));
+                }
+                // its return: the restarted node taking its partitions back, the resumed node catching up
+                OutputStalls.Report after = pair.output.report(faultEnd + 1, to);
+                timeline.mark("longest output stall after %s's return (%s): %.1f s | %s", fault.name, pair.name,
+                        after.worst().millis() / 1e3, after.describe(fault.start));
+                if (after.worst().millis() >= STALL_BOUND.toMillis()) {
+                    stallFailures.add(fault.name + "'s return (" + pair.name + "): " + after.describe(fault.start));
                 }
             }
             twice.put(pair, pair.issuedTwiceByFault());
@@ -415,12 +429,18 @@ class ClusterFaultIT {
         final String name;
         final String what;
         final long start;
+        /** When the fault was undone (link healed, node restarted or resumed): what follows is its return. */
+        long back;
         long end;
 
         Fault(String name, String what, long start) {
             this.name = name;
             this.what = what;
             this.start = start;
+        }
+
+        void back() {
+            back = System.currentTimeMillis();
         }
 
         boolean contains(long millis) {
@@ -484,6 +504,12 @@ class ClusterFaultIT {
             cluster.createTopic(topics.dlq(), placement(1), Map.of());
             Stamper base = Stamper.of(work.resolve(name), cluster.bootstrapServers(), applicationId, topics, "a")
                     .with("processing.guarantee", guarantee);
+            // -Dcluster.stamper.set=KEY=VALUE,KEY=VALUE: settings to try against the shipped ones (measuring stalls)
+            for (String setting : System.getProperty("cluster.stamper.set", "").split(",")) {
+                if (setting.contains("=")) {
+                    base = base.with(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
+                }
+            }
             for (String id : List.of("a", "b")) {
                 int uid = firstUid + uids.size();
                 Stamper spec = base.instance(id).withPrefix(netns.execAs(uid));
