@@ -41,7 +41,6 @@ public final class NumberedProducer implements AutoCloseable {
     private final AtomicReference<Exception> failure = new AtomicReference<>();
     private volatile boolean stopping;
     private int spreadOver;
-    private final java.util.Map<String, String> settings = new java.util.LinkedHashMap<>();
     private Thread thread;
     private KafkaProducer<byte[], byte[]> producer;
 
@@ -75,12 +74,6 @@ public final class NumberedProducer implements AutoCloseable {
         return this;
     }
 
-    /** A producer setting over this class's own (e.g. a shorter {@code request.timeout.ms}). Before {@link #start}. */
-    public NumberedProducer with(String key, String value) {
-        settings.put(key, value);
-        return this;
-    }
-
     /** Starts the sending thread; returns at once. */
     public NumberedProducer start() {
         Properties p = new Properties();
@@ -94,7 +87,6 @@ public final class NumberedProducer implements AutoCloseable {
         p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.putAll(settings);
         producer = new KafkaProducer<>(p);
         thread = new Thread(this::sendLoop, "numbered-producer-" + topic);
         thread.setDaemon(true);

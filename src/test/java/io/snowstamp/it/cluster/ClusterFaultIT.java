@@ -574,10 +574,8 @@ class ClusterFaultIT {
             if (load != null) {
                 return;
             }
-            // the load must not hide the stampers' stalls behind its own: a request stuck on a frozen leader
-            // is given up after 3 s (and sent again), so the input flows again soon after the leader moved
             load = new NumberedProducer(cluster.bootstrapServers(), topics.in(), produced, NumberedProducer.UNTIL_STOPPED, RATE,
-                    Duration.ofMinutes(3)).with("request.timeout.ms", "3000").start();
+                    Duration.ofMinutes(3)).start();
             output = OutputStalls.watch(cluster.bootstrapServers(), topics.out(), KafkaCluster.observerSettings());
             input = OutputStalls.watch(cluster.bootstrapServers(), topics.in(), KafkaCluster.observerSettings());
         }
