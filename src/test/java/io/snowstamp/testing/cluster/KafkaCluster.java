@@ -252,7 +252,7 @@ public final class KafkaCluster implements AutoCloseable {
      * {@code <application.id>-<process id>-<thread>}) and the node coordinating each now.
      */
     public Map<String, KafkaNode> transactionCoordinators(String prefix) throws Exception {
-        Collection<TransactionListing> listings = admin.listTransactions().all().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        Collection<TransactionListing> listings = listTransactions();
         List<String> ids = listings.stream().map(TransactionListing::transactionalId).filter(id -> id.startsWith(prefix)).sorted().toList();
         Map<String, KafkaNode> coordinators = new LinkedHashMap<>();
         if (!ids.isEmpty()) {
@@ -262,6 +262,25 @@ public final class KafkaCluster implements AutoCloseable {
             }
         }
         return coordinators;
+    }
+
+    /**
+     * Every transaction the brokers know. The Admin client asks every broker and refuses an answer from
+     * a broker it did not ask ({@code IllegalArgumentException: Unexpected key set}) when the broker
+     * list changed meanwhile, as it does while a node restarts: asked again (bounded).
+     */
+    private Collection<TransactionListing> listTransactions() throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            try {
+                return admin.listTransactions().all().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(500);
+            }
+        }
     }
 
     /**
