@@ -37,6 +37,7 @@ public final class StreamsRunner implements AutoCloseable {
     private volatile StamperTopology topology;
     private final StamperStats stats = new StamperStats();
     private final RestoreTracker restores = new RestoreTracker();
+    private final AbortRaceRecovery abortRace = new AbortRaceRecovery(() -> System.nanoTime() / 1_000_000);
     private String applicationServer;
     private RegistryClaim registryClaim;
     private java.util.function.LongUnaryOperator registryMarks = worker -> -1;
@@ -93,6 +94,11 @@ public final class StreamsRunner implements AutoCloseable {
 
     private KafkaStreams listen(KafkaStreams instance) {
         instance.setUncaughtExceptionHandler(error -> {
+            if (abortRace.replace(error)) {
+                log.warn("stream thread replaced: its commit raced the transaction coordinator's own abort of the transaction"
+                        + " (rolled back, nothing of it visible; KAFKA-20785): {}", Errors.oneLine(error));
+                return StreamThreadExceptionResponse.REPLACE_THREAD;
+            }
             failure.compareAndSet(null, error);
             if (Errors.explained(error)) {  // a refusal written for people (a layout change...): its stack trace says nothing more
                 log.error("stamper stopping after an unrecoverable error: {}", Errors.oneLine(error));

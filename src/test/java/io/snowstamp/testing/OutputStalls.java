@@ -43,7 +43,18 @@ public final class OutputStalls implements AutoCloseable {
 
     /** Starts tailing {@code topic} from its current end. */
     public static OutputStalls watch(String bootstrapServers, String topic) {
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(StampedRecords.committedReader(bootstrapServers));
+        return watch(bootstrapServers, topic, Map.of());
+    }
+
+    /**
+     * Starts tailing {@code topic} from its current end with {@code settings} over the consumer's own
+     * (on a cluster: a short {@code metadata.max.age.ms}, so that the watcher follows a leader that moved
+     * away from a frozen broker at once instead of waiting for its own request to time out).
+     */
+    public static OutputStalls watch(String bootstrapServers, String topic, Map<String, String> settings) {
+        java.util.Properties props = StampedRecords.committedReader(bootstrapServers);
+        props.putAll(settings);
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
         List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
                 .map(info -> new TopicPartition(topic, info.partition())).toList();
         consumer.assign(partitions);
@@ -97,6 +108,34 @@ public final class OutputStalls implements AutoCloseable {
         }
         notable.sort(Comparator.comparingLong(Gap::fromMillis));
         return new Report(Map.copyOf(longest), List.copyOf(notable));
+    }
+
+    /**
+     * Whether every partition got a record within the last {@code millis} milliseconds (wall clock):
+     * records flow in each of them.
+     */
+    public boolean everyPartitionWithin(long millis, int partitions) {
+        long since = System.currentTimeMillis() - millis;
+        synchronized (arrivals) {
+            return arrivals.size() >= partitions
+                    && arrivals.values().stream().allMatch(times -> times.get(times.size() - 1) >= since);
+        }
+    }
+
+    /**
+     * When the stall under way at {@code millis} ended: the latest first arrival after {@code millis}
+     * over the partitions ({@code millis} itself when every partition got a record right then). A
+     * partition with no arrival after it yet counts as ending now.
+     */
+    public long stallEndAt(long millis) {
+        long end = millis;
+        synchronized (arrivals) {
+            for (List<Long> times : arrivals.values()) {
+                long first = times.stream().filter(t -> t > millis).findFirst().orElse(System.currentTimeMillis());
+                end = Math.max(end, first);
+            }
+        }
+        return end;
     }
 
     /**

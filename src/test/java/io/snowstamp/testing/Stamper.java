@@ -114,6 +114,14 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
         return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir, instanceId, settings, prefix, env, more);
     }
 
+    /**
+     * A copy whose command starts with {@code prefix} (e.g. {@code ip netns exec NS setpriv --reuid=N ...}:
+     * in a network namespace under a uid of its own); replaces any earlier prefix.
+     */
+    public Stamper withPrefix(List<String> prefix) {
+        return new Stamper(logDir, bootstrapServers, applicationId, topics, stateDir, instanceId, settings, prefix, env, jvmArgs);
+    }
+
     /** A copy with the real clock. */
     public Stamper withRealClock() {
         Map<String, String> less = new LinkedHashMap<>(env);

@@ -1,0 +1,660 @@
+package io.snowstamp.it.cluster;
+
+import io.snowstamp.id.IdLayout;
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.NumberedProducer;
+import io.snowstamp.testing.OutputStalls;
+import io.snowstamp.testing.StampedRecords;
+import io.snowstamp.testing.Stamper;
+import io.snowstamp.testing.TestBroker;
+import io.snowstamp.testing.Timeline;
+import io.snowstamp.testing.Verification;
+import io.snowstamp.testing.cluster.KafkaCluster;
+import io.snowstamp.testing.cluster.KafkaNode;
+import io.snowstamp.testing.cluster.Netns;
+import io.snowstamp.testing.cluster.SharedCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The promise on a replicated cluster ({@link KafkaCluster}: three KRaft nodes, RF 3, min ISR 2,
+ * in a network namespace of the test's own) under broker and link faults, in both processing modes
+ * at once: an at-least-once pair of stampers and an exactly-once pair ({@code snowstamp run}, shipped
+ * defaults, child JVMs, each instance under a uid of its own so that iptables rules can single it out),
+ * each pair on its own topics (4 partitions) under a steady 400 records/s.
+ *
+ * <p>Placement: one node that is not the active controller coordinates both groups (the application
+ * ids are chosen so), and the topics' partitions are led by the other two (replicas in a fixed order,
+ * the stampers' changelogs reordered the same way once Kafka Streams has created them). A fault of the coordinator is
+ * then a fault of the coordinator alone, and a stamper cut off from it still reaches every leader it
+ * reads from and writes to — the partial partition that made an at-least-once stamper without the
+ * membership lease issue IDs twice. After a node comes back, every leader is moved back to its
+ * preferred replica ({@link KafkaCluster#electPreferredLeaders}), as Kafka's own leader rebalancing
+ * would within minutes.
+ *
+ * <p>The faults run one after another on the same stampers, each followed by its recovery and a
+ * few seconds of steady stamping: (a) stamper a's packets to its group coordinator dropped for 40 s;
+ * (b) stamper a cut off from every broker (both directions) for 15 s, longer than the 6 s session;
+ * (c) 5 % of all packets dropped for 30 s; (d) SIGKILL of the leader of output partitions (0, or 1
+ * when 0's is the active controller), then its restart; (e) the same of the groups' coordinator; (f) the
+ * same of the exactly-once pair's transaction coordinator; (g) SIGSTOP of a leader of output partitions
+ * (as in d) for 20 s;
+ * (h) SIGSTOP of the transaction coordinator's node for 20 s. Each method ends with {@code verify}
+ * over everything: no ID on two source records, no input record missing; exactly-once: nothing
+ * stamped twice and IDs increasing in every partition. It prints the longest output stall of each
+ * fault ({@code longest output stall after <fault>}), of both modes, bounded generously.
+ *
+ * <p>{@code mvn -B verify -Dtest=none -Dit.test='ClusterFaultIT#shouldIssueNoIdTwiceWhileAStamperIsCutOffFromItsGroupCoordinator'
+ * -Dsurefire.failIfNoSpecifiedTests=false} runs the partial partition alone; {@code -Dcluster.lease=off} starts the
+ * stampers without their membership lease, and that test then fails under at-least-once.
+ */
+@Tag("integration")
+@Order(0)   // the longest: starts first in the parallel run (see development.md)
+@Timeout(1500)
+@ExtendWith(SharedCluster.class)
+@ResourceLock(SharedCluster.LOCK)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterFaultIT {
+    private static final int PARTITIONS = 4;
+    private static final int RATE = 400;
+    /** Steady stamping after each fault's recovery, before the next fault. */
+    private static final Duration SETTLE = Duration.ofSeconds(5);
+    /** Far from the goal (12 s): this machine is shared, and the figures are printed. */
+    private static final Duration STALL_BOUND = Duration.ofSeconds(60);
+    private static final Duration RECOVERY = Duration.ofSeconds(150);
+    private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
+
+    private static KafkaCluster cluster;
+    private static Netns netns;
+    /** The node that coordinates both groups, not the active controller; it leads none of the stampers' partitions. */
+    private static int coordinator;
+    /** The other two nodes, which lead the stampers' partitions. */
+    private static List<Integer> dataLeaders;
+    private static Timeline timeline;
+    private static Path work;
+    private static Pair alos;
+    private static Pair eos;
+    /** The faults since the last checkpoint, in order. */
+    private static final List<Fault> faults = new ArrayList<>();
+    /** Every fault of the class, for telling which one an ID's time falls in. */
+    private static final List<Fault> allFaults = new ArrayList<>();
+
+    @BeforeAll
+    static void startStampers(KafkaCluster shared) throws Exception {
+        cluster = shared;
+        netns = cluster.netns();
+        timeline = new Timeline("cluster");
+        // a previous class's faults may have moved leaders: the placement below starts from the preferred ones
+        cluster.awaitFullIsr(Duration.ofSeconds(120));
+        cluster.electPreferredLeaders();
+        int controller = cluster.activeController().id();
+        coordinator = cluster.nodes().stream().mapToInt(KafkaNode::id).filter(id -> id != controller).min().orElseThrow();
+        dataLeaders = cluster.nodes().stream().map(KafkaNode::id).filter(id -> id != coordinator).toList();
+        work = Files.createTempDirectory("snowstamp-cluster-it");
+        // the stampers run under uids of their own: they must get to their state directories
+        work.toFile().setReadable(true, false);
+        work.toFile().setExecutable(true, false);
+        alos = new Pair("alos", "at_least_once", 23101);
+        eos = new Pair("eos", "exactly_once_v2", 23103);
+        timeline.mark("cluster %s in namespace %s; lease switch: %s; lease in the jar: %s", cluster.bootstrapServers(), netns.name(),
+                LeaseSwitch.off() ? "off (-Dcluster.lease=off)" : "default", LeaseSwitch.inJar());
+        for (Pair pair : pairs()) {
+            pair.launch();
+        }
+        for (Pair pair : pairs()) {
+            pair.awaitStamping();
+            pair.placeChangelogs();
+        }
+        timeline.mark("both pairs stamping; groups coordinated by node %d; data partitions led by nodes %s; active controller: node %d",
+                coordinator, dataLeaders, controller);
+    }
+
+    @AfterAll
+    static void stopStampers() throws Exception {
+        for (Pair pair : pairs()) {
+            if (pair != null) {
+                pair.close();
+            }
+        }
+        if (work != null) {
+            try (var paths = Files.walk(work)) {
+                paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+
+    private static List<Pair> pairs() {
+        List<Pair> pairs = new ArrayList<>();
+        if (alos != null) {
+            pairs.add(alos);
+        }
+        if (eos != null) {
+            pairs.add(eos);
+        }
+        return pairs;
+    }
+
+    /**
+     * Fault (a): stamper a of each pair cannot reach the broker that coordinates its group (its own
+     * packets to that port are dropped) for 40 s, while every partition leader stays reachable. The
+     * coordinator evicts it after the session timeout and gives its partitions to b; a must stop
+     * issuing IDs before b starts. Without the lease (the stamper before it, or {@code -Dcluster.lease=off})
+     * the at-least-once stamper a keeps stamping its partitions until the link heals: IDs issued twice.
+     */
+    @Test
+    @Order(1)
+    void shouldIssueNoIdTwiceWhileAStamperIsCutOffFromItsGroupCoordinator() throws Exception {
+        steady();
+        Map<Pair, KafkaNode> coordinators = new LinkedHashMap<>();
+        for (Pair pair : pairs()) {
+            coordinators.put(pair, cluster.groupCoordinator(pair.applicationId));
+        }
+        Fault fault = begin("a", "partial partition: stamper a's packets to its group coordinator dropped for 40 s (%s)",
+                describe(coordinators));
+        List<Netns.Rule> rules = new ArrayList<>();
+        try {
+            for (Map.Entry<Pair, KafkaNode> entry : coordinators.entrySet()) {
+                rules.add(netns.dropOwnPackets(entry.getKey().uids.get("a"), entry.getValue().port()));
+            }
+            Thread.sleep(40_000);
+        } finally {
+            for (Netns.Rule rule : rules) {
+                rule.close();
+            }
+        }
+        fault.back();
+        timeline.mark("a: link healed; a's tasks: alos %s, eos %s", alos.holding("a"), eos.holding("a"));
+        recover(fault);
+        checkpoint();
+    }
+
+    /** Faults (b) to (h), one after another on the same stampers. */
+    @Test
+    @Order(2)
+    void shouldKeepThePromiseThroughLinkLossAndBrokerFailures() throws Exception {
+        steady();
+        cutOffFromEveryBroker();
+        randomLoss();
+        killAndRestart("d", "a leader of output partitions", outputLeader());
+        killAndRestart("e", "the groups' coordinator", cluster.groupCoordinator(eos.applicationId));
+        killAndRestart("f", "the exactly-once pair's transaction coordinator", transactionCoordinator());
+        freezeAndResume("g", "a leader of output partitions", outputLeader());
+        freezeAndResume("h", "the exactly-once pair's transaction coordinator", transactionCoordinator());
+        checkpoint();
+    }
+
+    /** (b): stamper a of each pair cut off from every broker, both directions, for 15 s (longer than the 6 s session). */
+    private void cutOffFromEveryBroker() throws Exception {
+        Fault fault = begin("b", "stamper a cut off from every broker (both directions) for 15 s");
+        List<Netns.Rule> rules = new ArrayList<>();
+        try {
+            for (Pair pair : pairs()) {
+                rules.add(netns.cut(pair.uids.get("a"), cluster.ports()));
+            }
+            Thread.sleep(15_000);
+        } finally {
+            for (Netns.Rule rule : rules) {
+                rule.close();
+            }
+        }
+        fault.back();
+        timeline.mark("b: links healed");
+        recover(fault);
+    }
+
+    /** (c): 5 % of all packets in the namespace dropped for 30 s (every process: nodes, stampers, observers). */
+    private void randomLoss() throws Exception {
+        Fault fault = begin("c", "5 %% of every packet dropped for 30 s");
+        try (Netns.Rule rule = netns.randomLoss(0.05)) {
+            Thread.sleep(30_000);
+        }
+        fault.back();
+        timeline.mark("c: loss over");
+        recover(fault);
+    }
+
+    /**
+     * The leader of output partition 0, or of partition 1 when that one is the active controller: a
+     * leader's fault alone. (A fault of the active controller's node costs Kafka an election of the
+     * controller before it can fence the node, about 3 s more: the transaction coordinator's faults show it
+     * when they fall there.)
+     */
+    private static KafkaNode outputLeader() throws Exception {
+        KafkaNode leader = cluster.leaderOf(eos.topics.out(), 0);
+        return leader.id() != cluster.activeController().id() ? leader : cluster.leaderOf(eos.topics.out(), 1);
+    }
+
+    private static KafkaNode transactionCoordinator() throws Exception {
+        Map<String, KafkaNode> coordinators = cluster.transactionCoordinators(eos.applicationId + "-");
+        timeline.mark("transaction coordinators of the exactly-once pair: %s", coordinators);
+        assertThat(coordinators).as("the exactly-once stampers' transactional ids").isNotEmpty();
+        return coordinators.values().iterator().next();
+    }
+
+    private void killAndRestart(String name, String role, KafkaNode node) throws Exception {
+        Fault fault = begin(name, "SIGKILL %s, %s; %s", node, role, roles(node));
+        node.kill();
+        // dead for at least 10 s: longer than the broker session (9 s), so the controller fences it
+        awaitFlowing(name + ": every partition stamps with " + node + " dead", 10);
+        fault.back();
+        node.restart();
+        timeline.mark("%s: %s restarted", name, node);
+        cluster.awaitFullIsr(RECOVERY);
+        cluster.electPreferredLeaders();
+        timeline.mark("%s: %s back in sync, leaders in place", name, node);
+        recover(fault);
+    }
+
+    private void freezeAndResume(String name, String role, KafkaNode node) throws Exception {
+        Fault fault = begin(name, "SIGSTOP %s for 20 s, %s; %s", node, role, roles(node));
+        node.freeze();
+        try {
+            Thread.sleep(20_000);
+        } finally {
+            node.thaw();
+            fault.back();
+        }
+        timeline.mark("%s: %s resumed (SIGCONT)", name, node);
+        cluster.awaitFullIsr(RECOVERY);
+        cluster.electPreferredLeaders();
+        timeline.mark("%s: %s back in sync, leaders in place", name, node);
+        recover(fault);
+    }
+
+    /** What else the node does: which output partitions it leads, which groups and transactions it coordinates. */
+    private static String roles(KafkaNode node) throws Exception {
+        List<String> roles = new ArrayList<>();
+        for (Pair pair : pairs()) {
+            List<Integer> led = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                if (cluster.leaderOf(pair.topics.out(), p).id() == node.id()) {
+                    led.add(p);
+                }
+            }
+            roles.add(pair.name + " leads output " + led + (cluster.groupCoordinator(pair.applicationId).id() == node.id() ? ", group coordinator" : ""));
+        }
+        long transactions = cluster.transactionCoordinators(eos.applicationId + "-").values().stream().filter(n -> n.id() == node.id()).count();
+        roles.add("coordinates " + transactions + " of the exactly-once transactional ids");
+        if (cluster.activeController().id() == node.id()) {
+            roles.add("the active controller");
+        }
+        return String.join("; ", roles);
+    }
+
+    private static String describe(Map<Pair, KafkaNode> coordinators) {
+        List<String> parts = new ArrayList<>();
+        coordinators.forEach((pair, node) -> parts.add(pair.name + " a (uid " + pair.uids.get("a") + ") -/-> " + node));
+        return String.join(", ", parts);
+    }
+
+    /** Loads running and every partition of both pairs stamping, for {@link #SETTLE}: the first fault may begin. */
+    private static void steady() throws Exception {
+        faults.clear();
+        for (Pair pair : pairs()) {
+            pair.startLoad();
+        }
+        awaitFlowing("steady", 0);
+        Thread.sleep(SETTLE.toMillis());
+    }
+
+    private static Fault begin(String name, String what, Object... args) {
+        Fault fault = new Fault(name, String.format(Locale.ROOT, what, args), System.currentTimeMillis());
+        faults.add(fault);
+        allFaults.add(fault);
+        timeline.mark("%s: %s", name, fault.what);
+        return fault;
+    }
+
+    /** Waits until records flow again in every partition of both pairs, then for {@link #SETTLE}: the fault's window ends. */
+    private static void recover(Fault fault) throws Exception {
+        awaitFlowing(fault.name + ": every partition stamps again", 0);
+        Thread.sleep(SETTLE.toMillis());
+        fault.end = System.currentTimeMillis();
+    }
+
+    /**
+     * Waits (bounded) until every output partition of both pairs got a record within the last second,
+     * looking no sooner than {@code atLeastSeconds} from now.
+     */
+    private static void awaitFlowing(String what, int atLeastSeconds) throws Exception {
+        long start = System.nanoTime();
+        TimeUnit.SECONDS.sleep(atLeastSeconds);
+        long deadline = start + RECOVERY.toNanos();
+        while (!pairs().stream().allMatch(pair -> pair.output.everyPartitionWithin(1_000, PARTITIONS))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + ": not every partition stamps within " + RECOVERY.toSeconds() + " s\n" + logs());
+            }
+            Thread.sleep(100);
+        }
+        timeline.mark("%s (after %.1f s)", what, (System.nanoTime() - start) / 1e9);
+    }
+
+    private static String logs() throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (Pair pair : pairs()) {
+            for (Map.Entry<String, ChildJvm> instance : pair.instances.entrySet()) {
+                String err = instance.getValue().stderr();
+                text.append("--- ").append(pair.name).append(' ').append(instance.getKey()).append(" (alive: ")
+                        .append(instance.getValue().isAlive()).append("), last lines ---\n")
+                        .append(err.substring(Math.max(0, err.length() - 3_000))).append('\n');
+            }
+        }
+        return text.toString();
+    }
+
+    /**
+     * Stops the loads, waits until every record is stamped, verifies both pairs, prints each fault's
+     * longest stall and the IDs issued twice in its window, and asserts.
+     *
+     * <p>IDs issued twice under at-least-once only in the windows of {@link #LEASE_FAULTS}, by a jar
+     * without a membership lease (and no {@code -Dcluster.lease=off} asking to see the failure), are
+     * reported and the test is aborted (skipped) rather than failed: that is the bug the lease fixes.
+     */
+    private static void checkpoint() throws Exception {
+        Thread.sleep(2_000);
+        long until = System.currentTimeMillis();
+        Map<Pair, Verification> verified = new LinkedHashMap<>();
+        for (Pair pair : pairs()) {
+            pair.stopLoad();
+        }
+        for (Pair pair : pairs()) {
+            verified.put(pair, pair.verify());
+        }
+        Map<Pair, Twice> twice = new LinkedHashMap<>();
+        List<String> stallFailures = new ArrayList<>();
+        for (Pair pair : pairs()) {
+            for (Fault fault : faults) {
+                long to = fault.end > 0 ? fault.end : until;
+                // the fault itself: until it is undone (and the stall it caused has ended, if that is later)
+                long faultEnd = pair.output.stallEndAt(fault.back);
+                OutputStalls.Report output = pair.output.report(fault.start, faultEnd);
+                OutputStalls.Report input = pair.input.report(fault.start, pair.input.stallEndAt(fault.back));
+                timeline.mark("longest output stall after %s (%s): %.1f s (longest input stall %.1f s) | %s",
+                        fault, pair.name, output.worst().millis() / 1e3, input.worst().millis() / 1e3, output.describe(fault.start));
+                if (output.worst().millis() >= STALL_BOUND.toMillis()) {
+                    stallFailures.add(fault + " (" + pair.name + "): " + output.describe(fault.start));
+                }
+                // its return: the restarted node taking its partitions back, the resumed node catching up
+                OutputStalls.Report after = pair.output.report(faultEnd + 1, to);
+                timeline.mark("longest output stall after %s's return (%s): %.1f s | %s", fault.name, pair.name,
+                        after.worst().millis() / 1e3, after.describe(fault.start));
+                if (after.worst().millis() >= STALL_BOUND.toMillis()) {
+                    stallFailures.add(fault.name + "'s return (" + pair.name + "): " + after.describe(fault.start));
+                }
+            }
+            twice.put(pair, pair.issuedTwiceByFault());
+        }
+        for (Pair pair : pairs()) {
+            Verification v = verified.get(pair);
+            assertThat(v.missing()).as("%s: input records never stamped\n%s", pair.name, v).isZero();
+            if (pair == eos) {
+                assertThat(v.summaryLine()).as("%s: every record once, nothing else\n%s", pair.name, v).isEqualTo(Verification.clean(pair.produced));
+                assertThat(v.exitCode()).as("%s: IDs increase in every partition\n%s", pair.name, v).isZero();
+            }
+            for (Map.Entry<String, ChildJvm> instance : pair.instances.entrySet()) {
+                assertThat(instance.getValue().isAlive()).as("%s %s alive\n%s", pair.name, instance.getKey(), instance.getValue().logs()).isTrue();
+            }
+        }
+        assertThat(stallFailures).as("stalls of %d s or more", STALL_BOUND.toSeconds()).isEmpty();
+        Verification atLeastOnce = verified.get(alos);
+        long newDuplicates = atLeastOnce.duplicates() - alos.duplicatesBefore;
+        alos.duplicatesBefore = atLeastOnce.duplicates();
+        boolean leaseFaultsOnly = LEASE_FAULTS.containsAll(twice.get(alos).anySource().keySet());
+        if (newDuplicates > 0 && leaseFaultsOnly && !LeaseSwitch.off() && !LeaseSwitch.inJar()) {
+            String message = "no membership lease in this build (no class names -D" + LeaseSwitch.STAMPER_PROPERTY + "): at-least-once"
+                    + " issued IDs twice, as expected without it (" + newDuplicates + " records with an ID issued before; IDs on two"
+                    + " source records by fault: " + twice.get(alos).twoSources() + "); skipped, not failed: run with the lease to test it";
+            timeline.mark("%s", message);
+            Assumptions.abort(message);
+        }
+        assertThat(newDuplicates).as("at-least-once: IDs on two different source records, by fault: %s%s\n%s", twice.get(alos).twoSources(),
+                LeaseSwitch.off() ? " (stampers without the lease: -Dcluster.lease=off)" : "", atLeastOnce).isZero();
+    }
+
+    /**
+     * The faults in which a stamper cannot reach its group coordinator while its partitions move:
+     * only the membership lease stops it issuing IDs the new owner issues too (a: until the link heals;
+     * b: from the moment the link heals until it hears that its generation is gone).
+     */
+    private static final Set<String> LEASE_FAULTS = Set.of("a", "b");
+
+    /** IDs issued more than once, by the fault their time falls in: on two source records, on any. */
+    private record Twice(Map<String, Long> twoSources, Map<String, Long> anySource) {
+    }
+
+    /** One fault and its window: from its start to the end of its recovery and settling. */
+    private static final class Fault {
+        final String name;
+        final String what;
+        final long start;
+        /** When the fault was undone (link healed, node restarted or resumed): what follows is its return. */
+        long back;
+        long end;
+
+        Fault(String name, String what, long start) {
+            this.name = name;
+            this.what = what;
+            this.start = start;
+        }
+
+        void back() {
+            back = System.currentTimeMillis();
+        }
+
+        boolean contains(long millis) {
+            return millis >= start && (end == 0 || millis < end);
+        }
+
+        @Override
+        public String toString() {
+            return name + " (" + what + ")";
+        }
+    }
+
+    /** Replica order of partition {@code p} of a data topic: led by one of the data leaders, never by the coordinator. */
+    private static List<Integer> replicas(int p) {
+        int first = dataLeaders.get(p % 2);
+        int second = dataLeaders.get((p + 1) % 2);
+        return List.of(first, second, coordinator);
+    }
+
+    private static List<List<Integer>> placement(int partitions) {
+        List<List<Integer>> placement = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            placement.add(replicas(p));
+        }
+        return placement;
+    }
+
+    /** A new application id whose group node {@code node} coordinates (once leaders are in their preferred place). */
+    private static String applicationIdCoordinatedBy(int node, String prefix) throws Exception {
+        for (int i = 0; i < 200; i++) {
+            String candidate = TestBroker.unique(prefix);
+            if (cluster.preferredGroupCoordinator(candidate).id() == node) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("no application id coordinated by node " + node);
+    }
+
+    /** Two stampers of one processing mode on topics of their own, with their load and observers. */
+    private static final class Pair implements AutoCloseable {
+        final String name;
+        final String applicationId;
+        final Stamper.Topics topics;
+        final Map<String, Integer> uids = new LinkedHashMap<>();
+        final Map<String, Stamper> specs = new LinkedHashMap<>();
+        final Map<String, ChildJvm> instances = new LinkedHashMap<>();
+        NumberedProducer load;
+        OutputStalls output;
+        OutputStalls input;
+        /** Records produced so far, over every load. */
+        long produced;
+        /** IDs on two source records that verify counted at the last checkpoint. */
+        long duplicatesBefore;
+
+        Pair(String name, String guarantee, int firstUid) throws Exception {
+            this.name = name;
+            this.applicationId = applicationIdCoordinatedBy(coordinator, name);
+            this.topics = new Stamper.Topics(TestBroker.unique(name + "-raw"), TestBroker.unique(name + "-stamped"), TestBroker.unique(name + "-dlq"));
+            cluster.createTopic(topics.in(), placement(PARTITIONS), Map.of());
+            cluster.createTopic(topics.out(), placement(PARTITIONS), Map.of());
+            cluster.createTopic(topics.dlq(), placement(1), Map.of());
+            Stamper base = Stamper.of(work.resolve(name), cluster.bootstrapServers(), applicationId, topics, "a")
+                    .with("processing.guarantee", guarantee);
+            // -Dcluster.stamper.set=KEY=VALUE,KEY=VALUE: settings to try against the shipped ones (measuring stalls)
+            for (String setting : System.getProperty("cluster.stamper.set", "").split(",")) {
+                if (setting.contains("=")) {
+                    base = base.with(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
+                }
+            }
+            for (String id : List.of("a", "b")) {
+                int uid = firstUid + uids.size();
+                Stamper spec = base.instance(id).withPrefix(netns.execAs(uid));
+                for (String arg : LeaseSwitch.jvmArgs()) {
+                    spec = spec.withJvmArg(arg);
+                }
+                Netns.chown(spec.stateDir(), uid);
+                uids.put(id, uid);
+                specs.put(id, spec);
+            }
+        }
+
+        void launch() throws Exception {
+            for (Map.Entry<String, Stamper> spec : specs.entrySet()) {
+                instances.put(spec.getKey(), spec.getValue().launch());
+            }
+        }
+
+        void awaitStamping() throws Exception {
+            for (Map.Entry<String, ChildJvm> instance : instances.entrySet()) {
+                instance.getValue().awaitOutput(Stamper.STARTED + topics.in(), 180);
+                instance.getValue().awaitLog("taken by " + instance.getKey() + "/", 180);
+            }
+            timeline.mark("%s: %s stamping (%s, uids %s)", name, instances.keySet(), applicationId, uids.values());
+        }
+
+        /** The changelogs Kafka Streams created: led by the data leaders like the data topics. */
+        void placeChangelogs() throws Exception {
+            Set<String> names = cluster.admin().listTopics().names().get(60, TimeUnit.SECONDS);
+            for (String topic : names) {
+                if (topic.startsWith(applicationId + "-")) {
+                    cluster.reorderReplicas(topic, ClusterFaultIT::replicas);
+                }
+            }
+        }
+
+        void startLoad() {
+            if (load != null) {
+                return;
+            }
+            load = new NumberedProducer(cluster.bootstrapServers(), topics.in(), produced, NumberedProducer.UNTIL_STOPPED, RATE,
+                    Duration.ofMinutes(3)).start();
+            output = OutputStalls.watch(cluster.bootstrapServers(), topics.out(), KafkaCluster.observerSettings());
+            input = OutputStalls.watch(cluster.bootstrapServers(), topics.in(), KafkaCluster.observerSettings());
+        }
+
+        void stopLoad() throws Exception {
+            produced += load.stop();
+            load = null;
+            output.close();
+            input.close();
+        }
+
+        Verification verify() throws Exception {
+            Verification v;
+            if (this == alos) {
+                // done when nothing is missing and the output stopped growing (re-stamping is over)
+                AtomicLong previous = new AtomicLong(-1);
+                v = Verification.await(cluster.bootstrapServers(), topics.out(), topics.in(),
+                        r -> r.missing() == 0 && r.records() >= produced && r.records() == previous.getAndSet(r.records()), RECOVERY);
+            } else {
+                v = Verification.await(cluster.bootstrapServers(), topics.out(), topics.in(),
+                        r -> r.missing() == 0 && r.records() >= produced, RECOVERY);
+            }
+            timeline.mark("%s: produced %d; verified: %s; %d decreases listed", name, produced, v.summaryLine(), v.decreases().size());
+            return v;
+        }
+
+        /**
+         * IDs issued more than once, by the fault in whose window the ID's time falls (or {@code none});
+         * also prints how many IDs landed below an earlier ID of their partition.
+         */
+        Twice issuedTwiceByFault() {
+            Map<Long, Long> sourceOf = new HashMap<>();
+            Set<Long> twice = new HashSet<>();
+            Set<Long> again = new HashSet<>();
+            Map<Integer, Long> highest = new HashMap<>();
+            Map<String, Long> late = new LinkedHashMap<>();
+            for (StampedRecords.Stamped record : StampedRecords.read(cluster.bootstrapServers(), topics.out())) {
+                Long before = sourceOf.putIfAbsent(record.id(), record.n());
+                if (before != null) {
+                    again.add(record.id());
+                    if (before != record.n()) {
+                        twice.add(record.id());
+                    }
+                }
+                long top = highest.merge(record.partition(), record.id(), Math::max);
+                if (record.id() < top) {
+                    late.merge(faultAt(LAYOUT.decode(record.id()).wallMillis()), 1L, Long::sum);
+                }
+            }
+            Map<String, Long> byFault = new LinkedHashMap<>();
+            twice.forEach(id -> byFault.merge(faultAt(LAYOUT.decode(id).wallMillis()), 1L, Long::sum));
+            Map<String, Long> anyByFault = new LinkedHashMap<>();
+            again.forEach(id -> anyByFault.merge(faultAt(LAYOUT.decode(id).wallMillis()), 1L, Long::sum));
+            timeline.mark("%s: IDs on two different source records, by fault: %s; IDs on more than one output record (any source): %s;"
+                    + " IDs below an earlier ID of their partition, by fault: %s", name, byFault, anyByFault, late);
+            return new Twice(byFault, anyByFault);
+        }
+
+        private static String faultAt(long millis) {
+            return allFaults.stream().filter(fault -> fault.contains(millis)).map(fault -> fault.name).findFirst().orElse("none");
+        }
+
+        /** The tasks an instance last reported holding ({@code (tasks: [0, 2])} in its log). */
+        String holding(String id) throws Exception {
+            String log = instances.get(id).stderr();
+            int at = log.lastIndexOf("(tasks: ");
+            return at < 0 ? "?" : log.substring(at + 8, log.indexOf(')', at));
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (load != null) {
+                load.close();
+                output.close();
+                input.close();
+            }
+            for (ChildJvm instance : instances.values()) {
+                instance.close();
+            }
+        }
+    }
+}
