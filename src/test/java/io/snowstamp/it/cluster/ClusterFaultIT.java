@@ -14,7 +14,6 @@ import io.snowstamp.testing.cluster.KafkaNode;
 import io.snowstamp.testing.cluster.Netns;
 import io.snowstamp.testing.cluster.SharedCluster;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -122,8 +121,8 @@ class ClusterFaultIT {
         work.toFile().setExecutable(true, false);
         alos = new Pair("alos", "at_least_once", 23101);
         eos = new Pair("eos", "exactly_once_v2", 23103);
-        timeline.mark("cluster %s in namespace %s; lease switch: %s; lease in the jar: %s", cluster.bootstrapServers(), netns.name(),
-                LeaseSwitch.off() ? "off (-Dcluster.lease=off)" : "default", LeaseSwitch.inJar());
+        timeline.mark("cluster %s in namespace %s; lease: %s", cluster.bootstrapServers(), netns.name(),
+                LeaseSwitch.off() ? "off (-Dcluster.lease=off: this run must find IDs issued twice)" : "on");
         for (Pair pair : pairs()) {
             pair.launch();
         }
@@ -370,11 +369,8 @@ class ClusterFaultIT {
 
     /**
      * Stops the loads, waits until every record is stamped, verifies both pairs, prints each fault's
-     * longest stall and the IDs issued twice in its window, and asserts.
-     *
-     * <p>IDs issued twice under at-least-once only in the windows of {@link #LEASE_FAULTS}, by a jar
-     * without a membership lease (and no {@code -Dcluster.lease=off} asking to see the failure), are
-     * reported and the test is aborted (skipped) rather than failed: that is the bug the lease fixes.
+     * longest stall and the IDs issued twice in its window, and asserts: with {@code -Dcluster.lease=off}
+     * the at-least-once pair issues IDs twice in the windows of faults a and b (the coordinator out of reach) and this fails.
      */
     private static void checkpoint() throws Exception {
         Thread.sleep(2_000);
@@ -425,24 +421,10 @@ class ClusterFaultIT {
         Verification atLeastOnce = verified.get(alos);
         long newDuplicates = atLeastOnce.duplicates() - alos.duplicatesBefore;
         alos.duplicatesBefore = atLeastOnce.duplicates();
-        boolean leaseFaultsOnly = LEASE_FAULTS.containsAll(twice.get(alos).anySource().keySet());
-        if (newDuplicates > 0 && leaseFaultsOnly && !LeaseSwitch.off() && !LeaseSwitch.inJar()) {
-            String message = "no membership lease in this build (no class names -D" + LeaseSwitch.STAMPER_PROPERTY + "): at-least-once"
-                    + " issued IDs twice, as expected without it (" + newDuplicates + " records with an ID issued before; IDs on two"
-                    + " source records by fault: " + twice.get(alos).twoSources() + "); skipped, not failed: run with the lease to test it";
-            timeline.mark("%s", message);
-            Assumptions.abort(message);
-        }
         assertThat(newDuplicates).as("at-least-once: IDs on two different source records, by fault: %s%s\n%s", twice.get(alos).twoSources(),
                 LeaseSwitch.off() ? " (stampers without the lease: -Dcluster.lease=off)" : "", atLeastOnce).isZero();
     }
 
-    /**
-     * The faults in which a stamper cannot reach its group coordinator while its partitions move:
-     * only the membership lease stops it issuing IDs the new owner issues too (a: until the link heals;
-     * b: from the moment the link heals until it hears that its generation is gone).
-     */
-    private static final Set<String> LEASE_FAULTS = Set.of("a", "b");
 
     /** IDs issued more than once, by the fault their time falls in: on two source records, on any. */
     private record Twice(Map<String, Long> twoSources, Map<String, Long> anySource) {
