@@ -10,9 +10,6 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,9 +23,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -146,12 +140,12 @@ class StateLossIT extends OnSharedBroker {
                 .with("kafka.commit.interval.ms", "10000");
         try (ChildJvm first = stamper.start(); TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
             produce(topics, 0, BATCH);
-            awaitCommittedInput(stamper.applicationId(), BATCH);
+            TestBroker.awaitCommitted(broker.bootstrapServers(), stamper.applicationId(), topics.in(), BATCH, Duration.ofSeconds(60));
             // right after a commit: the next one is 10 s away
             produce(topics, BATCH, BATCH);
             assertThat(ends.awaitAbove(topics.out(), 2 * BATCH - 1, Duration.ofSeconds(30))).as(first.logs()).isTrue();
             first.kill();
-            assertThat(committedInput(stamper.applicationId()))
+            assertThat(committedInput(stamper))
                     .as("input offsets committed before the kill (the second batch must not be committed yet)")
                     .isEqualTo(BATCH);
             timeline.mark("killed with %d records stamped, %d committed", 2 * BATCH, BATCH);
@@ -223,36 +217,14 @@ class StateLossIT extends OnSharedBroker {
                 assertThat(clock).isBetween(expected.minus(Duration.ofMinutes(3)), expected.plus(Duration.ofMinutes(1))));
     }
 
-    private static Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
-    }
-
     private static void deleteTopic(String topic) throws Exception {
-        try (Admin admin = admin()) {
-            admin.deleteTopics(Set.of(topic)).all().get(30, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
-                assertThat(System.nanoTime()).as("topic %s still listed 30 s after its deletion", topic).isLessThan(deadline);
-                Thread.sleep(100);
-            }
-        }
+        TestBroker.deleteTopic(broker.bootstrapServers(), topic);
     }
 
     /** The sum of the input offsets the application's consumer group has committed. */
-    private static long committedInput(String applicationId) throws Exception {
-        try (Admin admin = admin()) {
-            Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(applicationId)
-                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-            return offsets.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
-        }
-    }
-
-    private static void awaitCommittedInput(String applicationId, long offsets) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (committedInput(applicationId) < offsets) {
-            assertThat(System.nanoTime()).as("input offsets not committed within 60 s").isLessThan(deadline);
-            Thread.sleep(100);
-        }
+    private static long committedInput(Stamper stamper) throws Exception {
+        return TestBroker.committedOffsets(broker.bootstrapServers(), stamper.applicationId(), stamper.topics().in())
+                .values().stream().mapToLong(Long::longValue).sum();
     }
 
     private static void deleteRecursively(Path dir) throws IOException {
