@@ -17,11 +17,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -55,7 +53,7 @@ class StateLossIT extends OnSharedBroker {
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
         Stamper first = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
         runToCompletion(first, 0, BATCH);
-        deleteRecursively(first.stateDir());
+        first.deleteStateDir();
         timeline.mark("first run stamped %d; local state deleted", BATCH);
 
         Verification verify = secondRun(behind(first), BATCH, 2 * BATCH, timeline);
@@ -75,7 +73,7 @@ class StateLossIT extends OnSharedBroker {
         Stamper first = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
         runToCompletion(first, 0, BATCH);
         deleteTopic(first.applicationId() + "-worker-state-changelog");
-        deleteRecursively(first.stateDir());
+        first.deleteStateDir();
         timeline.mark("first run stamped %d; changelog and local state deleted", BATCH);
 
         Verification verify = secondRun(behind(first), BATCH, 2 * BATCH, timeline);
@@ -96,7 +94,7 @@ class StateLossIT extends OnSharedBroker {
                 .with("stamp.header-format", "compact");
         runToCompletion(first, 0, BATCH);
         deleteTopic(first.applicationId() + "-worker-state-changelog");
-        deleteRecursively(first.stateDir());
+        first.deleteStateDir();
         timeline.mark("first run stamped %d in the compact format; changelog and local state deleted", BATCH);
 
         Verification verify = secondRun(behind(first.with("stamp.header-format", "text")), BATCH, 2 * BATCH, timeline);
@@ -225,16 +223,5 @@ class StateLossIT extends OnSharedBroker {
     private static long committedInput(Stamper stamper) throws Exception {
         return TestBroker.committedOffsets(broker.bootstrapServers(), stamper.applicationId(), stamper.topics().in())
                 .values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }
