@@ -31,6 +31,9 @@ public final class TableCopy implements AutoCloseable {
     public record AtCrash(Set<Long> ids, Map<Integer, Long> committed) {
     }
 
+    /** The rows of {@code events} as {@link Row}s: the producer's number read from the jsonb payload. */
+    public static final String EVENTS = "SELECT id, source, coalesce((payload->>'n')::bigint, -1) FROM events ORDER BY id";
+
     private final String bootstrapServers;
     private final String group;
     private final String url;
@@ -87,9 +90,14 @@ public final class TableCopy implements AutoCloseable {
 
     /** The rows of {@code events}, ordered by ID. */
     public List<Row> rows() throws SQLException {
+        return rows(url, EVENTS);
+    }
+
+    /** {@code SELECT id, source, n ...}: the rows it returns. */
+    public static List<Row> rows(String url, String select) throws SQLException {
         List<Row> rows = new ArrayList<>();
         try (Connection db = DriverManager.getConnection(url); Statement statement = db.createStatement();
-             ResultSet result = statement.executeQuery("SELECT id, source, coalesce((payload->>'n')::bigint, -1) FROM events ORDER BY id")) {
+             ResultSet result = statement.executeQuery(select)) {
             while (result.next()) {
                 rows.add(new Row(result.getLong(1), result.getString(2), result.getLong(3)));
             }
@@ -99,8 +107,13 @@ public final class TableCopy implements AutoCloseable {
 
     /** The number of rows of {@code events}. */
     public long count() throws SQLException {
+        return count(url, "events");
+    }
+
+    /** The number of rows of {@code table}. */
+    public static long count(String url, String table) throws SQLException {
         try (Connection db = DriverManager.getConnection(url); Statement statement = db.createStatement();
-             ResultSet result = statement.executeQuery("SELECT count(*) FROM events")) {
+             ResultSet result = statement.executeQuery("SELECT count(*) FROM " + table)) {
             result.next();
             return result.getLong(1);
         }
