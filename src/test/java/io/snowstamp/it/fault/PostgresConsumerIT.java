@@ -85,7 +85,7 @@ class PostgresConsumerIT extends OnSharedBroker {
             try (ChildJvm second = stamper.restartAfterCrash(refusal -> timeline.mark("restart refused: %s", refusal))) {
                 assertThat(ends.awaitEveryPartitionGrown(topics.out(), killedAt, 50, Duration.ofSeconds(120))).as(second.logs()).isTrue();
                 long produced = producer.stop();
-                Verification verify = awaitStamped(topics, produced);
+                Verification verify = Verification.awaitStamped(broker.bootstrapServers(), topics, produced);
                 assertThat(verify.summaryLine()).as(verify.toString()).isEqualTo(Verification.clean(produced));
 
                 copy.await(produced, true, Duration.ofSeconds(90));
@@ -119,10 +119,10 @@ class PostgresConsumerIT extends OnSharedBroker {
         try (TableCopy copy = TableCopy.start(broker.bootstrapServers(), TestBroker.unique("db"), topics.out(), url, CRASH_AFTER);
              TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
             try (ChildJvm first = stamper.start()) {
-                produce(topics, 0, BATCH);
+                NumberedProducer.send(broker.bootstrapServers(), topics.in(), 0, BATCH);
                 TestBroker.awaitCommitted(broker.bootstrapServers(), stamper.applicationId(), topics.in(), BATCH, Duration.ofSeconds(60));
                 // right after a commit: the next one is 10 s away
-                produce(topics, BATCH, BATCH);
+                NumberedProducer.send(broker.bootstrapServers(), topics.in(), BATCH, BATCH);
                 assertThat(ends.awaitAbove(topics.out(), 2 * BATCH - 1, Duration.ofSeconds(30))).as(first.logs()).isTrue();
                 first.kill();
                 assertThat(TestBroker.committedOffsets(broker.bootstrapServers(), stamper.applicationId(), topics.in())
@@ -131,7 +131,7 @@ class PostgresConsumerIT extends OnSharedBroker {
                 timeline.mark("stamper killed with %d records stamped, %d committed", 2 * BATCH, BATCH);
             }
             try (ChildJvm second = stamper.restartAfterCrash(refusal -> timeline.mark("restart refused: %s", refusal))) {
-                Verification verify = awaitStamped(topics, 3 * BATCH);
+                Verification verify = Verification.awaitStamped(broker.bootstrapServers(), topics, 3 * BATCH);
                 assertThat(verify.summaryLine()).as(verify.toString())
                         .isEqualTo("records=" + 3 * BATCH + " duplicates=0 missing=0 extra=" + BATCH);
 
@@ -168,8 +168,8 @@ class PostgresConsumerIT extends OnSharedBroker {
 
         try (TableCopy copy = TableCopy.start(broker.bootstrapServers(), TestBroker.unique("db"), topics.out(), url, 0)) {
             try (ChildJvm first = stamper.start()) {
-                produce(topics, 0, BATCH);
-                awaitStamped(topics, BATCH);
+                NumberedProducer.send(broker.bootstrapServers(), topics.in(), 0, BATCH);
+                Verification.awaitStamped(broker.bootstrapServers(), topics, BATCH);
                 assertThat(first.terminate(60)).as(first.logs()).isIn(0, 143);
             }
             copy.await(BATCH, false, Duration.ofSeconds(90));
@@ -179,8 +179,8 @@ class PostgresConsumerIT extends OnSharedBroker {
 
             Instant realStart = Instant.now();
             try (ChildJvm second = stamper.withClockOffset("-1h").start()) {
-                produce(topics, BATCH, BATCH);
-                Verification verify = awaitStamped(topics, 2 * BATCH);
+                NumberedProducer.send(broker.bootstrapServers(), topics.in(), BATCH, BATCH);
+                Verification verify = Verification.awaitStamped(broker.bootstrapServers(), topics, 2 * BATCH);
                 assertThat(verify.summaryLine()).as(verify.toString()).isEqualTo(Verification.clean(2 * BATCH));
                 List<Instant> clocks = LoggedClock.readings(second.stderr());
                 assertThat(clocks).as("the restarted stamper's clock\n%s", second.logs()).isNotEmpty().allSatisfy(clock ->
@@ -228,17 +228,5 @@ class PostgresConsumerIT extends OnSharedBroker {
                 .filter(r -> atCrash.ids().contains(r.id()))
                 .count();
         assertThat(replayed).as("records inserted but not committed as consumed when the consumer crashed").isPositive();
-    }
-
-    private static void produce(Stamper.Topics topics, long first, long count) throws InterruptedException {
-        new NumberedProducer(broker.bootstrapServers(), topics.in(), first, count, 10_000, Duration.ofMinutes(1)).start()
-                .finish(Duration.ofSeconds(60));
-    }
-
-    private static Verification awaitStamped(Stamper.Topics topics, long records) throws InterruptedException {
-        Verification verify = Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), records,
-                Duration.ofSeconds(90));
-        assertThat(verify.records()).as("records stamped within 90 s\n%s", verify).isGreaterThanOrEqualTo(records);
-        return verify;
     }
 }

@@ -137,10 +137,10 @@ class StateLossIT extends OnSharedBroker {
                 .with("processing.guarantee", "at_least_once")
                 .with("kafka.commit.interval.ms", "10000");
         try (ChildJvm first = stamper.start(); TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
-            produce(topics, 0, BATCH);
+            NumberedProducer.send(broker.bootstrapServers(), topics.in(), 0, BATCH);
             TestBroker.awaitCommitted(broker.bootstrapServers(), stamper.applicationId(), topics.in(), BATCH, Duration.ofSeconds(60));
             // right after a commit: the next one is 10 s away
-            produce(topics, BATCH, BATCH);
+            NumberedProducer.send(broker.bootstrapServers(), topics.in(), BATCH, BATCH);
             assertThat(ends.awaitAbove(topics.out(), 2 * BATCH - 1, Duration.ofSeconds(30))).as(first.logs()).isTrue();
             first.kill();
             assertThat(committedInput(stamper))
@@ -173,8 +173,8 @@ class StateLossIT extends OnSharedBroker {
     /** Starts {@code stamper}, stamps records [first, first + count), stops it cleanly. */
     private static void runToCompletion(Stamper stamper, long first, long count) throws Exception {
         try (ChildJvm child = stamper.start()) {
-            produce(stamper.topics(), first, count);
-            awaitStamped(stamper.topics(), first + count);
+            NumberedProducer.send(broker.bootstrapServers(), stamper.topics().in(), first, count);
+            Verification.awaitStamped(broker.bootstrapServers(), stamper.topics(), first + count);
             assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
         }
     }
@@ -182,8 +182,8 @@ class StateLossIT extends OnSharedBroker {
     /** Starts {@code stamper}, produces BATCH more records from {@code first}, waits for {@code records} output records. */
     private static Verification secondRun(Stamper stamper, long first, long records, Timeline timeline) throws Exception {
         try (ChildJvm child = stamper.start()) {
-            produce(stamper.topics(), first, BATCH);
-            Verification verify = awaitStamped(stamper.topics(), records);
+            NumberedProducer.send(broker.bootstrapServers(), stamper.topics().in(), first, BATCH);
+            Verification verify = Verification.awaitStamped(broker.bootstrapServers(), stamper.topics(), records);
             timeline.mark("second run: %s", verify.summaryLine());
             assertClockBehind(child);
             assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
@@ -191,17 +191,6 @@ class StateLossIT extends OnSharedBroker {
         }
     }
 
-    private static void produce(Stamper.Topics topics, long first, long count) throws InterruptedException {
-        new NumberedProducer(broker.bootstrapServers(), topics.in(), first, count, 10_000, Duration.ofMinutes(1)).start()
-                .finish(Duration.ofSeconds(60));
-    }
-
-    private static Verification awaitStamped(Stamper.Topics topics, long records) throws InterruptedException {
-        Verification verify = Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), records,
-                Duration.ofSeconds(90));
-        assertThat(verify.records()).as("records stamped within 90 s\n%s", verify).isGreaterThanOrEqualTo(records);
-        return verify;
-    }
 
     /** Under faketime, the second run's resume log shows a clock about ten minutes behind: the skew took effect. */
     private static void assertClockBehind(ChildJvm child) throws IOException {
