@@ -93,6 +93,15 @@ public final class ConnectWorker implements AutoCloseable {
         }
     }
 
+    /** Waits (up to 60 s) until the worker has logged {@code text}; fails with its errors otherwise. */
+    public void awaitLog(String text) throws Exception {
+        try {
+            child.awaitLog(text, 60);
+        } catch (AssertionError e) {
+            throw new AssertionError("the Connect worker did not log '" + text + "' within 60 s; its errors:\n" + errors());
+        }
+    }
+
     /** The worker's ERROR lines and causes, for a failure message (its full log is in target/fault-logs/). */
     public String errors() throws IOException {
         return child.stderr().lines().filter(line -> line.contains(" ERROR ") || line.startsWith("Caused by"))
