@@ -18,7 +18,6 @@ import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,7 +43,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * inserts with {@code ON CONFLICT DO NOTHING}, so an ID issued twice would show as a missing row.
  */
 @Tag("integration")
-@Order(8)   // among the longer ones: starts early in the parallel run (see development.md)
 @Timeout(300)
 @ExtendWith(SharedPostgres.class)
 class PostgresConsumerIT extends OnSharedBroker {
