@@ -108,15 +108,6 @@ final class FrozenStamper implements AutoCloseable {
 
     /** Deletes a topic and waits until the broker no longer lists it. */
     static void deleteTopic(TestBroker broker, String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            admin.deleteTopics(Set.of(topic)).all().get(60, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("topic " + topic + " still listed 60 s after its deletion");
-                }
-                Thread.sleep(100);
-            }
-        }
+        TestBroker.deleteTopic(broker.bootstrapServers(), topic);
     }
 }

@@ -74,6 +74,11 @@ public final class NumberedProducer implements AutoCloseable {
         return this;
     }
 
+    /** Sends exactly {@code count} records numbered from {@code first} (at most 10,000/s) and returns once all are acknowledged. */
+    public static void send(String bootstrapServers, String topic, long first, long count) throws InterruptedException {
+        new NumberedProducer(bootstrapServers, topic, first, count, 10_000, Duration.ofMinutes(1)).start().finish(Duration.ofSeconds(60));
+    }
+
     /** Starts the sending thread; returns at once. */
     public NumberedProducer start() {
         Properties p = new Properties();

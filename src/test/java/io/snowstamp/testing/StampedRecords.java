@@ -26,8 +26,9 @@ public final class StampedRecords {
      *
      * @param id the {@code snowstamp-id} header, or -1 without one
      * @param n  the {@link NumberedProducer} number in the value, or -1 when the value has none
+     * @param source the {@code snowstamp-src} header ({@code topic/partition/offset}), or null without one
      */
-    public record Stamped(int partition, long offset, long id, long n) {
+    public record Stamped(int partition, long offset, long id, long n, String source) {
     }
 
     /** Properties of a group-less byte-array consumer reading committed records only (for {@link TopicReader}). */
@@ -54,7 +55,9 @@ public final class StampedRecords {
                     n = Long.parseLong(m.group(1));
                 }
             }
-            records.add(new Stamped(record.partition(), record.offset(), id, n));
+            Header source = record.headers().lastHeader(IdHeader.SOURCE);
+            records.add(new Stamped(record.partition(), record.offset(), id, n,
+                    source == null ? null : new String(source.value(), StandardCharsets.UTF_8)));
         });
         return records;
     }

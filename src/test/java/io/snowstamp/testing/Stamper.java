@@ -200,6 +200,11 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
         }
     }
 
+    /** Deletes this instance's local state directory (lost disk, new machine); the instance must not be running. */
+    public void deleteStateDir() throws IOException {
+        deleteRecursively(stateDir);
+    }
+
     private static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;

@@ -70,6 +70,47 @@ public final class TestBroker implements AutoCloseable {
         }
     }
 
+    /** Deletes a topic and waits until the broker no longer lists it (any broker). */
+    public static void deleteTopic(String bootstrapServers, String topic) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            admin.deleteTopics(Set.of(topic)).all().get(60, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("topic " + topic + " still listed 60 s after its deletion");
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /** The offsets consumer group {@code group} has committed on {@code topic}, per partition (partitions without one left out). */
+    public static Map<Integer, Long> committedOffsets(String bootstrapServers, String group, String topic) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            Map<Integer, Long> committed = new java.util.TreeMap<>();
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).forEach((partition, offset) -> {
+                if (offset != null && partition.topic().equals(topic)) {
+                    committed.put(partition.partition(), offset.offset());
+                }
+            });
+            return committed;
+        }
+    }
+
+    /** Waits until {@code group}'s committed offsets on {@code topic} add up to at least {@code total}; fails after {@code timeout}. */
+    public static void awaitCommitted(String bootstrapServers, String group, String topic, long total, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<Integer, Long> committed = committedOffsets(bootstrapServers, group, topic);
+        while (committed.values().stream().mapToLong(Long::longValue).sum() < total) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("group " + group + " committed " + committed + " on " + topic + ", not "
+                        + total + " offsets, within " + timeout.toSeconds() + " s");
+            }
+            Thread.sleep(100);
+            committed = committedOffsets(bootstrapServers, group, topic);
+        }
+    }
+
     /** One effective config of a topic, with where its value comes from (the topic itself, or a broker default). */
     public static ConfigEntry topicConfig(String bootstrapServers, String topic, String key) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {

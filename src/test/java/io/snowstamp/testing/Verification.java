@@ -79,6 +79,18 @@ public record Verification(Cli.Result result, long records, long duplicates, lon
         return await(bootstrapServers, output, source, v -> v.missing() == 0 && v.records() >= produced, timeout);
     }
 
+    /**
+     * {@link #awaitAllStamped} over a stamper's topics within 90 s, failing (with the last run) if the
+     * output holds fewer than {@code records} records by then.
+     */
+    public static Verification awaitStamped(String bootstrapServers, Stamper.Topics topics, long records) throws InterruptedException {
+        Verification verify = awaitAllStamped(bootstrapServers, topics.out(), topics.in(), records, Duration.ofSeconds(90));
+        if (verify.records() < records) {
+            throw new AssertionError("records stamped within 90 s: " + verify.records() + ", not " + records + "\n" + verify);
+        }
+        return verify;
+    }
+
     @Override
     public String toString() {
         return result.toString();

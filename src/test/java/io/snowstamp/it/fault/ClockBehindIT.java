@@ -59,16 +59,16 @@ class ClockBehindIT extends OnSharedBroker {
         Stamper b = a.instance("b").withClockOffset("-1h");
 
         try (ChildJvm first = a.start(); TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
-            produce(topics, 0, BATCH);
-            awaitStamped(topics, BATCH);
+            NumberedProducer.send(broker.bootstrapServers(), topics.in(), 0, BATCH);
+            Verification.awaitStamped(broker.bootstrapServers(), topics, BATCH);
             assertThat(first.terminate(60)).as(first.logs()).isIn(0, 143);
             timeline.mark("A stamped %d and stopped", BATCH);
             Map<Integer, Long> handover = ends.perPartition(topics.out());
 
             Instant realStart = Instant.now();
             try (ChildJvm second = b.start()) {
-                produce(topics, BATCH, BATCH);
-                Verification verify = awaitStamped(topics, 2 * BATCH);
+                NumberedProducer.send(broker.bootstrapServers(), topics.in(), BATCH, BATCH);
+                Verification verify = Verification.awaitStamped(broker.bootstrapServers(), topics, 2 * BATCH);
                 timeline.mark("B stamped: %s", verify.summaryLine());
 
                 assertThat(verify.summaryLine()).as(verify.toString()).isEqualTo(Verification.clean(2 * BATCH));
@@ -103,7 +103,7 @@ class ClockBehindIT extends OnSharedBroker {
                 assertThat(ends.awaitEveryPartitionGrown(topics.out(), handover, 100, Duration.ofSeconds(120)))
                         .as("B commits records in every partition\n%s", second.logs()).isTrue();
                 long produced = producer.stop();
-                Verification verify = awaitStamped(topics, produced);
+                Verification verify = Verification.awaitStamped(broker.bootstrapServers(), topics, produced);
                 timeline.mark("B stamped: %s", verify.summaryLine());
 
                 assertThat(verify.summaryLine()).as(verify.toString()).isEqualTo(Verification.clean(produced));
@@ -115,18 +115,6 @@ class ClockBehindIT extends OnSharedBroker {
         }
     }
 
-    private static void produce(Stamper.Topics topics, long first, long count) throws InterruptedException {
-        new NumberedProducer(broker.bootstrapServers(), topics.in(), first, count, 10_000, Duration.ofMinutes(1)).start()
-                .finish(Duration.ofSeconds(60));
-    }
-
-    /** Waits until {@code records} records are stamped; fails if they are not within 90 s. */
-    private static Verification awaitStamped(Stamper.Topics topics, long records) throws InterruptedException {
-        Verification verify = Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), records,
-                Duration.ofSeconds(90));
-        assertThat(verify.records()).as("records stamped within 90 s\n%s", verify).isGreaterThanOrEqualTo(records);
-        return verify;
-    }
 
     /** The resume log lines of the instance under faketime show a clock about an hour behind the real one. */
     private static void assertClockWasBehind(ChildJvm child, Instant realStart) throws Exception {

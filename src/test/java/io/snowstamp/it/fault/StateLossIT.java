@@ -10,9 +10,6 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -20,15 +17,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,7 +53,7 @@ class StateLossIT extends OnSharedBroker {
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
         Stamper first = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
         runToCompletion(first, 0, BATCH);
-        deleteRecursively(first.stateDir());
+        first.deleteStateDir();
         timeline.mark("first run stamped %d; local state deleted", BATCH);
 
         Verification verify = secondRun(behind(first), BATCH, 2 * BATCH, timeline);
@@ -81,7 +73,7 @@ class StateLossIT extends OnSharedBroker {
         Stamper first = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
         runToCompletion(first, 0, BATCH);
         deleteTopic(first.applicationId() + "-worker-state-changelog");
-        deleteRecursively(first.stateDir());
+        first.deleteStateDir();
         timeline.mark("first run stamped %d; changelog and local state deleted", BATCH);
 
         Verification verify = secondRun(behind(first), BATCH, 2 * BATCH, timeline);
@@ -102,7 +94,7 @@ class StateLossIT extends OnSharedBroker {
                 .with("stamp.header-format", "compact");
         runToCompletion(first, 0, BATCH);
         deleteTopic(first.applicationId() + "-worker-state-changelog");
-        deleteRecursively(first.stateDir());
+        first.deleteStateDir();
         timeline.mark("first run stamped %d in the compact format; changelog and local state deleted", BATCH);
 
         Verification verify = secondRun(behind(first.with("stamp.header-format", "text")), BATCH, 2 * BATCH, timeline);
@@ -145,13 +137,13 @@ class StateLossIT extends OnSharedBroker {
                 .with("processing.guarantee", "at_least_once")
                 .with("kafka.commit.interval.ms", "10000");
         try (ChildJvm first = stamper.start(); TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
-            produce(topics, 0, BATCH);
-            awaitCommittedInput(stamper.applicationId(), BATCH);
+            NumberedProducer.send(broker.bootstrapServers(), topics.in(), 0, BATCH);
+            TestBroker.awaitCommitted(broker.bootstrapServers(), stamper.applicationId(), topics.in(), BATCH, Duration.ofSeconds(60));
             // right after a commit: the next one is 10 s away
-            produce(topics, BATCH, BATCH);
+            NumberedProducer.send(broker.bootstrapServers(), topics.in(), BATCH, BATCH);
             assertThat(ends.awaitAbove(topics.out(), 2 * BATCH - 1, Duration.ofSeconds(30))).as(first.logs()).isTrue();
             first.kill();
-            assertThat(committedInput(stamper.applicationId()))
+            assertThat(committedInput(stamper))
                     .as("input offsets committed before the kill (the second batch must not be committed yet)")
                     .isEqualTo(BATCH);
             timeline.mark("killed with %d records stamped, %d committed", 2 * BATCH, BATCH);
@@ -181,8 +173,8 @@ class StateLossIT extends OnSharedBroker {
     /** Starts {@code stamper}, stamps records [first, first + count), stops it cleanly. */
     private static void runToCompletion(Stamper stamper, long first, long count) throws Exception {
         try (ChildJvm child = stamper.start()) {
-            produce(stamper.topics(), first, count);
-            awaitStamped(stamper.topics(), first + count);
+            NumberedProducer.send(broker.bootstrapServers(), stamper.topics().in(), first, count);
+            Verification.awaitStamped(broker.bootstrapServers(), stamper.topics(), first + count);
             assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
         }
     }
@@ -190,8 +182,8 @@ class StateLossIT extends OnSharedBroker {
     /** Starts {@code stamper}, produces BATCH more records from {@code first}, waits for {@code records} output records. */
     private static Verification secondRun(Stamper stamper, long first, long records, Timeline timeline) throws Exception {
         try (ChildJvm child = stamper.start()) {
-            produce(stamper.topics(), first, BATCH);
-            Verification verify = awaitStamped(stamper.topics(), records);
+            NumberedProducer.send(broker.bootstrapServers(), stamper.topics().in(), first, BATCH);
+            Verification verify = Verification.awaitStamped(broker.bootstrapServers(), stamper.topics(), records);
             timeline.mark("second run: %s", verify.summaryLine());
             assertClockBehind(child);
             assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
@@ -199,17 +191,6 @@ class StateLossIT extends OnSharedBroker {
         }
     }
 
-    private static void produce(Stamper.Topics topics, long first, long count) throws InterruptedException {
-        new NumberedProducer(broker.bootstrapServers(), topics.in(), first, count, 10_000, Duration.ofMinutes(1)).start()
-                .finish(Duration.ofSeconds(60));
-    }
-
-    private static Verification awaitStamped(Stamper.Topics topics, long records) throws InterruptedException {
-        Verification verify = Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), records,
-                Duration.ofSeconds(90));
-        assertThat(verify.records()).as("records stamped within 90 s\n%s", verify).isGreaterThanOrEqualTo(records);
-        return verify;
-    }
 
     /** Under faketime, the second run's resume log shows a clock about ten minutes behind: the skew took effect. */
     private static void assertClockBehind(ChildJvm child) throws IOException {
@@ -223,46 +204,13 @@ class StateLossIT extends OnSharedBroker {
                 assertThat(clock).isBetween(expected.minus(Duration.ofMinutes(3)), expected.plus(Duration.ofMinutes(1))));
     }
 
-    private static Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
-    }
-
     private static void deleteTopic(String topic) throws Exception {
-        try (Admin admin = admin()) {
-            admin.deleteTopics(Set.of(topic)).all().get(30, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
-                assertThat(System.nanoTime()).as("topic %s still listed 30 s after its deletion", topic).isLessThan(deadline);
-                Thread.sleep(100);
-            }
-        }
+        TestBroker.deleteTopic(broker.bootstrapServers(), topic);
     }
 
     /** The sum of the input offsets the application's consumer group has committed. */
-    private static long committedInput(String applicationId) throws Exception {
-        try (Admin admin = admin()) {
-            Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(applicationId)
-                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-            return offsets.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
-        }
-    }
-
-    private static void awaitCommittedInput(String applicationId, long offsets) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (committedInput(applicationId) < offsets) {
-            assertThat(System.nanoTime()).as("input offsets not committed within 60 s").isLessThan(deadline);
-            Thread.sleep(100);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
+    private static long committedInput(Stamper stamper) throws Exception {
+        return TestBroker.committedOffsets(broker.bootstrapServers(), stamper.applicationId(), stamper.topics().in())
+                .values().stream().mapToLong(Long::longValue).sum();
     }
 }
