@@ -40,7 +40,7 @@ public class LeaseBenchmark {
         long now = System.nanoTime();
         lease.confirmed(now - Long.MAX_VALUE / 4, now - Long.MAX_VALUE / 4);
         lease.confirmed(now, now);
-        guard = new LeaseGuard(lease, new TaskId(0, 0), "bench", ignored -> { });
+        guard = new LeaseGuard(lease, new TaskId(0, 0), "bench", () -> { });
         guard.check();      // the first ID's check, which logs
         lastTick = now;
     }

@@ -7,7 +7,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -44,11 +43,10 @@ public final class LeaseGuard {
     private final PartitionLease lease;
     private final TaskId task;
     private final String name;
-    private final Consumer<byte[]> release;
+    private final Runnable release;
     private boolean first = true;
 
-    /** @param release gives the lease up: writes the given value (null: nothing) and stops verifying */
-    LeaseGuard(PartitionLease lease, TaskId task, String name, Consumer<byte[]> release) {
+    LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release) {
         this.lease = lease;
         this.task = task;
         this.name = name;
@@ -123,15 +121,10 @@ public final class LeaseGuard {
         }
     }
 
-    /**
-     * The task is closing: the verifier stops reading for it, and, if the task issued under this lease and has not
-     * lost it, {@code released} (the state with the task's exact last ID, held by nobody) goes to the changelog so the
-     * next owner need not wait out this task's term. Null: nothing is written (the next owner waits).
-     */
-    public void release(byte[] released) {
+    /** The task is closing: the verifier stops reading for it. */
+    public void release() {
         if (release != null) {
-            boolean owned = lease.permitted() && lease.lostTo() == null;
-            release.accept(owned ? released : null);
+            release.run();
         }
     }
 }

@@ -53,7 +53,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class LeaseVerifier implements Leases, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaseVerifier.class);
     /** How long a confirmation lets a task issue, from the moment its request was sent. */
-    public static final Duration TERM = Duration.ofSeconds(2);
+    public static final Duration TERM = Duration.ofMillis(1500);
     /** How often the changelog is read back. */
     static final Duration PERIOD = Duration.ofMillis(200);
     /** A new lease waits out the term, stretched by 2% for monotonic clocks that run at different rates. */
@@ -122,23 +122,15 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         }
         PartitionLease lease = new PartitionLease(changelog.partition(), mine, restoreEnd == null ? -1 : restoreEnd,
                 TERM.toNanos(), TAKEOVER_WAIT_NANOS);
-        write(changelog, key, value, name, "the lease record", "the task waits, then gives the partition back");
-        held.put(changelog, lease);
-        LockSupport.unpark(thread);
-        return new LeaseGuard(lease, task, name, released -> {
-            held.remove(changelog, lease);
-            if (released != null) {
-                write(changelog, key, released, name, "the release of the lease", "the next owner waits out the term");
-            }
-        });
-    }
-
-    private void write(TopicPartition changelog, byte[] key, byte[] value, String name, String what, String consequence) {
         producer.send(new ProducerRecord<>(changelog.topic(), changelog.partition(), key, value), (metadata, error) -> {
             if (error != null) {
-                log.warn("{}: {} could not be written to {}: {}; {}", name, what, changelog, error.getMessage(), consequence);
+                log.warn("{}: the lease record could not be written to {}: {}; the task waits, then gives the partition back",
+                        name, changelog, error.getMessage());
             }
         });
+        held.put(changelog, lease);
+        LockSupport.unpark(thread);
+        return new LeaseGuard(lease, task, name, () -> held.remove(changelog, lease));
     }
 
     private void run() {

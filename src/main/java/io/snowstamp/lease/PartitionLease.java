@@ -20,9 +20,7 @@ package io.snowstamp.lease;
  * before {@code lastSend + term} — because a new owner first waits: it may issue only once a
  * confirmation was <em>sent</em> at least {@code takeoverWait} (the term, stretched for clock-rate
  * drift) after its first confirmation was <em>received</em>, which came after its lease record was
- * committed — unless the previous owner gave the lease back before this task's record (a record of its epoch held
- * by nobody, written when it closed after issuing under its lease, carrying its exact last ID): then the first
- * confirmation suffices. And only if, by then, nobody else wrote to the partition's changelog after the point its
+ * committed. And only if, by then, nobody else wrote to the partition's changelog after the point its
  * restore read up to ({@code restoreEnd}): such a write (the old owner's reservation or heartbeat) is
  * missing from the restored state, so the task must restore again ({@link Verdict#STALE}).
  *
@@ -52,9 +50,6 @@ public final class PartitionLease {
     // verifier thread
     private long maxEpoch = -1;
     private LeaseMark owner;
-    /** the owner of the highest epoch has given the lease back (a record of its epoch held by nobody) */
-    private boolean ownerReleased;
-    private volatile boolean takeoverFree;
     private long firstConfirmed;
     private volatile long foreignOffset = -1;
     private volatile LeaseMark foreign;
@@ -93,14 +88,8 @@ public final class PartitionLease {
     /** Verifier: one changelog record of the partition, in log order from the start ({@code mark} null: names no lease). */
     void observe(long offset, LeaseMark mark) {
         if (mark != null && mark.epoch() > maxEpoch) {
-            if (mark.equals(mine)) {
-                takeoverFree = ownerReleased;
-            }
             maxEpoch = mark.epoch();
             owner = mark;
-            ownerReleased = mark.holder().isEmpty();
-        } else if (mark != null && mark.epoch() == maxEpoch && mark.holder().isEmpty() && !mine.equals(owner)) {
-            ownerReleased = true;
         }
         if (!mine.equals(mark) && offset >= restoreEnd && restoreEnd >= 0 && foreignOffset < 0) {
             foreign = mark;
@@ -133,7 +122,7 @@ public final class PartitionLease {
             return Verdict.LOST;
         }
         if (!permitted) {
-            if (!confirmedOnce || !takeoverFree && send - firstConfirmed < takeoverWaitNanos) {
+            if (!confirmedOnce || send - firstConfirmed < takeoverWaitNanos) {
                 return Verdict.WAIT;
             }
             if (foreignOffset >= 0) {

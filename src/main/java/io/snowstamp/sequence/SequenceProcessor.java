@@ -142,7 +142,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         // the restored checkpoint with the new lease only: it is outside Kafka Streams' transaction, and a covered offset
         // moved past the tail must never be visible without the tag writes of the same commit (under exactly-once an
         // aborted commit would leave the next owner scanning from after numbers its store does not know)
-        lease.release(null);
+        lease.release();
         lease = leases.take(context.taskId(), new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition),
                 new LeaseMark(leased.epoch(), leased.holder()),
                 Serdes.String().serializer().serialize(null, SequenceState.CHECKPOINT_KEY),
@@ -354,8 +354,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     @Override
     public void close() {
-        // never given back early: a checkpoint cannot carry every tag's last number, so the next owner waits the term
-        lease.release(null);
+        lease.release();
         lease = LeaseGuard.none();
         if (checkpointer != null) {
             checkpointer.cancel();

@@ -59,14 +59,6 @@ public record WorkerState(
         return new WorkerState(layoutFingerprint, workerId, epoch + 1, newHolder, now, now, lastId, reservedUntil, writtenAt);
     }
 
-    /**
-     * The lease given back: the same epoch, held by nobody. A task writes it when it closes after issuing under its
-     * lease, with its exact last ID, so the next owner need not wait out its term (see the lease package).
-     */
-    public WorkerState released() {
-        return new WorkerState(layoutFingerprint, workerId, epoch, "", acquiredAt, heartbeatAt, lastId, reservedUntil, writtenAt);
-    }
-
     public WorkerState withHeartbeat(long now) {
         return new WorkerState(layoutFingerprint, workerId, epoch, holder, acquiredAt, now, lastId, reservedUntil, writtenAt);
     }

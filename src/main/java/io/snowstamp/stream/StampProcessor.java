@@ -140,7 +140,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // first ID here waits until its last term has run out (LeaseVerifier). The restored reservation stays,
         // and the first ID above it reserves anew
         write(restored.withNewLease(holder(), clock.getAsLong()));
-        lease.release(null);
+        lease.release();
         lease = leases.take(context.taskId(), new TopicPartition(Names.changelogTopic(context.applicationId()), partition),
                 new LeaseMark(state.epoch(), state.holder()), KEY_SERDE.serializer().serialize(null, partition),
                 STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + worker, true);
@@ -159,8 +159,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         log.atInfo().addKeyValue("event", "task-assigned").addKeyValue("partition", partition).addKeyValue("worker", worker)
                 .addKeyValue("epoch", state.epoch()).addKeyValue("resumeSource", decision.source())
                 .log("partition {} worker {}: lease epoch {} taken by {} (previous holder {}, last heartbeat {}); {}",
-                partition, worker, state.epoch(), state.holder(),
-                restored.holder().isEmpty() ? restored.epoch() == 0 ? "none" : "none: given back" : restored.holder(),
+                partition, worker, state.epoch(), state.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
                 decision.describe(ids.layout()));
         heartbeat = context.schedule(ids.heartbeat(), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
@@ -361,9 +360,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void close() {
-        // given back with the exact last ID: the next owner restores it and need not wait out this task's term
-        lease.release(state == null ? null : STATE_SERDE.serializer().serialize(null,
-                state.withLastId(Math.max(state.lastId(), lastIssued)).released().withWrittenAt(clock.getAsLong())));
+        lease.release();
         lease = LeaseGuard.none();
         preCommitHooks.remove(partition, recordLastId);
         if (heartbeat != null) {

@@ -81,27 +81,6 @@ class PartitionLeaseTest {
     }
 
     @Test
-    void shouldIssueAtTheFirstConfirmationWhenThePreviousOwnerGaveTheLeaseBack() {
-        PartitionLease lease = lease(NEW, 11);
-        lease.observe(9, OLD);
-        lease.observe(10, new LeaseMark(OLD.epoch(), ""));      // OLD closed after issuing: given back
-        lease.observe(11, NEW);
-        lease.confirmed(100 * MS, 101 * MS);
-        assertThat(lease.check(102 * MS)).isEqualTo(Verdict.ISSUE);
-    }
-
-    @Test
-    void shouldStillWaitWhenWhatWasGivenBackWasAnOlderLease() {
-        PartitionLease lease = lease(NEW, 12);
-        lease.observe(9, new LeaseMark(3, "host-z/t1"));
-        lease.observe(10, OLD);                                   // OLD took over from epoch 3 ...
-        lease.observe(11, new LeaseMark(3, ""));                 // ... and a stale epoch-3 record says nothing of OLD
-        lease.observe(12, NEW);
-        lease.confirmed(100 * MS, 101 * MS);
-        assertThat(lease.check(102 * MS)).isEqualTo(Verdict.WAIT);
-    }
-
-    @Test
     void shouldRestoreAgainWhenThePreviousOwnerWroteAfterTheRestore() {
         PartitionLease lease = lease(NEW, 10);
         lease.observe(9, OLD);          // restored
