@@ -1,6 +1,7 @@
 package io.snowstamp.it.cluster;
 
 import io.snowstamp.id.IdLayout;
+import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
 import io.snowstamp.testing.OutputStalls;
@@ -130,6 +131,8 @@ class ClusterFaultIT {
         for (Pair pair : pairs()) {
             pair.awaitStamping();
             pair.placeChangelogs();
+            // the changelog Kafka Streams created for the shipped stamper: replicated as the topics apply makes them
+            ClusterTopicsIT.assertReplicatedOnEveryNode(cluster, Names.changelogTopic(pair.applicationId));
         }
         timeline.mark("both pairs stamping; groups coordinated by node %d; data partitions led by nodes %s; active controller: node %d",
                 coordinator, dataLeaders, controller);
