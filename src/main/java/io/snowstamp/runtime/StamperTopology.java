@@ -47,12 +47,15 @@ final class StamperTopology implements AutoCloseable {
     private final Topology topology;
     private final TailPrefetch prefetch;
     private final LeaseVerifier leases;
+    private final TransactionFence fence;
     private final AutoCloseable[] clients;
 
-    private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, AutoCloseable... clients) {
+    private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, TransactionFence fence,
+                            AutoCloseable... clients) {
         this.topology = topology;
         this.prefetch = prefetch;
         this.leases = leases;
+        this.fence = fence;
         this.clients = clients;
     }
 
@@ -101,13 +104,11 @@ final class StamperTopology implements AutoCloseable {
         String output = config.topics().output();
         TailGuard tailGuard = recovery.tailGuard()
                 ? new TailGuard(tuned(KafkaSettings.client(connection), connection), output, config.ids().layout(), recovery.tailGuardTimeout()) : null;
-        TransactionFence fence = connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
-                ? new TransactionFence(tuned(KafkaSettings.client(connection), connection), connection.applicationId(), output, recovery.tailGuardTimeout())
-                : null;
+        TransactionFence fence = fence(config);
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
                     fence == null ? PredecessorFence.none() : fence, taken);
-            return new StamperTopology(topology, null, leases, fence, leases);
+            return new StamperTopology(topology, null, leases, fence, fence, leases);
         }
         // tasks that start together fence and read their tails in one go (see TailPrefetch for why that is as safe)
         TailPrefetch prefetch = new TailPrefetch(tailGuard, tailGuard::highestIssued,
@@ -115,7 +116,7 @@ final class StamperTopology implements AutoCloseable {
                 config.ids().datacenterId(), PREFETCH_MAX_AGE_NANOS, System::nanoTime);
         Topology topology = StampTopology.build(config, clock, prefetch, stats, registryMarks,
                 fence == null ? PredecessorFence.none() : prefetch::fence, taken);
-        return new StamperTopology(topology, prefetch, leases, tailGuard, fence, leases);
+        return new StamperTopology(topology, prefetch, leases, fence, tailGuard, fence, leases);
     }
 
     private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions, LeaseVerifier leases) {
@@ -124,7 +125,22 @@ final class StamperTopology implements AutoCloseable {
                 ? new SequenceTailReader(tuned(KafkaSettings.client(config.connection()), config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
         Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
                 leases == null ? Leases.none() : leases);
-        return new StamperTopology(topology, null, leases, tail, leases);
+        TransactionFence fence = fence(config);
+        return new StamperTopology(topology, null, leases, fence, tail, fence, leases);
+    }
+
+    /** Exactly-once: fences a previous owner's open transactions (at restore start, and at task start in snowflake mode). */
+    private static TransactionFence fence(SnowstampConfig config) {
+        ConnectionSettings connection = config.connection();
+        return connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
+                ? new TransactionFence(tuned(KafkaSettings.client(connection), connection), connection.applicationId(),
+                config.topics().output(), config.recovery().tailGuardTimeout())
+                : null;
+    }
+
+    /** Exactly-once: fences a dead owner's open transaction when a changelog's restore starts; null under at-least-once. */
+    TransactionFence fence() {
+        return fence;
     }
 
     /** Told of every restore's end offset (a task's lease checks what came after it); null when the lease is off. */
