@@ -6,11 +6,12 @@ import java.nio.charset.StandardCharsets;
  * The records {@code bench} loads: keys spread over 1,000 users, and JSON order events padded to a
  * value size. Pure and deterministic: record {@code n} is the same bytes in every run.
  *
- * <p>A padded event is the sample event with one more string member, {@code "note"}, filling it to
- * exactly the size asked for; the note is words drawn from a fixed list by a generator seeded with
- * {@code n}, so the padding compresses about as well as text does (lz4 ~2x on JSON events), neither
- * as well as a run of one byte (which would flatter every case that writes more bytes) nor as badly
- * as random bytes. The value stays one JSON object with no {@code id} member, so JSON mode splices
+ * <p>A padded event is the sample event with more string members, as larger events have: {@code "f0"},
+ * {@code "f1"}, ... of one to three words each, then {@code "note"} filling it to exactly the size
+ * asked for. The words are drawn from a fixed list by a generator seeded with {@code n}, so the
+ * padding compresses about as well as text does (lz4 ~2x on JSON events), neither as well as a run of
+ * one byte (which would flatter every case that writes more bytes) nor as badly as random bytes; and a
+ * JSON parser meets a member every ~20 bytes, not one long string it can skip. The value stays one JSON object with no {@code id} member, so JSON mode splices
  * every record. A size below the sample's own length (~85 bytes) leaves the sample as it is: that is
  * what {@code --value-bytes 80} means.
  */
@@ -18,12 +19,13 @@ public final class SampleValues {
     /** The smallest value size: the unpadded sample event. */
     public static final int SAMPLE_BYTES = 80;
 
-    /** 32 words: a power of two, picked by the generator's top bits. */
     private static final byte[][] WORDS = words("order", "shipped", "parcel", "warehouse", "berlin", "lisbon", "express",
         "standard", "returned", "paid", "card", "invoice", "customer", "priority", "gift", "wrapped", "north", "south",
         "delayed", "on", "time", "blue", "large", "small", "item", "box", "signed", "door", "locker", "tracking", "hub",
         "route");
     private static final byte[] NOTE = ",\"note\":\"".getBytes(StandardCharsets.US_ASCII);
+    /** The most one padding member takes: ,"f9999":" and three of the longest words. */
+    private static final int MEMBER_ROOM = 10 + 3 * 10;
 
     private SampleValues() {
     }
@@ -45,22 +47,31 @@ public final class SampleValues {
      */
     public static byte[] value(long n, int bytes) {
         byte[] sample = sample(n);
-        // room for the note member's framing: ,"note":"" around the words
         if (bytes < sample.length + NOTE.length + 1) {
             return sample;
         }
         byte[] out = new byte[bytes];
         int pos = sample.length - 1;                    // the sample without its closing brace
         System.arraycopy(sample, 0, out, 0, pos);
+        int end = bytes - 2;                            // the note's closing quote and the object's brace
+        long[] seed = {n * 0x9E3779B97F4A7C15L + 1};
+        // members of one to three words, as events have, while a whole one and the note still fit
+        for (int member = 0; pos + MEMBER_ROOM + NOTE.length < end; member++) {
+            byte[] name = (",\"f" + member + "\":\"").getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(name, 0, out, pos, name.length);
+            pos += name.length;
+            int words = 1 + (int) (next(seed) % 3);
+            for (int w = 0; w < words; w++) {
+                byte[] word = WORDS[(int) (next(seed) % WORDS.length)];
+                System.arraycopy(word, 0, out, pos, word.length);
+                pos += word.length;
+                out[pos++] = w + 1 < words ? (byte) ' ' : (byte) '"';
+            }
+        }
         System.arraycopy(NOTE, 0, out, pos, NOTE.length);
         pos += NOTE.length;
-        int end = bytes - 2;                            // the note's closing quote and the object's brace
-        long seed = n * 0x9E3779B97F4A7C15L + 1;
-        while (pos < end) {
-            seed ^= seed << 13;
-            seed ^= seed >>> 7;
-            seed ^= seed << 17;
-            byte[] word = WORDS[(int) ((seed >>> 32) & (WORDS.length - 1))];
+        while (pos < end) {                             // the note fills what is left, word by word
+            byte[] word = WORDS[(int) (next(seed) % WORDS.length)];
             for (int i = 0; i < word.length && pos < end; i++) {
                 out[pos++] = word[i];
             }
@@ -71,6 +82,16 @@ public final class SampleValues {
         out[end] = '"';
         out[end + 1] = '}';
         return out;
+    }
+
+    /** xorshift64: cheap, and the same sequence for the same record in every run. */
+    private static long next(long[] seed) {
+        long x = seed[0];
+        x ^= x << 13;
+        x ^= x >>> 7;
+        x ^= x << 17;
+        seed[0] = x;
+        return x >>> 33;
     }
 
     private static byte[][] words(String... words) {

@@ -29,10 +29,11 @@ class BenchCommandTest {
     }
 
     @Test
-    void shouldReadFewerRecordsOfTheSameBytesAbove1KiB() {
-        assertThat(BenchCommand.recordsAt(200_000, 80)).isEqualTo(200_000);
-        assertThat(BenchCommand.recordsAt(200_000, 1024)).isEqualTo(200_000);
-        assertThat(BenchCommand.recordsAt(200_000, 4096)).isEqualTo(50_000);
+    void shouldReadFewerRecordsOfTheSameBytesAbove256Bytes() {
+        assertThat(BenchCommand.recordsAt(1_000_000, 80)).isEqualTo(1_000_000);
+        assertThat(BenchCommand.recordsAt(1_000_000, 256)).isEqualTo(1_000_000);
+        assertThat(BenchCommand.recordsAt(1_000_000, 1024)).isEqualTo(250_000);
+        assertThat(BenchCommand.recordsAt(1_000_000, 4096)).isEqualTo(62_500);
         assertThat(BenchCommand.recordsAt(1, 500_000)).isEqualTo(1);
     }
 

@@ -29,13 +29,13 @@ class BenchIT extends OnSharedBroker {
     @Test
     void shouldRunEveryCaseAtEverySizeAndPrintTablesGoalsAndJson() throws Exception {
         Path file = Files.createTempFile("bench", ".json");
-        Cli.Result bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--records", "4000", "--partitions", "2",
-                "--repeat", "2", "--value-bytes", "80,2048", "--latency-seconds", "3", "--latency-rate", "400",
+        Cli.Result bench = Cli.run("bench", "--bootstrap-servers", broker.bootstrapServers(), "--records", "8000", "--partitions", "2",
+                "--repeat", "2", "--value-bytes", "80,1024", "--latency-seconds", "3", "--latency-rate", "400",
                 "--output-json", file.toString(), "--breakdown", "--profiles",
                 "--broker-pid", Long.toString(ProcessHandle.current().pid()));     // the shared broker runs in this JVM
         assertThat(bench.exitCode()).as(bench.toString()).isZero();
-        assertThat(bench.out()).contains("loading 4000 records of 80 bytes", "loading 2000 records of 2048 bytes",
-                "values of 80 bytes", "values of 2048 bytes (mean 2048.0), 2,000 records per run", BenchCases.CEILING,
+        assertThat(bench.out()).contains("loading 8000 records of 80 bytes", "loading 2000 records of 1024 bytes",
+                "values of 80 bytes", "values of 1024 bytes (mean 1024.0), 2,000 records per run", BenchCases.CEILING,
                 BenchCases.HEADER_FLOOR, BenchCases.UUID_PEER, BenchCases.JACKSON_PEER, "goals (ratios to a baseline",
                 "snowstamp header: records/s >= 0.97x " + BenchCases.HEADER_FLOOR, "latency at 400 records/s for 3 s");
 
@@ -43,10 +43,10 @@ class BenchIT extends OnSharedBroker {
         assertThat(new ObjectMapper().readTree(Files.readString(file))).isEqualTo(json);
         assertThat(json.get("repeat").asInt()).isEqualTo(2);
         assertThat(json.get("brokerInThisProcess").asBoolean()).isFalse();
-        assertThat(json.get("records").asLong()).isEqualTo(4000);
+        assertThat(json.get("records").asLong()).isEqualTo(8000);
         assertThat(json.get("partitions").asInt()).isEqualTo(2);
-        assertThat(json.get("sizes")).extracting(s -> s.get("valueBytes").asInt()).containsExactly(80, 2048);
-        assertThat(json.get("sizes")).extracting(s -> s.get("records").asLong()).containsExactly(4000L, 2000L);
+        assertThat(json.get("sizes")).extracting(s -> s.get("valueBytes").asInt()).containsExactly(80, 1024);
+        assertThat(json.get("sizes")).extracting(s -> s.get("records").asLong()).containsExactly(8000L, 2000L);
         List<String> expected = BenchCases.at(80, true, true).stream().map(BenchSummary.Case::name).toList();
         for (JsonNode size : json.get("sizes")) {
             List<String> names = new ArrayList<>();
@@ -72,8 +72,10 @@ class BenchIT extends OnSharedBroker {
             }
             assertThat(names).as("size %s", size.get("valueBytes")).containsExactlyElementsOf(expected);
         }
-        // at each size: header and compact 2 against the floor + 1 against the peer, JSON 1 + 1
-        assertThat(json.get("goals")).hasSize(16);
+        // at each size: header and compact 2 against the floor + 1 against the peer, JSON 1 + 1; at 1 KiB compact against the ceiling
+        assertThat(json.get("goals")).hasSize(17);
+        assertThat(json.get("goals")).filteredOn(g -> g.get("against").asText().equals("ceiling")).singleElement()
+                .satisfies(g -> assertThat(g.get("valueBytes").asInt()).isEqualTo(1024));
         for (JsonNode goal : json.get("goals")) {
             assertThat(goal.get("ratio").asDouble()).as(goal.get("goal").asText()).isPositive();
             assertThat(goal.has("met")).as(goal.get("goal").asText()).isTrue();
