@@ -28,39 +28,37 @@ import java.util.concurrent.Callable;
 
 @Command(name = "bench", header = "Measures the stamper against its floor, its peer and a pass-through, in one run.",
         description = "For each --value-bytes size, loads --records sample events into a fresh input topic: JSON order "
-                + "events (~85 bytes) padded with a text member to that size (80: the event as it is). Then runs --repeat "
-                + "rounds; each round runs every case once at every size, in rotated order (reversed every other round), "
-                + "each with a fresh application id, output topic and state, all exactly-once on snowstamp's shipped "
-                + "settings:%n"
-                + "  ceiling  the pass-through (source -> sink), no ID and no headers: what no stamper can reach.%n"
-                + "  floor    the stamper's topology carrying the same bytes as the stamper but issuing no ID: a processor "
+                + "events (~85 bytes) padded to that size with members of a few words each (80: the event as it is). Then "
+                + "runs --repeat rounds; each round runs every case once at every size, in rotated order (reversed every "
+                + "other round), each with a fresh application id, output topic and state, all exactly-once on "
+                + "snowstamp's shipped settings. The cases:%n"
+                + "Ceiling: the pass-through (source -> sink), no ID and no headers, which no stamper can reach. "
+                + "Floors: the stamper's topology carrying the same bytes as the stamper but issuing no ID, a processor "
                 + "that forwards each record to its aligned partition with the two headers (text, or compact), and for "
-                + "JSON mode the same number spliced into the value too. What carrying an ID costs in Kafka, whoever "
-                + "issues it.%n"
-                + "  peer     what a user would write instead: a random UUID's text in a header (header mode), or a "
-                + "Jackson tree with a UUID field added (JSON mode).%n"
-                + "  stamper  snowstamp in header mode, header mode with stamp.header-format=compact, and JSON mode.%n"
+                + "JSON mode the same number spliced into the value too: what carrying an ID costs in Kafka, whoever "
+                + "issues it. Peers: what a user would write instead, a random UUID's text in a header (header mode) or "
+                + "a Jackson tree with a UUID field added (JSON mode). The stamper: header mode, header mode with the "
+                + "compact header format, JSON mode.%n"
                 + "Every case first runs once on up to 300,000 records of the first size, to warm up the JIT. For each "
                 + "case: the steady rate (output records/s while the output grows from 10%% to 90%% of the input: "
                 + "start-up and the wait for the last commit left out) and this process's CPU time per record in that "
                 + "window (the stamper's own process: all its threads, not the broker's, unless the broker is embedded "
                 + "in this process); each stamper case as a ratio to its floor, its peer and the ceiling of the same "
-                + "round (median, lowest and highest), beside its goal and whether the median meets it:%n"
-                + "  header mode (both formats) >= 0.97x its floor's records/s and <= 1.05x its CPU/record;%n"
-                + "  JSON mode >= 0.90x its floor's records/s;%n"
-                + "  header mode >= 1.10x the UUID-header peer, JSON mode >= 1.5x the Jackson + UUID peer, at every size;%n"
-                + "  at 1024 bytes, compact header mode >= 0.90x the ceiling.%n"
-                + "A table per size, then the goals. Values above 256 bytes: --records x 256 / size records per run "
-                + "(the same bytes as --records values of 256 bytes: 1/4 at 1024, 1/16 at 4096), so every size's run "
-                + "takes about as long. On a 2-core machine the default run (80 bytes, 1,000,000 records, 3 rounds, 9 "
-                + "cases) takes ~5 minutes, and --value-bytes 80,1024,4096 ~12 minutes. "
-                + "With --latency-seconds also produce-to-read_committed p50/p99 at a steady --latency-rate, at the first "
-                + "size. --format json prints one JSON document instead of the tables (progress goes to stderr): "
-                + "per size and case the figures, ratios and goals, and the list of goals; --output-json also writes it "
-                + "to a file. Without --bootstrap-servers or --data-dir it uses a fresh embedded broker in a temporary "
-                + "directory, in this JVM: CPU and peak heap then include the broker's. Run 'snowstamp broker' in "
-                + "another process (or use your cluster) and pass --bootstrap-servers to measure the stamper alone, as "
-                + "in production.",
+                + "round (median, lowest and highest), beside its goal and whether the median meets it. The goals: "
+                + "header mode (both formats) at least 0.97 times its floor's records/s and at most 1.05 times its "
+                + "CPU/record; JSON mode at least 0.90 times its floor's records/s; header mode at least 1.10 times the "
+                + "UUID-header peer and JSON mode at least 1.5 times the Jackson + UUID peer, at every size; at 1024 "
+                + "bytes, compact header mode at least 0.90 times the ceiling. A table per size, then the goals.%n"
+                + "Values above 256 bytes are read in fewer records of the same bytes (--records x 256 / size: a "
+                + "quarter at 1024, a sixteenth at 4096), so that every size's run takes about as long. On a 2-core "
+                + "machine the default run (80 bytes, 1,000,000 records, 3 rounds, 9 cases) takes ~5 minutes, and "
+                + "--value-bytes 80,1024,4096 ~12 minutes. With --latency-seconds also produce-to-read_committed "
+                + "p50/p99 at a steady --latency-rate, at the first size. --format json prints one JSON document "
+                + "instead of the tables (progress goes to stderr): per size and case the figures, ratios and goals, "
+                + "and the list of goals; --output-json also writes it to a file. Without --bootstrap-servers or "
+                + "--data-dir it uses a fresh embedded broker in a temporary directory, in this JVM: CPU and peak heap "
+                + "then include the broker's. Run 'snowstamp broker' in another process (or use your cluster) and pass "
+                + "--bootstrap-servers to measure the stamper alone, as in production.",
         footer = {"", "Examples:", "  snowstamp bench --records 200000 --repeat 1",
                 "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --value-bytes 80,1024,4096 --output-json bench.json",
                 "  snowstamp bench --bootstrap-servers 127.0.0.1:9092 --broker-pid $(pgrep -f 'snowstamp.jar broker') --breakdown",
@@ -109,8 +107,8 @@ final class BenchCommand implements Callable<Integer> {
     boolean breakdown;
 
     @Option(names = "--broker-pid", paramLabel = "PID", description = "the process id of the broker, when it runs on this machine "
-            + "(e.g. 'snowstamp broker'): its CPU time per record is measured too, per case and as a ratio to the pass-through's "
-            + "(default: not measured)")
+            + "(e.g. 'snowstamp broker'): its CPU time per record is measured too, per case and as a ratio to each "
+            + "baseline's (default: not measured)")
     Long brokerPid;
 
     @Option(names = "--format", paramLabel = "F", defaultValue = "table",
