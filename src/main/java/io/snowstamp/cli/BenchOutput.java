@@ -82,7 +82,7 @@ final class BenchOutput {
                 size.input().meanValueBytes(), size.records());
         boolean broker = rows.stream().anyMatch(row -> row.brokerCpuMicros().known());
         List<String> header = new ArrayList<>(List.of("case (exactly-once)", "records/s", "CPU/record", "x floor", "CPU x floor",
-                "x peer", "x ceiling"));
+                "x peer", "CPU x peer", "x ceiling"));
         if (broker) {
             header.addAll(List.of("broker CPU/record", "broker CPU x floor"));
         }
@@ -93,7 +93,7 @@ final class BenchOutput {
             Compared peer = row.against(Role.PEER);
             Compared ceiling = row.against(Role.CEILING);
             List<String> cells = new ArrayList<>(List.of(row.spec().name(), String.format(Locale.ROOT, "%,.0f", row.throughput().median()),
-                    micros(row.cpuMicros()), throughput(floor), cpu(floor), throughput(peer), throughput(ceiling)));
+                    micros(row.cpuMicros()), throughput(floor), cpu(floor), throughput(peer), cpu(peer), throughput(ceiling)));
             if (broker) {
                 cells.addAll(List.of(micros(row.brokerCpuMicros()), floor == null ? "-" : spread(floor.brokerCpuRatio())));
             }
