@@ -39,7 +39,8 @@ import java.util.concurrent.Callable;
                 + "issues it. Peers: what a user would write instead, a random UUID's text in a header (header mode) or "
                 + "a Jackson tree with a UUID field added (JSON mode). The stamper: header mode, header mode with the "
                 + "compact header format, JSON mode.%n"
-                + "Every case first runs once on up to 300,000 records of the first size, to warm up the JIT. For each "
+                + "Every case first runs once at every size on up to 300,000 records (fewer above 256 bytes), to warm up "
+                + "the JIT. For each "
                 + "case: the steady rate (output records/s while the output grows from 10%% to 90%% of the input: "
                 + "start-up and the wait for the last commit left out) and this process's CPU time per record in that "
                 + "window (the stamper's own process: all its threads, not the broker's, unless the broker is embedded "
@@ -188,10 +189,14 @@ final class BenchCommand implements Callable<Integer> {
             }
             // warm the JIT (the broker's too, when embedded) on every case first: one short warm-up left
             // the first repetition up to 2x slower than the next ones
-            BenchOutput.Size first = sizes.get(0);
-            for (Case c : first.summary().cases()) {
-                bench.throughput("warm-up", c.topo(), c.settings(), first.input(), Math.min(first.records(), WARM_UP_RECORDS));
+            // at every size: larger values take paths the smallest do not (JSON objects of more than 16 members)
+            for (BenchOutput.Size size : sizes) {
+                for (Case c : size.summary().cases()) {
+                    bench.throughput("warm-up", c.topo(), c.settings(), size.input(),
+                            Math.min(size.records(), recordsAt(WARM_UP_RECORDS, size.input().valueBytes())));
+                }
             }
+            BenchOutput.Size first = sizes.get(0);
             for (int r = 0; r < repeat; r++) {
                 for (BenchOutput.Size size : sizes) {
                     for (Case c : roundOrder(size.summary().cases(), r)) {
