@@ -13,7 +13,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -38,8 +37,31 @@ public final class Bench {
         HEADER_COMPACT, JSON_COMPACT,
         /** The stamper's topology with a processor that only forwards (see {@link BenchTopologies#forward}). */
         FORWARD,
-        /** As {@link #FORWARD}, adding the stamper's two headers (no ID issued: see {@link BenchTopologies#forward}). */
-        FORWARD_HEADERS
+        /** As {@link #FORWARD}, adding the stamper's two headers (no ID issued): header mode's floor. */
+        FORWARD_HEADERS,
+        /** As {@link #FORWARD_HEADERS} in the compact format: compact header mode's floor. */
+        FORWARD_COMPACT_HEADERS,
+        /** As {@link #FORWARD_HEADERS}, splicing the number into the JSON value too: JSON mode's floor. */
+        FORWARD_JSON,
+        /** A random UUID's text in a header: header mode's peer. */
+        UUID_HEADER;
+
+        /** Whether this is snowstamp itself, which issues IDs (and reads its output's tail at task start). */
+        boolean stamps() {
+            return switch (this) {
+                case HEADER, HEADER_NO_PROVENANCE, HEADER_COMPACT, JSON, JSON_COMPACT -> true;
+                default -> false;
+            };
+        }
+    }
+
+    /**
+     * A loaded input topic.
+     *
+     * @param valueBytes      the value size asked for ({@link SampleValues#value})
+     * @param meanValueBytes  the values' mean size as loaded (the sample varies by a few bytes)
+     */
+    public record Input(String topic, long records, int valueBytes, double meanValueBytes) {
     }
 
     /** Which Kafka settings: Kafka Streams' defaults, snowstamp's shipped ones, or the throughput profile. */
@@ -67,27 +89,26 @@ public final class Bench {
         this.input = base.topics().input();
     }
 
-    /** Creates the input topic and writes {@code records} sample events (~80 bytes of JSON) to it. */
-    public void load(long records) {
-        createTopic(input);
+    /**
+     * Creates an input topic for values of {@code valueBytes} and writes {@code records} sample events to it
+     * ({@link SampleValues}: JSON, padded to that size).
+     */
+    public Input load(long records, int valueBytes) {
+        String topic = input + "-" + valueBytes;
+        createTopic(topic);
         Properties p = KafkaSettings.producer(base.connection());
         p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+        long bytes = 0;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
             for (long n = 0; n < records; n++) {
-                producer.send(new ProducerRecord<>(input, key(n), value(n)));
+                byte[] value = SampleValues.value(n, valueBytes);
+                bytes += value.length;
+                producer.send(new ProducerRecord<>(topic, SampleValues.key(n), value));
             }
             producer.flush();
         }
-    }
-
-    static byte[] key(long n) {
-        return ("user-" + (n * 7919 % 1000)).getBytes(StandardCharsets.UTF_8);
-    }
-
-    static byte[] value(long n) {
-        return ("{\"event\":\"order.created\",\"n\":" + n + ",\"user\":\"user-" + (n * 7919 % 1000)
-                + "\",\"amount\":" + (n % 100_000) / 100.0 + ",\"currency\":\"EUR\"}").getBytes(StandardCharsets.UTF_8);
+        return new Input(topic, records, valueBytes, (double) bytes / records);
     }
 
     /**
@@ -97,8 +118,8 @@ public final class Bench {
      * interval: 1 s in the throughput profile, a fifth of a 1,000,000-record run). The run still
      * waits until every input record is committed, and {@code seconds} is that whole time.
      */
-    public BenchResult throughput(String name, Topo topo, Settings settings, long records) {
-        BenchRun run = newRun(topo, settings, Map.of());
+    public BenchResult throughput(String name, Topo topo, Settings settings, Input from, long records) {
+        BenchRun run = newRun(topo, settings, Map.of("input.topic", from.topic()));
         HeapSampler heap = new HeapSampler();
         try (run; heap) {
             long started = run.startAndAwaitRunning();
@@ -107,6 +128,8 @@ public final class Bench {
             double seconds = (System.nanoTime() - started) / 1e9;
             return new BenchResult(name, records, seconds, steady, run.cpuMicrosPerRecord, run.brokerCpuMicrosPerRecord, -1, -1,
                     heap.peakMiB());
+        } finally {
+            deleteTopics(run.app);
         }
     }
 
@@ -114,7 +137,7 @@ public final class Bench {
      * Produces at a steady {@code rate} for {@code seconds} while the topology runs, and measures
      * produce-to-read_committed latency of the output records (the first second is warm-up).
      */
-    public BenchResult latency(String name, Topo topo, Settings settings, int rate, int seconds) {
+    public BenchResult latency(String name, Topo topo, Settings settings, int valueBytes, int rate, int seconds) {
         String latencyInput = input + "-latency-" + runs.incrementAndGet();
         createTopic(latencyInput);
         BenchRun run = newRun(topo, settings, Map.of("input.topic", latencyInput));
@@ -134,7 +157,8 @@ public final class Bench {
                     if (wait > 0) {
                         TimeUnit.NANOSECONDS.sleep(wait);
                     }
-                    producer.send(new ProducerRecord<>(latencyInput, null, System.currentTimeMillis(), key(n), value(n)));
+                    producer.send(new ProducerRecord<>(latencyInput, null, System.currentTimeMillis(), SampleValues.key(n),
+                            SampleValues.value(n, valueBytes)));
                 }
             }
             TimeUnit.SECONDS.sleep(3);          // let the last commit arrive
@@ -185,7 +209,7 @@ public final class Bench {
                 "dlq.topic", app + "-dlq", "instance.id", "bench",
                 "profile", settings == Settings.THROUGHPUT ? "throughput" : "default"));
         raw.putAll(overrides);
-        if (topo == Topo.JSON || topo == Topo.JSON_COMPACT) {
+        if (topo == Topo.JSON || topo == Topo.JSON_COMPACT || topo == Topo.FORWARD_JSON) {
             raw.put("stamp.json-field", "id");
         }
         if (topo == Topo.HEADER_COMPACT || topo == Topo.JSON_COMPACT) {
@@ -195,6 +219,20 @@ public final class Bench {
             raw.put("stamp.provenance", "false");
         }
         return new BenchRun(configs.apply(raw), topo, settings, partitions, broker);
+    }
+
+    /**
+     * Deletes a finished run's topics (output, dead letters, changelog): at 4 KiB values every run writes
+     * gigabytes, and a run of many cases and rounds would otherwise fill the broker's disk.
+     */
+    private void deleteTopics(String app) {
+        try (Admin admin = Admin.create(KafkaSettings.client(base.connection()))) {
+            List<String> mine = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+                    .filter(t -> t.startsWith(app + "-")).toList();
+            admin.deleteTopics(mine).all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new SnowstampException("cannot delete the topics of bench application " + app + ": " + e.getMessage(), e);
+        }
     }
 
     private void createTopic(String name) {

@@ -6,6 +6,7 @@ import io.snowstamp.id.CachedClock;
 import io.snowstamp.resume.TailGuard;
 import io.snowstamp.resume.TailProbe;
 import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
 import org.apache.kafka.clients.admin.Admin;
@@ -59,16 +60,20 @@ final class BenchRun implements AutoCloseable {
         Properties props = settings == Bench.Settings.KAFKA_DEFAULTS ? KafkaSettings.streamsUntuned(config.connection(), config.topics()) : KafkaSettings.streams(config.connection(), config.topics());
         Topology topology;
         String input = config.topics().input();
-        if (topo == Bench.Topo.IDENTITY || topo == Bench.Topo.JACKSON_UUID) {
-            tailGuard = null;
-            topology = topo == Bench.Topo.IDENTITY ? BenchTopologies.identity(input, output) : BenchTopologies.jacksonUuid(input, output);
-        } else if (topo == Bench.Topo.FORWARD || topo == Bench.Topo.FORWARD_HEADERS) {
-            tailGuard = null;
-            topology = BenchTopologies.forward(input, output, topo == Bench.Topo.FORWARD_HEADERS);
-        } else {
-            tailGuard = new TailGuard(KafkaSettings.client(config.connection()), output, config.ids().layout(), config.recovery().tailGuardTimeout());
-            topology = StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());
-        }
+        tailGuard = topo.stamps() ? new TailGuard(KafkaSettings.client(config.connection()), output, config.ids().layout(),
+                config.recovery().tailGuardTimeout()) : null;
+        topology = switch (topo) {
+            case IDENTITY -> BenchTopologies.identity(input, output);
+            case JACKSON_UUID -> BenchTopologies.jacksonUuid(input, output);
+            case UUID_HEADER -> BenchTopologies.uuidHeader(input, output);
+            case FORWARD -> BenchTopologies.forward(input, output, BenchTopologies.Carry.NOTHING, null);
+            case FORWARD_HEADERS -> BenchTopologies.forward(input, output, BenchTopologies.Carry.HEADERS, null);
+            case FORWARD_COMPACT_HEADERS -> BenchTopologies.forward(input, output, BenchTopologies.Carry.COMPACT_HEADERS, null);
+            case FORWARD_JSON -> BenchTopologies.forward(input, output, BenchTopologies.Carry.HEADERS_AND_JSON,
+                    JsonIdSplicer.of(config.stamp()));
+            case HEADER, HEADER_NO_PROVENANCE, HEADER_COMPACT, JSON, JSON_COMPACT ->
+                    StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());
+        };
         streams = new KafkaStreams(topology, props);
         // ready before the start, so that the first samples of the output see it empty
         sampler = Admin.create(KafkaSettings.client(config.connection()));

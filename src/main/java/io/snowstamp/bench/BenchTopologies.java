@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.AlignedPartitioner;
+import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.StampedValue;
 import io.snowstamp.stream.StampedValueSerializer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -23,9 +24,14 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
-/** The baselines snowstamp is measured against, built as users would write them. */
+/**
+ * The baselines snowstamp is measured against: the pass-through (the ceiling: no ID, no headers), the
+ * floors (the same bytes as the stamper writes, no ID issued) and the peers (what users write instead).
+ */
 public final class BenchTopologies {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The header the UUID peer writes. */
+    public static final String UUID_HEADER = "id";
 
     private BenchTopologies() {
     }
@@ -38,34 +44,54 @@ public final class BenchTopologies {
         return builder.build();
     }
 
+    /** What a {@link #forward} topology adds to each record: the bytes of one stamper mode, with no ID issued. */
+    public enum Carry {
+        /** Nothing: the processor node, the aligned partitioner and the value wrapper alone. */
+        NOTHING,
+        /** {@code snowstamp-src} and {@code snowstamp-id} as header mode writes them: the floor of header mode. */
+        HEADERS,
+        /** {@code snowsrc} and {@code snowid}, 8 bytes each, as {@code stamp.header-format=compact} writes them. */
+        COMPACT_HEADERS,
+        /** The two headers and the number spliced into the JSON value as JSON mode writes it: the floor of JSON mode. */
+        HEADERS_AND_JSON
+    }
+
     /**
      * The stamper's topology without the stamper: a processor that forwards every record to the output
-     * partition of its input partition (the stamper's {@link AlignedPartitioner} and value wrapper) and, with
-     * {@code headers}, adds {@code snowstamp-src} and {@code snowstamp-id} as the stamper writes them — the
-     * input's {@code topic/partition/offset} and a 19-digit number that grows by one per record, both formatted
-     * by {@link IdHeader} — but issues no ID: no generator, no state, no checks. With the pass-through and the
-     * stamper in the same run it splits what stamping costs into the processor node and its partitioner, the
-     * two headers (Kafka's work per header, and the bytes they add to compress, send and store), and the rest.
+     * partition of its input partition (the stamper's {@link AlignedPartitioner} and value wrapper) and adds
+     * what {@code carry} says, the same bytes as the stamper writes — the input's {@code topic/partition/offset}
+     * (or its offset, compact) and a 19-digit number that grows by one per record (formatted by
+     * {@link IdHeader}; in JSON, spliced by the stamper's own {@link JsonIdSplicer#write}) — but issues no ID:
+     * no generator, no state, no checks, and no parse of the value (the bench's values are known to be JSON
+     * objects). This is the floor a stamper case is measured against: what carrying an ID costs in Kafka,
+     * whoever issues it.
+     *
+     * @param splicer the JSON mode's splicer (its field name and format); only for {@link Carry#HEADERS_AND_JSON}
      */
-    public static Topology forward(String input, String output, boolean headers) {
+    public static Topology forward(String input, String output, Carry carry, JsonIdSplicer splicer) {
+        if (carry == Carry.HEADERS_AND_JSON && splicer == null) {
+            throw new IllegalArgumentException("the JSON floor needs the JSON mode's splicer");
+        }
         Topology topology = new Topology();
         topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(), input);
-        topology.addProcessor("forward", () -> new Forward(headers), "source");
+        topology.addProcessor("forward", () -> new Forward(carry, splicer), "source");
         topology.addSink("sink", output, new ByteArraySerializer(), new StampedValueSerializer(), new AlignedPartitioner(), "forward");
         return topology;
     }
 
     /** See {@link #forward}. */
     private static final class Forward implements Processor<byte[], byte[], byte[], StampedValue> {
-        private final boolean headers;
+        private final Carry carry;
+        private final JsonIdSplicer splicer;
         /** Stands in for an ID: 19 digits, like every ID of the default layout after 2024; never one the stamper issues. */
         private long number = 1_000_000_000_000_000_000L;
         private ProcessorContext<byte[], StampedValue> context;
         private int partition;
         private byte[] sourcePrefix;
 
-        Forward(boolean headers) {
-            this.headers = headers;
+        Forward(Carry carry, JsonIdSplicer splicer) {
+            this.carry = carry;
+            this.splicer = splicer;
         }
 
         @Override
@@ -76,16 +102,62 @@ public final class BenchTopologies {
 
         @Override
         public void process(Record<byte[], byte[]> record) {
-            Record<byte[], StampedValue> out = record.withValue(new StampedValue(partition, record.value()));
-            if (headers) {
-                RecordMetadata source = context.recordMetadata().orElseThrow();
-                if (sourcePrefix == null) {
-                    sourcePrefix = (source.topic() + "/" + source.partition() + "/").getBytes(StandardCharsets.UTF_8);
-                }
-                out.headers().add(IdHeader.SOURCE, IdHeader.ascii(sourcePrefix, source.offset()));
-                out.headers().add(IdHeader.ID, IdHeader.ascii(number++));
+            if (carry == Carry.NOTHING) {
+                context.forward(record.withValue(new StampedValue(partition, record.value())));
+                return;
             }
+            RecordMetadata source = context.recordMetadata().orElseThrow();
+            long id = number++;
+            if (carry == Carry.COMPACT_HEADERS) {
+                Record<byte[], StampedValue> out = record.withValue(new StampedValue(partition, record.value()));
+                out.headers().add(IdHeader.COMPACT_SOURCE, IdHeader.binary(source.offset()));
+                out.headers().add(IdHeader.COMPACT_ID, IdHeader.binary(id));
+                context.forward(out);
+                return;
+            }
+            byte[] digits = IdHeader.ascii(id);
+            byte[] value = carry == Carry.HEADERS_AND_JSON ? splicer.write(record.value(), splice(record.value()), digits) : record.value();
+            Record<byte[], StampedValue> out = record.withValue(new StampedValue(partition, value));
+            if (sourcePrefix == null) {
+                sourcePrefix = (source.topic() + "/" + source.partition() + "/").getBytes(StandardCharsets.UTF_8);
+            }
+            out.headers().add(IdHeader.SOURCE, IdHeader.ascii(sourcePrefix, source.offset()));
+            out.headers().add(IdHeader.ID, digits);
             context.forward(out);
+        }
+
+        /** Where JSON mode splices into a non-empty object, found without parsing it: right after its opening brace. */
+        private static JsonIdSplicer.Plan splice(byte[] value) {
+            int brace = 0;
+            while (value[brace] != '{') {
+                brace++;
+            }
+            return new JsonIdSplicer.Plan(brace, -1, -1, true, false);
+        }
+    }
+
+    /** What one writes by hand for header mode: a random UUID's text in a header ({@code id}), the value unchanged. */
+    public static Topology uuidHeader(String input, String output) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(input, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
+                .process(UuidHeader::new)
+                .to(output, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+        return builder.build();
+    }
+
+    /** See {@link #uuidHeader}. */
+    private static final class UuidHeader implements Processor<byte[], byte[], byte[], byte[]> {
+        private ProcessorContext<byte[], byte[]> context;
+
+        @Override
+        public void init(ProcessorContext<byte[], byte[]> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(Record<byte[], byte[]> record) {
+            record.headers().add(UUID_HEADER, UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8));
+            context.forward(record);
         }
     }
 

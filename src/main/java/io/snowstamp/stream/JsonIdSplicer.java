@@ -217,20 +217,24 @@ public final class JsonIdSplicer {
 
     /**
      * The member names of one object so far. A few names are compared one by one (objects in events are
-     * small); past {@link #LINEAR} they go to a hash set, so a hostile object with many members costs
-     * linear time, not quadratic.
+     * small); past {@link #LINEAR} they go to an open-addressing table of the names themselves (no entry
+     * objects: {@code HashSet}'s node per name and its resizes were ~30% of checking a 4 KiB event of 200
+     * members, profiled, see benchmarks.md). Names that collide on purpose ({@code String.hashCode} is easy
+     * to collide) make long probe runs: past {@link #MAX_PROBE} the names move to a {@code HashSet}, whose
+     * bins turn into trees under collisions, so a hostile object still costs n log n, not n squared.
      */
     private static final class MemberNames {
         private static final int LINEAR = 16;
+        private static final int MAX_PROBE = 16;
         private String[] names;
         private int count;
+        /** Open addressing, linear probing, at most half full; null until past {@link #LINEAR} names. */
+        private String[] table;
         private HashSet<String> many;
 
         void add(String name) {
-            if (many != null) {
-                if (!many.add(name)) {
-                    throw duplicate(name);
-                }
+            if (table != null || many != null) {
+                insert(name);
                 return;
             }
             for (int i = 0; i < count; i++) {
@@ -239,15 +243,82 @@ public final class JsonIdSplicer {
                 }
             }
             if (count == LINEAR) {
-                many = new HashSet<>(Arrays.asList(names));
-                many.add(name);
+                table = new String[4 * LINEAR];
+                count = 0;
+                for (String known : names) {
+                    if (!place(known)) {
+                        many = new HashSet<>(Arrays.asList(names));
+                        table = null;
+                        break;
+                    }
+                }
                 names = null;
+                insert(name);
                 return;
             }
             if (names == null) {
                 names = new String[LINEAR];
             }
             names[count++] = name;
+        }
+
+        private void insert(String name) {
+            if (table != null && 2 * (count + 1) > table.length) {
+                grow();
+            }
+            if (table != null) {
+                if (place(name)) {
+                    return;
+                }
+                many = all(table);
+                table = null;
+            }
+            if (!many.add(name)) {
+                throw duplicate(name);
+            }
+        }
+
+        private void grow() {
+            String[] old = table;
+            table = new String[2 * old.length];
+            count = 0;
+            for (String known : old) {
+                if (known != null && !place(known)) {
+                    many = all(old);
+                    table = null;
+                    return;
+                }
+            }
+        }
+
+        /** Puts a name in the table; false, changing nothing, when its probe run would grow too long. */
+        private boolean place(String name) {
+            int mask = table.length - 1;
+            // Fibonacci hashing, the product's top bits: names like f10, f11, ... have consecutive hashes, which
+            // linear probing would pile into one long run; the multiplication spreads them over the table
+            int i = name.hashCode() * 0x9E3779B9 >>> Integer.numberOfLeadingZeros(mask);
+            for (int probe = 0; table[i] != null; probe++) {
+                if (table[i].equals(name)) {
+                    throw duplicate(name);
+                }
+                if (probe == MAX_PROBE) {
+                    return false;
+                }
+                i = (i + 1) & mask;
+            }
+            table[i] = name;
+            count++;
+            return true;
+        }
+
+        private static HashSet<String> all(String[] table) {
+            HashSet<String> set = new HashSet<>();
+            for (String name : table) {
+                if (name != null) {
+                    set.add(name);
+                }
+            }
+            return set;
         }
 
         private static BadRecordException duplicate(String name) {

@@ -1,6 +1,10 @@
 package io.snowstamp.bench;
 
 import io.snowstamp.bench.BenchSummary.Case;
+import io.snowstamp.bench.BenchSummary.Comparison;
+import io.snowstamp.bench.BenchSummary.Compared;
+import io.snowstamp.bench.BenchSummary.Goal;
+import io.snowstamp.bench.BenchSummary.Role;
 import io.snowstamp.bench.BenchSummary.Row;
 import org.junit.jupiter.api.Test;
 
@@ -11,8 +15,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 class BenchSummaryTest {
-    private static final Case BASE = new Case("pass", Bench.Topo.IDENTITY, Bench.Settings.SHIPPED);
-    private static final Case STAMP = new Case("stamp", Bench.Topo.HEADER, Bench.Settings.SHIPPED, "pass", 0.90, 1.15);
+    private static final Case BASE = new Case("pass", Role.FLOOR, Bench.Topo.IDENTITY, Bench.Settings.SHIPPED);
+    private static final Case STAMP = new Case("stamp", Role.STAMPER, Bench.Topo.HEADER, Bench.Settings.SHIPPED,
+            List.of(new Comparison(Role.FLOOR, "pass", 0.90, 1.15)));
 
     private static BenchResult result(double rate, double cpu) {
         return new BenchResult("x", 1000, 1, rate, cpu, -1, -1, -1, 10);
@@ -30,12 +35,14 @@ class BenchSummaryTest {
         summary.add(STAMP, result(170, 4.4));
 
         Row stamp = summary.rows().get(1);
-        assertThat(stamp.throughputRatio().median()).isCloseTo(0.9, within(1e-9));
-        assertThat(stamp.throughputRatio().min()).isCloseTo(170 / 210.0, within(1e-9));
-        assertThat(stamp.throughputRatio().max()).isCloseTo(0.95, within(1e-9));
-        assertThat(stamp.cpuRatio().median()).isCloseTo(1.1, within(1e-9));
-        assertThat(stamp.throughputMet()).isTrue();
-        assertThat(stamp.cpuMet()).isTrue();
+        Compared floor = stamp.against(Role.FLOOR);
+        assertThat(floor.throughputRatio().median()).isCloseTo(0.9, within(1e-9));
+        assertThat(floor.throughputRatio().min()).isCloseTo(170 / 210.0, within(1e-9));
+        assertThat(floor.throughputRatio().max()).isCloseTo(0.95, within(1e-9));
+        assertThat(floor.cpuRatio().median()).isCloseTo(1.1, within(1e-9));
+        assertThat(floor.throughputMet()).isTrue();
+        assertThat(floor.cpuMet()).isTrue();
+        assertThat(stamp.against(Role.PEER)).isNull();
         assertThat(stamp.throughput().median()).isEqualTo(170);
         assertThat(stamp.median().recordsPerSecond()).isEqualTo(170);
         assertThat(stamp.rounds()).hasSize(3);
@@ -50,12 +57,16 @@ class BenchSummaryTest {
         summary.add(STAMP, result(90, 4));
 
         List<Row> rows = summary.rows();
-        assertThat(rows.get(1).throughputRatio().median()).isCloseTo(0.85, within(1e-9));   // even count: the mean of the middle two
-        assertThat(rows.get(1).throughputMet()).isFalse();
-        assertThat(rows.get(1).cpuMet()).isFalse();
-        assertThat(rows.get(0).throughputRatio().known()).isFalse();
-        assertThat(rows.get(0).throughputMet()).isNull();
-        assertThat(rows.get(0).cpuMet()).isNull();
+        Compared floor = rows.get(1).against(Role.FLOOR);
+        assertThat(floor.throughputRatio().median()).isCloseTo(0.85, within(1e-9));   // even count: the mean of the middle two
+        assertThat(floor.throughputMet()).isFalse();
+        assertThat(floor.cpuMet()).isFalse();
+        assertThat(rows.get(0).compared()).isEmpty();
+
+        List<Goal> goals = summary.goals();
+        assertThat(goals).extracting(Goal::rule).containsExactly("stamp: records/s >= 0.90x pass", "stamp: CPU/record <= 1.15x pass");
+        assertThat(goals).extracting(Goal::met).containsExactly(false, false);
+        assertThat(goals.get(1).figure().median()).isCloseTo(1.25, within(1e-9));
     }
 
     @Test
@@ -63,8 +74,38 @@ class BenchSummaryTest {
         BenchSummary summary = new BenchSummary(List.of(BASE, STAMP));
         summary.add(BASE, result(100, -1));
         summary.add(STAMP, result(90, -1));
-        assertThat(summary.rows().get(1).cpuRatio().known()).isFalse();
-        assertThat(summary.rows().get(1).cpuMet()).isNull();
+        Compared floor = summary.rows().get(1).against(Role.FLOOR);
+        assertThat(floor.cpuRatio().known()).isFalse();
+        assertThat(floor.cpuMet()).isNull();
+        assertThat(floor.throughputMet()).isTrue();
+        assertThat(summary.goals().get(1).met()).as("a CPU goal that could not be judged").isNull();
+    }
+
+    @Test
+    void shouldCompareWithEachBaselineOfTheSameRoundSeparately() {
+        Case peer = new Case("peer", Role.PEER, Bench.Topo.UUID_HEADER, Bench.Settings.SHIPPED);
+        Case stamp = new Case("stamp", Role.STAMPER, Bench.Topo.HEADER, Bench.Settings.SHIPPED, List.of(
+                new Comparison(Role.FLOOR, "pass", 0.97, 1.05), new Comparison(Role.PEER, "peer", 1.10, Double.NaN)));
+        BenchSummary summary = new BenchSummary(List.of(BASE, peer, stamp));
+        summary.add(BASE, result(100, 4));
+        summary.add(peer, result(80, 5));
+        summary.add(stamp, result(98, 4.1));
+
+        Row row = summary.rows().get(2);
+        assertThat(row.against(Role.FLOOR).throughputRatio().median()).isCloseTo(0.98, within(1e-9));
+        assertThat(row.against(Role.FLOOR).cpuMet()).isTrue();
+        assertThat(row.against(Role.PEER).throughputRatio().median()).isCloseTo(1.225, within(1e-9));
+        assertThat(row.against(Role.PEER).throughputMet()).isTrue();
+        assertThat(row.against(Role.PEER).cpuMet()).as("no CPU goal against the peer").isNull();
+        assertThat(summary.goals()).extracting(Goal::rule).containsExactly("stamp: records/s >= 0.97x pass",
+                "stamp: CPU/record <= 1.05x pass", "stamp: records/s >= 1.10x peer");
+        assertThat(summary.goals()).extracting(Goal::met).containsExactly(true, true, true);
+    }
+
+    @Test
+    void shouldRefuseAComparisonWithACaseThatIsNotRun() {
+        assertThatThrownBy(() -> new BenchSummary(List.of(STAMP))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("stamp is compared with pass");
     }
 
     @Test

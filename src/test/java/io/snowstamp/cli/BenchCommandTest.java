@@ -27,4 +27,22 @@ class BenchCommandTest {
         assertThat(result.err().strip().lines()).hasSize(1);
         assertThat(result.err()).contains("--broker-pid 999999999: no process of this id");
     }
+
+    @Test
+    void shouldReadFewerRecordsOfTheSameBytesAbove256Bytes() {
+        assertThat(BenchCommand.recordsAt(1_000_000, 80)).isEqualTo(1_000_000);
+        assertThat(BenchCommand.recordsAt(1_000_000, 256)).isEqualTo(1_000_000);
+        assertThat(BenchCommand.recordsAt(1_000_000, 1024)).isEqualTo(250_000);
+        assertThat(BenchCommand.recordsAt(1_000_000, 4096)).isEqualTo(62_500);
+        assertThat(BenchCommand.recordsAt(1, 500_000)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRefuseValueSizesOutOfRangeOrTwiceBeforeStartingAnything() {
+        for (String sizes : new String[] {"0", "80,80", "600000"}) {
+            Cli.Result result = Cli.run("bench", "--bootstrap-servers", "127.0.0.1:1", "--value-bytes", sizes);
+            assertThat(result.exitCode()).as(sizes).isEqualTo(2);
+            assertThat(result.err()).contains("--value-bytes", "each size once, from 1 to 524288 bytes");
+        }
+    }
 }

@@ -14,6 +14,9 @@ import io.snowstamp.config.StampSettings.OnExistingField;
 import io.snowstamp.stream.BadRecordException.Code;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -180,6 +183,46 @@ class JsonIdSplicerTest {
         }
         // the same name in sibling or nested objects is no duplicate
         assertThat(splice(NUMBER_REJECT, "{\"a\":{\"x\":1},\"b\":{\"x\":{\"x\":2}},\"x\":[{\"x\":3},{\"x\":4}]}")).startsWith("{\"id\":");
+    }
+
+    /** Hundreds of members: the table of names grows several times and still finds every duplicate. */
+    @Test
+    void shouldRefuseDuplicateKeysInObjectsOfHundredsOfMembers() {
+        StringBuilder distinct = new StringBuilder();
+        for (int i = 0; i < 700; i++) {
+            distinct.append(i == 0 ? "" : ",").append("\"f").append(i).append("\":\"w\"");
+        }
+        assertThat(splice(NUMBER_REJECT, "{" + distinct + "}")).startsWith("{\"id\":").contains("\"f699\":\"w\"");
+        for (String dup : new String[] {"f0", "f16", "f17", "f63", "f64", "f511", "f699"}) {
+            BadRecordException e = refusal(NUMBER_REJECT, "{" + distinct + ",\"" + dup + "\":1}");
+            assertThat(e.code()).as(dup).isEqualTo(Code.DUPLICATE_KEY);
+            assertThat(e).hasMessageContaining("Duplicate field '" + dup + "'");
+        }
+    }
+
+    /**
+     * Names chosen to share one hash ("Aa" and "BB" hash alike, so do all strings of such pairs): the long probe
+     * runs move the names to the collision-proof set, which still finds duplicates and accepts distinct names.
+     */
+    @Test
+    void shouldRefuseDuplicatesAmongNamesThatCollideOnPurpose() {
+        List<String> colliding = new ArrayList<>(List.of(""));
+        for (int bit = 0; bit < 7; bit++) {
+            List<String> longer = new ArrayList<>();
+            for (String prefix : colliding) {
+                longer.add(prefix + "Aa");
+                longer.add(prefix + "BB");
+            }
+            colliding = longer;
+        }
+        int hash = colliding.get(0).hashCode();
+        assertThat(colliding).hasSize(128).allMatch(n -> n.hashCode() == hash);
+        String members = colliding.stream().map(n -> "\"" + n + "\":1").collect(Collectors.joining(","));
+        assertThat(splice(NUMBER_REJECT, "{" + members + "}")).startsWith("{\"id\":");
+        for (String dup : new String[] {colliding.get(0), colliding.get(20), colliding.get(127)}) {
+            BadRecordException e = refusal(NUMBER_REJECT, "{" + members + ",\"" + dup + "\":2}");
+            assertThat(e.code()).as(dup).isEqualTo(Code.DUPLICATE_KEY);
+        }
     }
 
     @Test

@@ -1,0 +1,98 @@
+package io.snowstamp.bench;
+
+import io.snowstamp.bench.Bench.Settings;
+import io.snowstamp.bench.Bench.Topo;
+import io.snowstamp.bench.BenchSummary.Case;
+import io.snowstamp.bench.BenchSummary.Comparison;
+import io.snowstamp.bench.BenchSummary.Role;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The cases {@code bench} runs at one value size, and the goals of issue 22 each stamper case is held
+ * to. Pure: which cases, which baselines, which goals; nothing here runs Kafka.
+ *
+ * <p>The goals compare what a user can compare: the stamper with its <em>floor</em> (the same
+ * topology carrying the same bytes, no ID issued: what carrying an ID costs in Kafka, whoever issues
+ * it) and with its <em>peer</em> (what a user would write instead). The headerless pass-through is
+ * the <em>ceiling</em>: no stamper reaches it, since Kafka's work per header is the bulk of what
+ * stamping costs (benchmarks.md, "Where the cost is"); only at 1 KiB, where a record's own bytes
+ * dominate, is compact header mode held to it.
+ */
+public final class BenchCases {
+    public static final String CEILING = "ceiling: pass-through, no headers";
+    public static final String HEADER_FLOOR = "floor: forward + 2 headers, no ID";
+    public static final String COMPACT_FLOOR = "floor: forward + 2 compact headers, no ID";
+    public static final String JSON_FLOOR = "floor: forward + 2 headers + JSON splice, no ID";
+    public static final String UUID_PEER = "peer: UUID header";
+    public static final String JACKSON_PEER = "peer: Jackson tree + UUID";
+    public static final String HEADER = "snowstamp header";
+    public static final String COMPACT = "snowstamp header, compact";
+    public static final String JSON = "snowstamp json";
+
+    /** Header mode's throughput against its floor: what issuing the ID may cost beyond its bytes. */
+    static final double HEADER_VS_FLOOR = 0.97;
+    /** Header mode's CPU per record against its floor. */
+    static final double HEADER_CPU_VS_FLOOR = 1.05;
+    /** JSON mode against its floor: the validating parse of every value is the stamper's own work. */
+    static final double JSON_VS_FLOOR = 0.90;
+    static final double HEADER_VS_PEER = 1.10;
+    static final double JSON_VS_PEER = 1.5;
+    /** Compact header mode against the headerless pass-through, at {@link #CEILING_GOAL_BYTES} only. */
+    static final double COMPACT_VS_CEILING = 0.90;
+    static final int CEILING_GOAL_BYTES = 1024;
+
+    private BenchCases() {
+    }
+
+    /**
+     * The cases at values of {@code valueBytes}: the ceiling, each stamper mode with its floor and peer, and the
+     * extra cases asked for.
+     *
+     * @param breakdown add the steps of the breakdown: a forward without headers, header mode without the
+     *                  provenance header, JSON mode with compact headers
+     * @param profiles  add the pass-through on Kafka Streams' own defaults and header mode with the throughput profile
+     */
+    public static List<Case> at(int valueBytes, boolean breakdown, boolean profiles) {
+        Comparison ceiling = new Comparison(Role.CEILING, CEILING);
+        List<Case> cases = new ArrayList<>();
+        if (profiles) {
+            cases.add(new Case("pass-through, Kafka Streams defaults", Role.OTHER, Topo.IDENTITY, Settings.KAFKA_DEFAULTS,
+                    List.of(ceiling)));
+        }
+        cases.add(new Case(CEILING, Role.CEILING, Topo.IDENTITY, Settings.SHIPPED));
+        cases.add(baseline(HEADER_FLOOR, Role.FLOOR, Topo.FORWARD_HEADERS));
+        cases.add(new Case(HEADER, Role.STAMPER, Topo.HEADER, Settings.SHIPPED, List.of(
+                new Comparison(Role.FLOOR, HEADER_FLOOR, HEADER_VS_FLOOR, HEADER_CPU_VS_FLOOR),
+                new Comparison(Role.PEER, UUID_PEER, HEADER_VS_PEER, Double.NaN), ceiling)));
+        cases.add(baseline(COMPACT_FLOOR, Role.FLOOR, Topo.FORWARD_COMPACT_HEADERS));
+        cases.add(new Case(COMPACT, Role.STAMPER, Topo.HEADER_COMPACT, Settings.SHIPPED, List.of(
+                new Comparison(Role.FLOOR, COMPACT_FLOOR, HEADER_VS_FLOOR, HEADER_CPU_VS_FLOOR),
+                new Comparison(Role.PEER, UUID_PEER, HEADER_VS_PEER, Double.NaN),
+                valueBytes == CEILING_GOAL_BYTES ? new Comparison(Role.CEILING, CEILING, COMPACT_VS_CEILING, Double.NaN) : ceiling)));
+        cases.add(baseline(UUID_PEER, Role.PEER, Topo.UUID_HEADER));
+        cases.add(baseline(JSON_FLOOR, Role.FLOOR, Topo.FORWARD_JSON));
+        cases.add(new Case(JSON, Role.STAMPER, Topo.JSON, Settings.SHIPPED, List.of(
+                new Comparison(Role.FLOOR, JSON_FLOOR, JSON_VS_FLOOR, Double.NaN),
+                new Comparison(Role.PEER, JACKSON_PEER, JSON_VS_PEER, Double.NaN), ceiling)));
+        cases.add(baseline(JACKSON_PEER, Role.PEER, Topo.JACKSON_UUID));
+        if (breakdown) {
+            cases.add(baseline("forward, no headers", Role.OTHER, Topo.FORWARD));
+            cases.add(new Case("snowstamp header, no provenance", Role.STAMPER, Topo.HEADER_NO_PROVENANCE, Settings.SHIPPED,
+                    List.of(ceiling)));
+            cases.add(new Case("snowstamp json, compact headers", Role.STAMPER, Topo.JSON_COMPACT, Settings.SHIPPED,
+                    List.of(ceiling)));
+        }
+        if (profiles) {
+            cases.add(new Case("snowstamp header, throughput profile", Role.STAMPER, Topo.HEADER, Settings.THROUGHPUT,
+                    List.of(ceiling)));
+        }
+        return cases;
+    }
+
+    /** A baseline on the shipped settings, itself compared with the ceiling only. */
+    private static Case baseline(String name, Role role, Topo topo) {
+        return new Case(name, role, topo, Settings.SHIPPED, List.of(new Comparison(Role.CEILING, CEILING)));
+    }
+}

@@ -1,0 +1,58 @@
+package io.snowstamp.bench;
+
+import io.snowstamp.bench.BenchSummary.Case;
+import io.snowstamp.bench.BenchSummary.Comparison;
+import io.snowstamp.bench.BenchSummary.Role;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The goals of issue 22, case by case: each stamper case against its own floor and peer. */
+class BenchCasesTest {
+    private static Case named(List<Case> cases, String name) {
+        return cases.stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static Comparison against(Case c, Role role) {
+        return c.comparisons().stream().filter(x -> x.against() == role).findFirst().orElseThrow();
+    }
+
+    @Test
+    void shouldHoldEachStamperModeToItsOwnFloorAndPeer() {
+        List<Case> cases = BenchCases.at(80, false, false);
+        assertThat(cases).extracting(Case::name).containsExactly(BenchCases.CEILING, BenchCases.HEADER_FLOOR, BenchCases.HEADER,
+                BenchCases.COMPACT_FLOOR, BenchCases.COMPACT, BenchCases.UUID_PEER, BenchCases.JSON_FLOOR, BenchCases.JSON,
+                BenchCases.JACKSON_PEER);
+        assertThat(against(named(cases, BenchCases.HEADER), Role.FLOOR)).isEqualTo(new Comparison(Role.FLOOR, BenchCases.HEADER_FLOOR, 0.97, 1.05));
+        assertThat(against(named(cases, BenchCases.HEADER), Role.PEER)).isEqualTo(new Comparison(Role.PEER, BenchCases.UUID_PEER, 1.10, Double.NaN));
+        assertThat(against(named(cases, BenchCases.COMPACT), Role.FLOOR).baseline()).isEqualTo(BenchCases.COMPACT_FLOOR);
+        assertThat(against(named(cases, BenchCases.JSON), Role.FLOOR)).isEqualTo(new Comparison(Role.FLOOR, BenchCases.JSON_FLOOR, 0.90, Double.NaN));
+        assertThat(against(named(cases, BenchCases.JSON), Role.PEER)).isEqualTo(new Comparison(Role.PEER, BenchCases.JACKSON_PEER, 1.5, Double.NaN));
+        assertThat(Double.isNaN(against(named(cases, BenchCases.COMPACT), Role.CEILING).throughputGoal())).as("no ceiling goal at 80 bytes").isTrue();
+        // every case is compared with the ceiling, the ceiling with nothing; BenchSummary accepts the list (every baseline runs)
+        assertThat(cases).filteredOn(c -> c.role() != Role.CEILING).allSatisfy(c -> against(c, Role.CEILING));
+        assertThat(named(cases, BenchCases.CEILING).comparisons()).isEmpty();
+        new BenchSummary(cases);
+    }
+
+    @Test
+    void shouldHoldCompactHeaderModeToTheCeilingAt1KiBOnly() {
+        assertThat(against(named(BenchCases.at(1024, false, false), BenchCases.COMPACT), Role.CEILING).throughputGoal()).isEqualTo(0.90);
+        assertThat(Double.isNaN(against(named(BenchCases.at(4096, false, false), BenchCases.COMPACT), Role.CEILING).throughputGoal())).isTrue();
+        assertThat(Double.isNaN(against(named(BenchCases.at(1024, false, false), BenchCases.HEADER), Role.CEILING).throughputGoal())).isTrue();
+    }
+
+    @Test
+    void shouldAddTheBreakdownAndProfileCasesWithoutGoals() {
+        List<Case> cases = BenchCases.at(80, true, true);
+        assertThat(cases).hasSize(14);
+        assertThat(cases).extracting(Case::name).contains("forward, no headers", "snowstamp header, no provenance",
+                "snowstamp json, compact headers", "pass-through, Kafka Streams defaults", "snowstamp header, throughput profile");
+        new BenchSummary(cases);
+        List<Case> defaults = BenchCases.at(80, false, false);
+        assertThat(cases).filteredOn(c -> !defaults.contains(c)).hasSize(5)
+                .allSatisfy(c -> assertThat(c.comparisons()).allMatch(x -> Double.isNaN(x.throughputGoal()) && Double.isNaN(x.cpuGoal())));
+    }
+}
