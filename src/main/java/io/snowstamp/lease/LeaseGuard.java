@@ -44,13 +44,20 @@ public final class LeaseGuard {
     private final TaskId task;
     private final String name;
     private final Runnable release;
+    private final Runnable parkedForTakeover;
     private boolean first = true;
 
     LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release) {
+        this(lease, task, name, release, () -> { });
+    }
+
+    /** @param parkedForTakeover told each time a record reaches the task before its takeover wait is over (the thread waits) */
+    LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release, Runnable parkedForTakeover) {
         this.lease = lease;
         this.task = task;
         this.name = name;
         this.release = release;
+        this.parkedForTakeover = parkedForTakeover;
     }
 
     /**
@@ -79,6 +86,9 @@ public final class LeaseGuard {
 
     private void waitFor(PartitionLease.Verdict initial, long start) {
         boolean taking = !lease.permitted();
+        if (initial == PartitionLease.Verdict.WAIT && taking) {
+            parkedForTakeover.run();
+        }
         PartitionLease.Verdict verdict = initial;
         while (verdict == PartitionLease.Verdict.WAIT) {
             long now = System.nanoTime();

@@ -71,6 +71,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
     private final AtomicLong rounds = new AtomicLong();
+    private final AtomicLong takeoverParks = new AtomicLong();
 
     /** A lease this instance holds, and when its task took it ({@link System#nanoTime()}). */
     private record Held(PartitionLease lease, long takenAt) {
@@ -140,7 +141,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         Held entry = new Held(lease, System.nanoTime());
         held.put(changelog, entry);
         LockSupport.unpark(thread);
-        return new LeaseGuard(lease, task, name, () -> held.remove(changelog, entry));
+        return new LeaseGuard(lease, task, name, () -> held.remove(changelog, entry), takeoverParks::incrementAndGet);
     }
 
     /**
@@ -255,6 +256,14 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     /** Verifications completed so far (tests: the changelog is read back in rounds for all leases, not per lease). */
     public long rounds() {
         return rounds.get();
+    }
+
+    /**
+     * Times a stream thread waited in a task's first check for the previous owner's term to run out (tests: a task's
+     * input is held back until then, so the thread should not wait).
+     */
+    public long takeoverParks() {
+        return takeoverParks.get();
     }
 
     private boolean reached(TopicPartition tp, long end) {

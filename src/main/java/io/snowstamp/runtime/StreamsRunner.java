@@ -229,6 +229,12 @@ public final class StreamsRunner implements AutoCloseable {
         return current == null || current.leases() == null ? 0 : current.leases().rounds();
     }
 
+    /** Times a stream thread waited in a task's first check for its lease's takeover (0 without a lease). */
+    public long leaseTakeoverParks() {
+        StamperTopology current = topology;
+        return current == null || current.leases() == null ? 0 : current.leases().takeoverParks();
+    }
+
     /** The error that killed Kafka Streams, or null. */
     public Throwable failure() {
         return failure.get();
