@@ -6,6 +6,7 @@ import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.runtime.StartStats;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.stream.Names;
+import io.snowstamp.testing.ClientMetrics;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.Stamper;
@@ -18,9 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,7 +74,7 @@ class ManyTaskStartsIT extends OnSharedBroker {
             starts = runner.taskStarts();
             tails = runner.tailPrefetch();
             takeoverParks = runner.leaseTakeoverParks();
-            tailGuardRequests = requestTotal("snowstamp-tail-guard-" + topics.out());
+            tailGuardRequests = ClientMetrics.consumerRequests("snowstamp-tail-guard-" + topics.out());
         } finally {
             for (String topic : List.of(topics.in(), topics.out(), topics.dlq(), Names.changelogTopic(application))) {
                 TestBroker.deleteTopic(broker.bootstrapServers(), topic);   // 3,072 partitions fewer for the tests that follow
@@ -111,10 +109,4 @@ class ManyTaskStartsIT extends OnSharedBroker {
         return stamped;
     }
 
-    /** The {@code request-total} metric of the consumer {@code clientId} in this JVM. */
-    private static double requestTotal(String clientId) throws Exception {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        Object value = server.getAttribute(new ObjectName("kafka.consumer:type=consumer-metrics,client-id=" + clientId), "request-total");
-        return ((Number) value).doubleValue();
-    }
 }
