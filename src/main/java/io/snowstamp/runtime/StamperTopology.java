@@ -22,6 +22,7 @@ import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.Topology;
 
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
@@ -75,8 +76,18 @@ final class StamperTopology implements AutoCloseable {
         Map<String, LeaseCodec> codecs = config.idMode() == SnowstampConfig.IdMode.SEQUENCE
                 ? Map.of(SequenceNames.changelogTopic(applicationId), SequenceTopology.leaseCodec())
                 : Map.of(Names.changelogTopic(applicationId), StampTopology.leaseCodec());
-        return new LeaseVerifier(KafkaSettings.client(connection), KafkaSettings.consumer(connection),
-                KafkaSettings.producer(connection), codecs, applicationId + "-" + connection.instanceId());
+        return new LeaseVerifier(tuned(KafkaSettings.client(connection), connection), tuned(KafkaSettings.consumer(connection), connection),
+                tuned(KafkaSettings.producer(connection), connection), codecs, applicationId + "-" + connection.instanceId());
+    }
+
+    /**
+     * The stamper's own clients beside Kafka Streams' (the lease's reads, the tail guard, the fence) with
+     * the request timeout Streams' clients get: they must find a leader that moved away from a frozen
+     * broker as soon as the stamper does ({@link Tuning#REQUEST_TIMEOUT_MS}).
+     */
+    private static Properties tuned(Properties props, ConnectionSettings connection) {
+        Tuning.requestTimeout(props, connection);
+        return props;
     }
 
     /**
@@ -97,9 +108,9 @@ final class StamperTopology implements AutoCloseable {
         RecoverySettings recovery = config.recovery();
         String output = config.topics().output();
         TailGuard tailGuard = recovery.tailGuard()
-                ? new TailGuard(KafkaSettings.client(connection), output, config.ids().layout(), recovery.tailGuardTimeout()) : null;
+                ? new TailGuard(tuned(KafkaSettings.client(connection), connection), output, config.ids().layout(), recovery.tailGuardTimeout()) : null;
         TransactionFence fence = connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
-                ? new TransactionFence(KafkaSettings.client(connection), connection.applicationId(), output, recovery.tailGuardTimeout())
+                ? new TransactionFence(tuned(KafkaSettings.client(connection), connection), connection.applicationId(), output, recovery.tailGuardTimeout())
                 : null;
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
@@ -120,7 +131,7 @@ final class StamperTopology implements AutoCloseable {
     private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions, LeaseVerifier leases) {
         RecoverySettings recovery = config.recovery();
         SequenceTailReader tail = recovery.tailGuard()
-                ? new SequenceTailReader(KafkaSettings.client(config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
+                ? new SequenceTailReader(tuned(KafkaSettings.client(config.connection()), config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
         Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
                 leases == null ? Leases.none() : leases);
         String applicationId = config.connection().applicationId();

@@ -16,11 +16,30 @@ final class Tuning {
     /** The shipped session timeout of the classic group protocol (the README's failure table depends on it). */
     static final int SESSION_TIMEOUT_MS = 6000;
     /**
-     * Under exactly-once, a dead instance's open transaction holds back its partitions' committed
-     * offsets (and read_committed readers) until the broker aborts it, transaction.timeout.ms after it
-     * began. Kafka Streams' 10 s would alone exceed the failover goal; 5 s ends before the 6 s session.
+     * How long an exactly-once transaction may stay open before the broker aborts it. A dead or frozen
+     * instance's open transaction does not hold readers back for this long: the instance that takes its
+     * partitions fences it at once ({@link TransactionFence}). What it bounds is a live instance's
+     * transaction, and an abort there is costly: the stream thread is fenced, every task of the
+     * thread rejoins, restores and waits for its lease again. So the transaction must outlive what a
+     * live instance rides through without losing its partitions: a frozen or killed broker (the
+     * controller fences it after {@code broker.session.timeout.ms}, 9 s, then elects new leaders and
+     * coordinators, which the clients find within a {@link #REQUEST_TIMEOUT_MS} or two), a task
+     * waiting for its lease while a changelog leader moves, a starved machine starting hundreds of
+     * tasks in one transaction. With 5 s (shipped before) a frozen leader cost 21-32 s of output on
+     * a three-node cluster instead of about 10 (ClusterFaultIT, benchmarks.md).
      */
-    static final int TRANSACTION_TIMEOUT_MS = 5000;
+    static final int TRANSACTION_TIMEOUT_MS = 20000;
+    /**
+     * How long a client waits for one answer before it drops the connection and asks another broker
+     * where the leader or coordinator is now. A frozen broker (SIGSTOP, a long GC or I/O stall, a
+     * half-dead host) still accepts TCP connections, so with Kafka's 30 s every request sent to it
+     * (produce, fetch, the transaction's own requests, the lease's reads) waits out the whole freeze,
+     * long after the controller has moved its partitions elsewhere (9 s). 3 s finds the new leader
+     * within about one more timeout of the election. A request that times out is retried (produce:
+     * idempotent, in order; transactions and offset commits: retried by the clients), so a short
+     * timeout costs a retry when a broker is slow, never a record.
+     */
+    static final int REQUEST_TIMEOUT_MS = 3000;
 
     /** key -> value, applied to the producer or the main consumer through the Streams prefixes. */
     private static final Map<String, String> PRODUCER = Map.of(
@@ -48,6 +67,7 @@ final class Tuning {
     }
 
     static void apply(Properties props, ConnectionSettings connection) {
+        requestTimeout(props, connection);
         PRODUCER.forEach((key, value) -> setUnlessGiven(props, connection, "producer.", key, value));
         CONSUMER.forEach((key, value) -> setUnlessGiven(props, connection, "consumer.", key, value));
         if (connection.profile() == ConnectionSettings.Profile.THROUGHPUT) {
@@ -59,6 +79,17 @@ final class Tuning {
             long commitMillis = interval == null ? 100 : Long.parseLong(interval.toString().trim());
             setUnlessGiven(props, connection, "producer.", "transaction.timeout.ms",
                     String.valueOf(Math.max(TRANSACTION_TIMEOUT_MS, 2 * commitMillis)));
+        }
+    }
+
+    /**
+     * {@link #REQUEST_TIMEOUT_MS} for every client made from {@code props} (Kafka Streams passes an
+     * unprefixed key to its producer, consumers and admin client alike; the lease's own clients get it
+     * here too), unless {@code kafka.request.timeout.ms} is given.
+     */
+    static void requestTimeout(Properties props, ConnectionSettings connection) {
+        if (!connection.kafka().containsKey("request.timeout.ms")) {
+            props.put("request.timeout.ms", String.valueOf(REQUEST_TIMEOUT_MS));
         }
     }
 

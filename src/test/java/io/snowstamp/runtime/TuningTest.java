@@ -56,16 +56,25 @@ class TuningTest {
 
         assertThat(props).containsEntry("consumer.session.timeout.ms", "6000")
                 .containsEntry("consumer.heartbeat.interval.ms", "1500")
-                .containsEntry("producer.transaction.timeout.ms", "5000");
+                .containsEntry("producer.transaction.timeout.ms", "20000");
         assertThat(streams(config("kafka.session.timeout.ms", "20000")))
                 .containsEntry("session.timeout.ms", "20000").doesNotContainKey("consumer.session.timeout.ms");
     }
 
     @Test
     void shouldKeepTheTransactionTimeoutAboveTheCommitInterval() {
-        assertThat(streams(config("kafka.commit.interval.ms", "4000")))
-                .containsEntry("producer.transaction.timeout.ms", "8000");
+        assertThat(streams(config("kafka.commit.interval.ms", "15000")))
+                .containsEntry("producer.transaction.timeout.ms", "30000");
         assertThat(streams(config("processing.guarantee", "at_least_once")))
                 .doesNotContainKey("producer.transaction.timeout.ms");
+    }
+
+    @Test
+    void shouldGiveUpOnAFrozenBrokerWithinSecondsUnlessTold() {
+        assertThat(streams(config())).containsEntry("request.timeout.ms", "3000");
+        assertThat(streams(config("kafka.request.timeout.ms", "30000"))).containsEntry("request.timeout.ms", "30000");
+        // a prefixed setting wins for its client in Kafka Streams; the others keep snowstamp's
+        assertThat(streams(config("kafka.producer.request.timeout.ms", "30000")))
+                .containsEntry("producer.request.timeout.ms", "30000").containsEntry("request.timeout.ms", "3000");
     }
 }

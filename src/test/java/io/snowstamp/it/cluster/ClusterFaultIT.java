@@ -1,6 +1,7 @@
 package io.snowstamp.it.cluster;
 
 import io.snowstamp.id.IdLayout;
+import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
 import io.snowstamp.testing.OutputStalls;
@@ -14,6 +15,7 @@ import io.snowstamp.testing.cluster.KafkaNode;
 import io.snowstamp.testing.cluster.Netns;
 import io.snowstamp.testing.cluster.SharedCluster;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -129,6 +131,8 @@ class ClusterFaultIT {
         for (Pair pair : pairs()) {
             pair.awaitStamping();
             pair.placeChangelogs();
+            // the changelog Kafka Streams created for the shipped stamper: replicated as the topics apply makes them
+            ClusterTopicsIT.assertReplicatedOnEveryNode(cluster, Names.changelogTopic(pair.applicationId));
         }
         timeline.mark("both pairs stamping; groups coordinated by node %d; data partitions led by nodes %s; active controller: node %d",
                 coordinator, dataLeaders, controller);
@@ -169,6 +173,7 @@ class ClusterFaultIT {
     @Test
     @Order(1)
     void shouldIssueNoIdTwiceWhileAStamperIsCutOffFromItsGroupCoordinator() throws Exception {
+        Assumptions.assumeTrue(selected("a"), "fault a not among -Dcluster.faults");
         steady();
         Map<Pair, KafkaNode> coordinators = new LinkedHashMap<>();
         for (Pair pair : pairs()) {
@@ -198,14 +203,37 @@ class ClusterFaultIT {
     @Order(2)
     void shouldKeepThePromiseThroughLinkLossAndBrokerFailures() throws Exception {
         steady();
-        cutOffFromEveryBroker();
-        randomLoss();
-        killAndRestart("d", "a leader of output partitions", outputLeader());
-        killAndRestart("e", "the groups' coordinator", cluster.groupCoordinator(eos.applicationId));
-        killAndRestart("f", "the exactly-once pair's transaction coordinator", transactionCoordinator());
-        freezeAndResume("g", "a leader of output partitions", outputLeader());
-        freezeAndResume("h", "the exactly-once pair's transaction coordinator", transactionCoordinator());
+        if (selected("b")) {
+            cutOffFromEveryBroker();
+        }
+        if (selected("c")) {
+            randomLoss();
+        }
+        if (selected("d")) {
+            killAndRestart("d", "a leader of output partitions", outputLeader());
+        }
+        if (selected("e")) {
+            killAndRestart("e", "the groups' coordinator", cluster.groupCoordinator(eos.applicationId));
+        }
+        if (selected("f")) {
+            killAndRestart("f", "the exactly-once pair's transaction coordinator", transactionCoordinator());
+        }
+        if (selected("g")) {
+            freezeAndResume("g", "a leader of output partitions", outputLeader());
+        }
+        if (selected("h")) {
+            freezeAndResume("h", "the exactly-once pair's transaction coordinator", transactionCoordinator());
+        }
         checkpoint();
+    }
+
+    /**
+     * {@code -Dcluster.faults=g,h} runs only those faults (measuring one fault's stall again takes minutes
+     * instead of the whole class); every fault without it, as in CI.
+     */
+    private static boolean selected(String fault) {
+        String only = System.getProperty("cluster.faults", "").trim();
+        return only.isEmpty() || List.of(only.split("\\s*,\\s*")).contains(fault);
     }
 
     /** (b): stamper a of each pair cut off from every broker, both directions, for 15 s (longer than the 6 s session). */

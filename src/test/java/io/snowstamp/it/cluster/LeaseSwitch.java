@@ -1,6 +1,6 @@
 package io.snowstamp.it.cluster;
 
-
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -25,8 +25,21 @@ final class LeaseSwitch {
         return "off".equals(System.getProperty(TEST_PROPERTY));
     }
 
-    /** The JVM flags that pass this run's switch on to a stamper child (none unless it is off). */
+    /**
+     * The JVM flags that pass this run's switch on to a stamper child (none unless it is off), and any
+     * given with {@code -Dcluster.stamper.jvm=FLAG,FLAG} (e.g. {@code -DSNOWSTAMP_LOG_KAFKA_LEVEL=INFO}: Kafka's
+     * own log lines, for finding where a stall's time goes).
+     */
     static List<String> jvmArgs() {
-        return off() ? List.of("-D" + STAMPER_PROPERTY + "=off") : List.of();
+        List<String> args = new ArrayList<>();
+        if (off()) {
+            args.add("-D" + STAMPER_PROPERTY + "=off");
+        }
+        for (String arg : System.getProperty("cluster.stamper.jvm", "").split(",")) {
+            if (!arg.isBlank()) {
+                args.add(arg.trim());
+            }
+        }
+        return args;
     }
 }

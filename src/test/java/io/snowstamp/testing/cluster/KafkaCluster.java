@@ -224,11 +224,12 @@ public final class KafkaCluster implements AutoCloseable {
 
     /**
      * Settings for a client of this JVM that watches the cluster (a test's observer): metadata at most a
-     * second old, so that it follows a leader moved away from a frozen node within a second of the
-     * election instead of waiting for its own request to the frozen node to time out (30 s).
+     * second old and requests given up after 3 s, so that it follows a leader moved away from a frozen
+     * node within seconds of the election instead of waiting for its own request to the frozen node to
+     * time out (30 s): what it sees is the cluster's stall, not its own.
      */
     public static Map<String, String> observerSettings() {
-        return Map.of("metadata.max.age.ms", "1000");
+        return Map.of("metadata.max.age.ms", "1000", "request.timeout.ms", "3000");
     }
 
     /** The {@code __consumer_offsets} partition that holds {@code groupId}: its leader coordinates the group. */
