@@ -79,6 +79,13 @@ final class StartingTasksConsumer implements InvocationHandler {
                 stats.committed(committed.requests() - before, partitions.size());
                 return result;
             }
+            // the proxy is its own identity, not the consumer's
+            case "equals" -> {
+                return args != null && args.length == 1 ? proxy == args[0] : forward(method, args);
+            }
+            case "hashCode" -> {
+                return args == null ? System.identityHashCode(proxy) : forward(method, args);
+            }
             default -> {
                 // forwarded below
             }
