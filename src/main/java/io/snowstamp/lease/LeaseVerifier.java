@@ -141,7 +141,8 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         Held entry = new Held(lease, System.nanoTime());
         held.put(changelog, entry);
         LockSupport.unpark(thread);
-        return new LeaseGuard(lease, task, name, () -> held.remove(changelog, entry), takeoverParks::incrementAndGet);
+        return new LeaseGuard(lease, task, name, () -> held.remove(changelog, entry), takeoverParks::incrementAndGet,
+                entry.takenAt());
     }
 
     /**
