@@ -15,9 +15,15 @@ import java.util.function.Function;
  * ({@code StreamTask.completeRestoration}: {@code mainConsumer.committed(inputPartitions())}), one round
  * trip per task, one task after another on the stream thread: at 1,024 partitions, ~1,024 sequential
  * requests before the last task runs. Here the first such call after a poll fetches, in one request, the
- * offsets of every assigned partition that Kafka Streams holds paused (the tasks not running yet: Kafka
- * Streams pauses a new task's partitions until it is restored and started), and the next calls take
- * theirs from that answer, each partition once.
+ * offsets of every assigned partition whose task has not started (Kafka Streams pauses a new task's
+ * partitions until it is restored and started, and resumes them then), and the next calls take theirs
+ * from that answer, each partition once. Such a request waits, as each of the single ones did, while a
+ * previous owner's transaction has an offset commit pending on one of them (the broker holds the answer
+ * until it is aborted: {@code TransactionFence} fences it when the partition's restore starts, on the
+ * state updater thread; Kafka Streams 4.3 hands every pending task to the state updater before it starts
+ * any restored one, {@code TaskManager.checkStateUpdater}, so no request waits on a task the stream
+ * thread has yet to hand over). A task that has started (its partitions resumed) is never in a batch: its
+ * offsets are this instance's to commit, and one of its commits may be pending.
  *
  * <p><b>Why the answer is still current when used.</b> A partition's committed offset changes only by a
  * commit of its owner's generation (the coordinator refuses a commit, transactional or not, from an older

@@ -13,13 +13,17 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Times Kafka Streams' restores of the {@code worker-state} store from its changelog, by partition,
  * and tells the {@link TailPrefetch} which tasks are about to start (see there why these calls are
- * what makes a prefetched tail safe). Called by the state updater threads; read from any thread.
+ * what makes a prefetched tail safe). Under exactly-once every restore start (of any store) first
+ * fences a previous owner's open transaction on the changelog ({@link TransactionFence#fenceHoldersOf}:
+ * Kafka Streams' fetch of the committed offset would otherwise wait for the broker to abort it).
+ * Called by the state updater threads; read from any thread.
  */
 public final class RestoreTracker implements StateRestoreListener {
     private final Map<Integer, Long> startedAt = new ConcurrentHashMap<>();
     private final Map<Integer, Restore> finished = new ConcurrentHashMap<>();
     private volatile TailPrefetch prefetch;
     private volatile LeaseVerifier leases;
+    private volatile TransactionFence fence;
 
     /**
      * The last completed restore of one partition.
@@ -40,8 +44,17 @@ public final class RestoreTracker implements StateRestoreListener {
         this.leases = leases;
     }
 
+    /** From now on, every restore start fences a previous owner's open transaction on its changelog (null: no longer). */
+    void feed(TransactionFence fence) {
+        this.fence = fence;
+    }
+
     @Override
     public void onRestoreStart(TopicPartition changelog, String store, long startingOffset, long endingOffset) {
+        TransactionFence early = fence;
+        if (early != null) {
+            early.fenceHoldersOf(changelog);
+        }
         LeaseVerifier verifier = leases;
         if (verifier != null && Names.STORE.equals(store)) {
             verifier.restoreStarted(changelog, endingOffset);

@@ -49,16 +49,19 @@ final class StamperTopology implements AutoCloseable {
     private final Topology topology;
     private final TailPrefetch prefetch;
     private final LeaseVerifier leases;
+    private final TransactionFence fence;
     /** The source topic of the tasks that take leases, and the changelog that holds them (same partition numbers). */
     private final String leaseSource;
     private final String leaseChangelog;
     private final AutoCloseable[] clients;
 
-    private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, String leaseSource, String leaseChangelog,
+    private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, TransactionFence fence,
+                            String leaseSource, String leaseChangelog,
                             AutoCloseable... clients) {
         this.topology = topology;
         this.prefetch = prefetch;
         this.leases = leases;
+        this.fence = fence;
         this.leaseSource = leaseSource;
         this.leaseChangelog = leaseChangelog;
         this.clients = clients;
@@ -109,13 +112,11 @@ final class StamperTopology implements AutoCloseable {
         String output = config.topics().output();
         TailGuard tailGuard = recovery.tailGuard()
                 ? new TailGuard(tuned(KafkaSettings.client(connection), connection), output, config.ids().layout(), recovery.tailGuardTimeout()) : null;
-        TransactionFence fence = connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
-                ? new TransactionFence(tuned(KafkaSettings.client(connection), connection), connection.applicationId(), output, recovery.tailGuardTimeout())
-                : null;
+        TransactionFence fence = fence(config);
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
                     fence == null ? PredecessorFence.none() : fence, taken);
-            return new StamperTopology(topology, null, leases, config.topics().input(),
+            return new StamperTopology(topology, null, leases, fence, config.topics().input(),
                     Names.changelogTopic(connection.applicationId()), fence, leases);
         }
         // tasks that start together fence and read their tails in one go (see TailPrefetch for why that is as safe)
@@ -124,7 +125,7 @@ final class StamperTopology implements AutoCloseable {
                 config.ids().datacenterId(), PREFETCH_MAX_AGE_NANOS, System::nanoTime);
         Topology topology = StampTopology.build(config, clock, prefetch, stats, registryMarks,
                 fence == null ? PredecessorFence.none() : prefetch::fence, taken);
-        return new StamperTopology(topology, prefetch, leases, config.topics().input(),
+        return new StamperTopology(topology, prefetch, leases, fence, config.topics().input(),
                 Names.changelogTopic(connection.applicationId()), tailGuard, fence, leases);
     }
 
@@ -134,9 +135,24 @@ final class StamperTopology implements AutoCloseable {
                 ? new SequenceTailReader(tuned(KafkaSettings.client(config.connection()), config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
         Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
                 leases == null ? Leases.none() : leases);
+        TransactionFence fence = fence(config);
         String applicationId = config.connection().applicationId();
-        return new StamperTopology(topology, null, leases, SequenceNames.repartitionTopic(applicationId),
-                SequenceNames.changelogTopic(applicationId), tail, leases);
+        return new StamperTopology(topology, null, leases, fence, SequenceNames.repartitionTopic(applicationId),
+                SequenceNames.changelogTopic(applicationId), tail, fence, leases);
+    }
+
+    /** Exactly-once: fences a previous owner's open transactions (at restore start, and at task start in snowflake mode). */
+    private static TransactionFence fence(SnowstampConfig config) {
+        ConnectionSettings connection = config.connection();
+        return connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
+                ? new TransactionFence(tuned(KafkaSettings.client(connection), connection), connection.applicationId(),
+                config.topics().output(), config.recovery().tailGuardTimeout())
+                : null;
+    }
+
+    /** Exactly-once: fences a dead owner's open transaction when a changelog's restore starts; null under at-least-once. */
+    TransactionFence fence() {
+        return fence;
     }
 
     /** Told of every restore's end offset (a task's lease checks what came after it); null when the lease is off. */

@@ -103,9 +103,9 @@ final class StartingTasksConsumer implements InvocationHandler {
         }
     }
 
-    /** The assigned partitions Kafka Streams holds paused: tasks being created or restored. */
+    /** The assigned partitions of tasks that have not started: being created or restored. */
     private Set<TopicPartition> startingPartitions() {
-        Set<TopicPartition> starting = new HashSet<>(hold.pausedByStreams());
+        Set<TopicPartition> starting = hold.notStarted();
         starting.retainAll(consumer.assignment());
         return starting;
     }

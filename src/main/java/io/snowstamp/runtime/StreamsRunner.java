@@ -74,6 +74,7 @@ public final class StreamsRunner implements AutoCloseable {
         topology = StamperTopology.build(config, clock, stats, registryMarks, outputPartitions);
         restores.feed(topology.prefetch());
         restores.feed(topology.leases());
+        restores.feed(topology.fence());
         try {
             streams = listen(newStreams(props));
             streams.start();

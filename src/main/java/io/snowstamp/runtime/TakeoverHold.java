@@ -36,6 +36,8 @@ final class TakeoverHold {
     private final Set<TopicPartition> pausedByStreams = new HashSet<>();
     /** Resumed by Kafka Streams, kept paused here. */
     private final Set<TopicPartition> held = new HashSet<>();
+    /** Resumed by Kafka Streams at least once while assigned: their tasks have started. */
+    private final Set<TopicPartition> started = new HashSet<>();
     private long heldTotal;
 
     /** @param awaitingTakeover whether a partition's task is still waiting out its predecessor's term */
@@ -57,6 +59,7 @@ final class TakeoverHold {
         List<TopicPartition> now = new ArrayList<>(partitions.size());
         for (TopicPartition tp : partitions) {
             pausedByStreams.remove(tp);
+            started.add(tp);
             if (awaitingTakeover.test(tp)) {
                 if (held.add(tp)) {
                     heldTotal++;
@@ -76,6 +79,7 @@ final class TakeoverHold {
     List<TopicPartition> release(Set<TopicPartition> assigned) {
         pausedByStreams.retainAll(assigned);
         held.retainAll(assigned);
+        started.retainAll(assigned);
         List<TopicPartition> now = new ArrayList<>();
         for (Iterator<TopicPartition> it = held.iterator(); it.hasNext(); ) {
             TopicPartition tp = it.next();
@@ -89,9 +93,15 @@ final class TakeoverHold {
         return now;
     }
 
-    /** The partitions Kafka Streams paused and has not resumed: tasks not started yet (and full buffers). Read-only view. */
-    Set<TopicPartition> pausedByStreams() {
-        return java.util.Collections.unmodifiableSet(pausedByStreams);
+    /**
+     * The partitions whose tasks have not started: paused by Kafka Streams and never resumed while assigned (a
+     * started task's partition paused for a full buffer is not one of them: its offsets are this instance's to
+     * commit, and may have a commit pending).
+     */
+    Set<TopicPartition> notStarted() {
+        Set<TopicPartition> waiting = new HashSet<>(pausedByStreams);
+        waiting.removeAll(started);
+        return waiting;
     }
 
     /** Partitions held back so far (each time a task's resume was withheld). */

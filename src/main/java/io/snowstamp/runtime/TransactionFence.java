@@ -72,11 +72,29 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
         if (partitions.isEmpty()) {
             return;
         }
+        Set<TopicPartition> outputs = new HashSet<>();
+        partitions.forEach(partition -> outputs.add(new TopicPartition(outputTopic, partition)));
+        fenceHolders(outputs);
+    }
+
+    /**
+     * Fences every other producer with an open transaction on {@code changelog}, when Kafka Streams
+     * starts restoring it (the restore listener): earlier than the task's own fence, and that matters.
+     * Before a restored task runs, Kafka Streams fetches its input partition's committed offset, and
+     * the broker answers that fetch only once no transaction holds an offset commit for the partition
+     * pending: a dead owner's open transaction (it wrote the task's changelog in every commit) made the
+     * new owner wait until the broker aborted it, {@code transaction.timeout.ms} after it began. The
+     * partition is this instance's already (Kafka Streams restores assigned tasks only), so the
+     * argument of the class holds here too.
+     */
+    synchronized void fenceHoldersOf(TopicPartition changelog) {
+        fenceHolders(Set.of(changelog));
+    }
+
+    private void fenceHolders(Set<TopicPartition> partitions) {
         long started = System.nanoTime();
         try {
-            Set<TopicPartition> outputs = new HashSet<>();
-            partitions.forEach(partition -> outputs.add(new TopicPartition(outputTopic, partition)));
-            List<String> candidates = holders(ongoing(started), outputs);
+            List<String> candidates = holders(ongoing(started), partitions);
             if (candidates.isEmpty()) {
                 return;
             }
@@ -84,13 +102,14 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
             // included, from before a task moved between its threads), and fencing that id would fence a live producer
             Map<String, TransactionDescription> now = admin.describeTransactions(candidates).all().get(timeoutMillis, TimeUnit.MILLISECONDS);
             ongoing.putAll(now);
-            List<String> holders = holders(now, outputs);
+            List<String> holders = holders(now, partitions);
             if (holders.isEmpty()) {
                 return;
             }
             admin.fenceProducers(holders).all().get(timeoutMillis, TimeUnit.MILLISECONDS);
             List<TopicPartition> held = holders.stream().flatMap(id -> now.get(id).topicPartitions().stream())
-                    .filter(outputs::contains).distinct().sorted(Comparator.comparingInt(TopicPartition::partition)).toList();
+                    .filter(partitions::contains).distinct()
+                    .sorted(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition)).toList();
             holders.forEach(ongoing::remove);       // aborted now: later tasks need not fence them again
             log.atInfo().addKeyValue("event", "predecessor-fenced").addKeyValue("partitions", held.size())
                     .log("fenced {} (open transactions of a previous owner on {}) in {} ms: their records are"
@@ -101,7 +120,7 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
         } catch (Exception e) {
             if (!warned) {
                 warned = true;
-                log.warn("partitions {}: cannot check for a previous owner's open transaction ({}); if one is open, the broker"
+                log.warn("{}: cannot check for a previous owner's open transaction ({}); if one is open, the broker"
                         + " aborts it after transaction.timeout.ms and read_committed consumers wait until then (logged once)",
                         partitions, e.getMessage());
             }

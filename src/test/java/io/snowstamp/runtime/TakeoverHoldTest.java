@@ -51,6 +51,20 @@ class TakeoverHoldTest {
     }
 
     @Test
+    void shouldCountAsStartingOnlyThePartitionsOfTasksThatHaveNotStarted() {
+        hold.paused(List.of(P0, P1));
+        assertThat(hold.notStarted()).containsExactlyInAnyOrder(P0, P1);
+
+        hold.resumed(List.of(P0));
+        hold.paused(List.of(P0));       // a full buffer of a running task
+        assertThat(hold.notStarted()).containsExactly(P1);
+
+        hold.release(Set.of(P1));       // P0 revoked: if it comes back, its task is new
+        hold.paused(List.of(P0));
+        assertThat(hold.notStarted()).containsExactlyInAnyOrder(P0, P1);
+    }
+
+    @Test
     void shouldHoldAgainWhenKafkaStreamsResumesAPartitionStillWaiting() {
         waiting.add(P0);
         hold.resumed(List.of(P0));

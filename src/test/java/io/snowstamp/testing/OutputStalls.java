@@ -115,7 +115,11 @@ public final class OutputStalls implements AutoCloseable {
      * records flow in each of them.
      */
     public boolean everyPartitionWithin(long millis, int partitions) {
-        long since = System.currentTimeMillis() - millis;
+        return everyPartitionSince(System.currentTimeMillis() - millis, partitions);
+    }
+
+    /** True when each of {@code partitions} partitions got a record at or after {@code since} (wall clock, ms). */
+    public boolean everyPartitionSince(long since, int partitions) {
         synchronized (arrivals) {
             return arrivals.size() >= partitions
                     && arrivals.values().stream().allMatch(times -> times.get(times.size() - 1) >= since);

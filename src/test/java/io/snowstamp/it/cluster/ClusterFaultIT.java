@@ -366,14 +366,17 @@ class ClusterFaultIT {
     }
 
     /**
-     * Waits (bounded) until every output partition of both pairs got a record within the last second,
-     * looking no sooner than {@code atLeastSeconds} from now.
+     * Waits (bounded) until every output partition of both pairs got a record written at least half a
+     * second after this call (or after {@code atLeastSeconds} from now, when later): records that
+     * arrived just before it say nothing of a leader moved right before it (a restarted node taking its
+     * partitions back), and the next fault would then begin in the middle of that move's stall.
      */
     private static void awaitFlowing(String what, int atLeastSeconds) throws Exception {
         long start = System.nanoTime();
+        long since = System.currentTimeMillis() + 500;
         TimeUnit.SECONDS.sleep(atLeastSeconds);
         long deadline = start + RECOVERY.toNanos();
-        while (!pairs().stream().allMatch(pair -> pair.output.everyPartitionWithin(1_000, PARTITIONS))) {
+        while (!pairs().stream().allMatch(pair -> pair.output.everyPartitionSince(since, PARTITIONS))) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError(what + ": not every partition stamps within " + RECOVERY.toSeconds() + " s\n" + logs());
             }
