@@ -28,6 +28,9 @@ import java.util.function.Predicate;
  * the lease waits, and gives it before the next poll once the wait is over, unless Kafka Streams paused the
  * partition itself meanwhile (a full buffer). Kafka Streams never reads {@code paused()}.
  *
+ * <p>Following Kafka Streams' pauses and resumes, it also knows which assigned partitions belong to tasks
+ * that have not started ({@link #notStarted}: the committed offsets fetched for them in one go).
+ *
  * <p>Used by the main consumer's thread only.
  */
 final class TakeoverHold {
