@@ -44,13 +44,26 @@ public final class LeaseGuard {
     private final TaskId task;
     private final String name;
     private final Runnable release;
+    private final Runnable parkedForTakeover;
+    private final long takenAt;
     private boolean first = true;
 
     LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release) {
+        this(lease, task, name, release, () -> { }, System.nanoTime());
+    }
+
+    /**
+     * @param parkedForTakeover told each time a record reaches the task before its takeover wait is over (the thread waits)
+     * @param takenAt           when the lease was taken ({@link System#nanoTime()}): a new lease's wait for its first
+     *                          confirmation counts from there, since the task's input may have been held back meanwhile
+     */
+    LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release, Runnable parkedForTakeover, long takenAt) {
         this.lease = lease;
         this.task = task;
         this.name = name;
         this.release = release;
+        this.parkedForTakeover = parkedForTakeover;
+        this.takenAt = takenAt;
     }
 
     /**
@@ -79,15 +92,21 @@ public final class LeaseGuard {
 
     private void waitFor(PartitionLease.Verdict initial, long start) {
         boolean taking = !lease.permitted();
+        if (initial == PartitionLease.Verdict.WAIT && taking) {
+            parkedForTakeover.run();
+        }
+        // a new lease gives up MAX_WAIT after it was taken, not after its first record: its input waited beside the
+        // thread until the takeover was over or MAX_WAIT had passed (runtime/TakeoverHold)
+        long waitingSince = taking ? takenAt : start;
         PartitionLease.Verdict verdict = initial;
         while (verdict == PartitionLease.Verdict.WAIT) {
             long now = System.nanoTime();
-            if (now - start >= MAX_WAIT_NANOS) {
+            if (now - waitingSince >= MAX_WAIT_NANOS) {
                 long since = lease.sinceConfirmed(now);
                 log.atWarn().addKeyValue("event", "lease-unconfirmed").addKeyValue("task", name)
                         .log("{}: no confirmation of lease {} from the changelog for {}; no further ID is issued here: closing"
                                 + " the task and rejoining the group", name, lease.mine(),
-                                since < 0 ? "its whole start (" + TimeUnit.NANOSECONDS.toMillis(now - start) + " ms)"
+                                since < 0 ? "its whole start (" + TimeUnit.NANOSECONDS.toMillis(now - waitingSince) + " ms)"
                                         : TimeUnit.NANOSECONDS.toMillis(since) + " ms");
                 throw new TaskMigratedException(name + ": lease " + lease.mine() + " not confirmed by the changelog in time");
             }

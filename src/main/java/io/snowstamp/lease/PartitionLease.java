@@ -133,6 +133,23 @@ public final class PartitionLease {
         return now - send < termNanos ? Verdict.ISSUE : Verdict.WAIT;
     }
 
+    /**
+     * Any thread: whether the task's first ID would still wait out the previous owner's term now. A hint
+     * for keeping the task's input away from its stream thread meanwhile ({@link LeaseVerifier#awaitingTakeover});
+     * {@link #check} alone decides whether an ID may be issued. False once the lease is lost or stale: the
+     * task's next check throws, and that check needs a record.
+     */
+    public boolean awaitingTakeover() {
+        if (lostTo != null || foreignOffset >= 0) {
+            return false;
+        }
+        if (!confirmedOnce) {
+            return true;
+        }
+        // confirmedOnce (volatile) read first: firstConfirmed, written before it, is visible
+        return lastSend - firstConfirmed < takeoverWaitNanos;
+    }
+
     /** Whether the task has issued under this lease (its first permission passed). */
     public boolean permitted() {
         return permitted;

@@ -17,6 +17,8 @@ import io.snowstamp.stream.PredecessorFence;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
 import io.snowstamp.resume.TailProbe;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.Topology;
 
 import java.util.Map;
@@ -48,14 +50,20 @@ final class StamperTopology implements AutoCloseable {
     private final TailPrefetch prefetch;
     private final LeaseVerifier leases;
     private final TransactionFence fence;
+    /** The source topic of the tasks that take leases, and the changelog that holds them (same partition numbers). */
+    private final String leaseSource;
+    private final String leaseChangelog;
     private final AutoCloseable[] clients;
 
     private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, TransactionFence fence,
+                            String leaseSource, String leaseChangelog,
                             AutoCloseable... clients) {
         this.topology = topology;
         this.prefetch = prefetch;
         this.leases = leases;
         this.fence = fence;
+        this.leaseSource = leaseSource;
+        this.leaseChangelog = leaseChangelog;
         this.clients = clients;
     }
 
@@ -108,7 +116,8 @@ final class StamperTopology implements AutoCloseable {
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
                     fence == null ? PredecessorFence.none() : fence, taken);
-            return new StamperTopology(topology, null, leases, fence, fence, leases);
+            return new StamperTopology(topology, null, leases, fence, config.topics().input(),
+                    Names.changelogTopic(connection.applicationId()), fence, leases);
         }
         // tasks that start together fence and read their tails in one go (see TailPrefetch for why that is as safe)
         TailPrefetch prefetch = new TailPrefetch(tailGuard, tailGuard::highestIssued,
@@ -116,7 +125,8 @@ final class StamperTopology implements AutoCloseable {
                 config.ids().datacenterId(), PREFETCH_MAX_AGE_NANOS, System::nanoTime);
         Topology topology = StampTopology.build(config, clock, prefetch, stats, registryMarks,
                 fence == null ? PredecessorFence.none() : prefetch::fence, taken);
-        return new StamperTopology(topology, prefetch, leases, fence, tailGuard, fence, leases);
+        return new StamperTopology(topology, prefetch, leases, fence, config.topics().input(),
+                Names.changelogTopic(connection.applicationId()), tailGuard, fence, leases);
     }
 
     private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions, LeaseVerifier leases) {
@@ -126,7 +136,9 @@ final class StamperTopology implements AutoCloseable {
         Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
                 leases == null ? Leases.none() : leases);
         TransactionFence fence = fence(config);
-        return new StamperTopology(topology, null, leases, fence, tail, fence, leases);
+        String applicationId = config.connection().applicationId();
+        return new StamperTopology(topology, null, leases, fence, SequenceNames.repartitionTopic(applicationId),
+                SequenceNames.changelogTopic(applicationId), tail, fence, leases);
     }
 
     /** Exactly-once: fences a previous owner's open transactions (at restore start, and at task start in snowflake mode). */
@@ -150,6 +162,16 @@ final class StamperTopology implements AutoCloseable {
 
     Topology topology() {
         return topology;
+    }
+
+    /**
+     * The clients Kafka Streams is to use: {@code configured}'s, with main consumers that start many tasks as one
+     * batch of work and keep a task's input back while its lease waits out the previous owner ({@link StamperClients}).
+     */
+    KafkaClientSupplier clients(KafkaClientSupplier configured, StartStats stats) {
+        LeaseVerifier verifier = leases;
+        return new StamperClients(configured, tp -> verifier != null && tp.topic().equals(leaseSource)
+                && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, tp.partition())), stats);
     }
 
     /** The task-start reads in batches, fed by the restore listener and the instance's state; null without a tail guard. */

@@ -37,6 +37,7 @@ public final class StreamsRunner implements AutoCloseable {
     private volatile StamperTopology topology;
     private final StamperStats stats = new StamperStats();
     private final RestoreTracker restores = new RestoreTracker();
+    private final StartStats startStats = new StartStats();
     private final AbortRaceRecovery abortRace = new AbortRaceRecovery(() -> System.nanoTime() / 1_000_000);
     private String applicationServer;
     private RegistryClaim registryClaim;
@@ -75,7 +76,7 @@ public final class StreamsRunner implements AutoCloseable {
         restores.feed(topology.leases());
         restores.feed(topology.fence());
         try {
-            streams = listen(new KafkaStreams(topology.topology(), props));
+            streams = listen(newStreams(props));
             streams.start();
         } catch (org.apache.kafka.streams.errors.ProcessorStateException e) {
             if (!LocalStateWipe.unreadableStore(e)) {
@@ -88,9 +89,14 @@ public final class StreamsRunner implements AutoCloseable {
             streams = null;                 // its listeners ignore it from now on
             broken.close(Duration.ofSeconds(10));
             LocalStateWipe.wipe(dir);
-            streams = listen(new KafkaStreams(topology.topology(), props));
+            streams = listen(newStreams(props));
             streams.start();
         }
+    }
+
+    private KafkaStreams newStreams(Properties props) {
+        return new KafkaStreams(topology.topology(), props,
+                topology.clients(new StreamsConfig(props).getKafkaClientSupplier(), startStats));
     }
 
     private KafkaStreams listen(KafkaStreams instance) {
@@ -211,6 +217,23 @@ public final class StreamsRunner implements AutoCloseable {
     public TailPrefetch.Stats tailPrefetch() {
         StamperTopology current = topology;
         return current == null || current.prefetch() == null ? new TailPrefetch.Stats(0, 0, 0, 0) : current.prefetch().stats();
+    }
+
+    /** What the main consumers did for starting tasks (tests: committed-offset requests, inputs held for leases). */
+    public StartStats taskStarts() {
+        return startStats;
+    }
+
+    /** Rounds of the lease verifier so far (0 without a lease or before {@link #start}). */
+    public long leaseRounds() {
+        StamperTopology current = topology;
+        return current == null || current.leases() == null ? 0 : current.leases().rounds();
+    }
+
+    /** Times a stream thread waited in a task's first check for its lease's takeover (0 without a lease). */
+    public long leaseTakeoverParks() {
+        StamperTopology current = topology;
+        return current == null || current.leases() == null ? 0 : current.leases().takeoverParks();
     }
 
     /** The error that killed Kafka Streams, or null. */

@@ -6,6 +6,7 @@ import io.snowstamp.id.IdLayout;
 import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.IdHeader;
+import io.snowstamp.testing.ClientMetrics;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.Stamper;
@@ -18,9 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,7 +75,7 @@ class TailPrefetchIT extends OnSharedBroker {
             assertThat(runner.awaitRunning(Duration.ofSeconds(120))).isTrue();
             assertThat(awaitStamped(out, PARTITIONS, Duration.ofSeconds(60))).as("one stamped record per partition").hasSize(PARTITIONS);
             stats = runner.tailPrefetch();
-            tailGuardRequests = requestTotal("snowstamp-tail-guard-" + out);
+            tailGuardRequests = ClientMetrics.consumerRequests("snowstamp-tail-guard-" + out);
         }
 
         Map<Integer, Long> firstNew = awaitStamped(out, PARTITIONS, Duration.ofSeconds(10));
@@ -137,12 +135,5 @@ class TailPrefetchIT extends OnSharedBroker {
             Thread.sleep(500);
         }
         return first;
-    }
-
-    /** The {@code request-total} metric of the consumer {@code clientId} in this JVM. */
-    private static double requestTotal(String clientId) throws Exception {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        Object value = server.getAttribute(new ObjectName("kafka.consumer:type=consumer-metrics,client-id=" + clientId), "request-total");
-        return ((Number) value).doubleValue();
     }
 }

@@ -72,6 +72,19 @@ class LeaseGuardTest {
     }
 
     @Test
+    void shouldGiveUpANewLeaseNeverConfirmedTwentySecondsAfterItWasTakenNotAfterItsFirstRecord() {
+        PartitionLease lease = lease();     // its record never read back: no confirmation
+        AtomicBoolean parked = new AtomicBoolean();
+        long takenAt = System.nanoTime() - LeaseGuard.MAX_WAIT_NANOS;   // its input was held back all that time
+        LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null, () -> parked.set(true), takenAt);
+
+        Throwable thrown = catchThrowable(guard::check);
+
+        assertThat(thrown).isInstanceOf(TaskMigratedException.class).hasMessageContaining("not confirmed by the changelog in time");
+        assertThat(parked).as("a record reached the task during its takeover").isTrue();
+    }
+
+    @Test
     void shouldPassEveryCheckWithoutALeaseAndReleaseOnClose() {
         LeaseGuard unchecked = LeaseGuard.unchecked();
         assertThat(unchecked.check()).isFalse();

@@ -1,0 +1,57 @@
+package io.snowstamp.runtime;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaClientSupplier;
+
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The clients Kafka Streams creates, as the configured supplier makes them (Kafka's default unless
+ * {@code default.client.supplier} names another), with each main consumer wrapped for starting tasks
+ * ({@link StartingTasksConsumer}). Used by the classic group protocol, Kafka Streams' default; the
+ * {@code streams} protocol (KIP-1071) creates its main consumer itself, and its tasks start as before.
+ */
+final class StamperClients implements KafkaClientSupplier {
+    private final KafkaClientSupplier clients;
+    private final Predicate<TopicPartition> awaitingTakeover;
+    private final StartStats stats;
+
+    /**
+     * @param clients          the supplier Kafka Streams would use
+     * @param awaitingTakeover whether an input partition's task still waits out its predecessor's lease
+     */
+    StamperClients(KafkaClientSupplier clients, Predicate<TopicPartition> awaitingTakeover, StartStats stats) {
+        this.clients = clients;
+        this.awaitingTakeover = awaitingTakeover;
+        this.stats = stats;
+    }
+
+    @Override
+    public Admin getAdmin(Map<String, Object> config) {
+        return clients.getAdmin(config);
+    }
+
+    @Override
+    public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
+        return clients.getProducer(config);
+    }
+
+    @Override
+    public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
+        return StartingTasksConsumer.wrap(clients.getConsumer(config), new TakeoverHold(awaitingTakeover), stats);
+    }
+
+    @Override
+    public Consumer<byte[], byte[]> getRestoreConsumer(Map<String, Object> config) {
+        return clients.getRestoreConsumer(config);
+    }
+
+    @Override
+    public Consumer<byte[], byte[]> getGlobalConsumer(Map<String, Object> config) {
+        return clients.getGlobalConsumer(config);
+    }
+}

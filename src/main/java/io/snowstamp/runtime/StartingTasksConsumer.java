@@ -1,0 +1,120 @@
+package io.snowstamp.runtime;
+
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Kafka Streams' main consumer with what makes many tasks start as one batch of work: their committed
+ * offsets in one request ({@link CommittedBatch}) and their input held back while their leases wait out
+ * the previous owners' terms ({@link TakeoverHold}). Every other call goes to the consumer unchanged.
+ *
+ * <p>A dynamic proxy of the {@link Consumer} interface rather than a class that forwards its fifty-odd
+ * methods by hand: five of them matter here, and a method a later client adds is forwarded too.
+ */
+final class StartingTasksConsumer implements InvocationHandler {
+    private final Consumer<byte[], byte[]> consumer;
+    private final TakeoverHold hold;
+    private final CommittedBatch committed = new CommittedBatch();
+    private final StartStats stats;
+
+    private StartingTasksConsumer(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats) {
+        this.consumer = consumer;
+        this.hold = hold;
+        this.stats = stats;
+    }
+
+    /** {@code consumer} with batched committed offsets and held-back input for the tasks {@code hold} says are waiting. */
+    @SuppressWarnings("unchecked")
+    static Consumer<byte[], byte[]> wrap(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats) {
+        return (Consumer<byte[], byte[]>) Proxy.newProxyInstance(Consumer.class.getClassLoader(),
+                new Class<?>[] {Consumer.class}, new StartingTasksConsumer(consumer, hold, stats));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        switch (method.getName()) {
+            case "poll" -> {
+                if (args != null && args.length == 1 && args[0] instanceof Duration) {
+                    beforePoll();
+                    try {
+                        return forward(method, args);
+                    } finally {
+                        committed.dropAll();
+                    }
+                }
+            }
+            case "pause" -> {
+                Collection<TopicPartition> partitions = (Collection<TopicPartition>) args[0];
+                hold.paused(partitions);
+                committed.drop(partitions);
+            }
+            case "resume" -> {
+                Collection<TopicPartition> partitions = (Collection<TopicPartition>) args[0];
+                committed.drop(partitions);
+                long heldBefore = hold.heldTotal();
+                List<TopicPartition> now = hold.resumed(partitions);
+                stats.held(hold.heldTotal() - heldBefore);
+                consumer.resume(now);
+                return null;
+            }
+            case "committed" -> {
+                Set<TopicPartition> partitions = (Set<TopicPartition>) args[0];
+                Duration timeout = args.length > 1 ? (Duration) args[1] : null;
+                long before = committed.requests();
+                Map<TopicPartition, OffsetAndMetadata> result = committed.committed(partitions, startingPartitions(),
+                        wanted -> timeout == null ? consumer.committed(wanted) : consumer.committed(wanted, timeout));
+                stats.committed(committed.requests() - before, partitions.size());
+                return result;
+            }
+            // the proxy is its own identity, not the consumer's
+            case "equals" -> {
+                return args != null && args.length == 1 ? proxy == args[0] : forward(method, args);
+            }
+            case "hashCode" -> {
+                return args == null ? System.identityHashCode(proxy) : forward(method, args);
+            }
+            default -> {
+                // forwarded below
+            }
+        }
+        return forward(method, args);
+    }
+
+    /** Kafka Streams' pauses are kept, held partitions whose wait is over flow again, and nothing fetched survives the poll. */
+    private void beforePoll() {
+        committed.dropAll();
+        Set<TopicPartition> assigned = consumer.assignment();
+        List<TopicPartition> now = hold.release(assigned);
+        if (!now.isEmpty()) {
+            consumer.resume(now);
+        }
+    }
+
+    /** The assigned partitions of tasks that have not started: being created or restored. */
+    private Set<TopicPartition> startingPartitions() {
+        Set<TopicPartition> starting = hold.notStarted();
+        starting.retainAll(consumer.assignment());
+        return starting;
+    }
+
+    private Object forward(Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(consumer, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.snowstamp.it;
+
+import io.snowstamp.config.ConfigLoader;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.resume.TailPrefetch;
+import io.snowstamp.runtime.StartStats;
+import io.snowstamp.runtime.StreamsRunner;
+import io.snowstamp.stream.Names;
+import io.snowstamp.testing.ClientMetrics;
+import io.snowstamp.testing.OnSharedBroker;
+import io.snowstamp.testing.StampedRecords;
+import io.snowstamp.testing.Stamper;
+import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The first start of one instance on 1,024 partitions (the layout's worker count) is bounded by
+ * batched work, not by one round trip or one wait per task: every partition stamps its waiting
+ * record, and the counts of what blocks the stream thread at a task start stay far below one per task
+ * — the committed offsets Kafka Streams asks for at each task start (one request per batch of starting
+ * tasks), the output tails the tail guard reads (one batch per handful of tasks, as {@link TailPrefetchIT}
+ * counts), and the takeover waits of the lease (none in the stream thread: a task's input is held back
+ * until its lease may issue). No time is asserted: on a loaded machine the start is slower, the counts
+ * are the same.
+ */
+@Tag("integration")
+@Timeout(600)
+@Order(8)   // among the longest: starts early in the parallel run (see development.md)
+class ManyTaskStartsIT extends OnSharedBroker {
+    private static final int PARTITIONS = 1024;
+
+    @TempDir
+    Path work;
+
+    @Test
+    void shouldStartAThousandTasksInBatchesOfWork() throws Exception {
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
+        String application = TestBroker.unique("many-starts");
+        SnowstampConfig config = ConfigLoader.load(null, Map.of(), Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
+                "state.dir", work.resolve("state").toString(), "instance.id", "many",
+                "application.id", application,
+                "input.topic", topics.in(), "output.topic", topics.out(), "dlq.topic", topics.dlq(),
+                "id.worker-registry", "off"));
+        StartStats starts;
+        TailPrefetch.Stats tails;
+        long takeoverParks;
+        double tailGuardRequests;
+        try (StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
+             KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            for (int p = 0; p < PARTITIONS; p++) {      // waiting already: every task stamps right after its start
+                producer.send(new ProducerRecord<>(topics.in(), p, null, ("{\"n\":" + p + "}").getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+            runner.start();
+            assertThat(runner.awaitRunning(Duration.ofSeconds(300))).isTrue();
+            assertThat(awaitStamped(topics.out(), Duration.ofSeconds(240))).as("partitions with their record stamped")
+                    .hasSize(PARTITIONS);
+            starts = runner.taskStarts();
+            tails = runner.tailPrefetch();
+            takeoverParks = runner.leaseTakeoverParks();
+            tailGuardRequests = ClientMetrics.consumerRequests("snowstamp-tail-guard-" + topics.out());
+        } finally {
+            for (String topic : List.of(topics.in(), topics.out(), topics.dlq(), Names.changelogTopic(application))) {
+                TestBroker.deleteTopic(broker.bootstrapServers(), topic);   // 3,072 partitions fewer for the tests that follow
+            }
+        }
+
+        String figures = starts + "; tails " + tails + "; " + takeoverParks + " takeover waits in the stream thread";
+        System.out.println("ManyTaskStartsIT, " + PARTITIONS + " task starts: " + figures);
+        // one per task start would be >= 1,024 requests, one after another on the stream thread
+        assertThat(starts.committedPartitions()).as(figures).isGreaterThanOrEqualTo(PARTITIONS);
+        assertThat(starts.committedRequests()).as(figures).isBetween(1L, (long) PARTITIONS / 4);
+        // every task's input waited for its lease beside the thread, none in it
+        assertThat(starts.held()).as(figures).isGreaterThanOrEqualTo(PARTITIONS);
+        assertThat(takeoverParks).as(figures).isZero();
+        // one tail read per task: an end-offsets request and a fetch each
+        assertThat(tails.batches()).as(figures).isBetween(1L, (long) PARTITIONS / 8);
+        assertThat(tailGuardRequests).as(figures).isLessThan(PARTITIONS / 4.0);
+    }
+
+    /** The partitions whose waiting record ("n") has been stamped, once all have or at the deadline. */
+    private static Set<Integer> awaitStamped(String out, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Set<Integer> stamped = Set.of();
+        while (System.nanoTime() < deadline) {
+            stamped = StampedRecords.read(broker.bootstrapServers(), out).stream().filter(r -> r.n() >= 0)
+                    .map(StampedRecords.Stamped::partition).collect(Collectors.toSet());
+            if (stamped.size() >= PARTITIONS) {
+                return stamped;
+            }
+            Thread.sleep(1000);
+        }
+        return stamped;
+    }
+
+}
