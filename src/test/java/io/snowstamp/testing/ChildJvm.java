@@ -35,6 +35,29 @@ public final class ChildJvm implements AutoCloseable {
         return jar;
     }
 
+    /**
+     * The jar, readable by any user: a copy in a world-readable temporary directory, made once per test
+     * JVM. A child started under a uid of its own (the cluster tests' stampers, for iptables' owner match)
+     * cannot read {@code target/} when the checkout lies in a private directory (root's home, {@code mktemp -d}).
+     */
+    public static synchronized Path jarForAnyUser() throws IOException {
+        if (sharedJar == null) {
+            Path dir = Files.createTempDirectory("snowstamp-jar");
+            Path copy = dir.resolve("snowstamp.jar");
+            Files.copy(jar(), copy);
+            for (Path path : List.of(dir, copy)) {
+                path.toFile().setReadable(true, false);
+                path.toFile().setExecutable(true, false);
+            }
+            copy.toFile().deleteOnExit();
+            dir.toFile().deleteOnExit();
+            sharedJar = copy;
+        }
+        return sharedJar;
+    }
+
+    private static Path sharedJar;
+
     /** Starts {@code java [jvmArgs] -jar snowstamp.jar args...}; {@code prefix} (e.g. faketime) goes before java. */
     public static ChildJvm start(Path logDir, String name, List<String> prefix, List<String> jvmArgs, String... args) throws IOException {
         return start(logDir, name, prefix, Map.of(), jvmArgs, args);
@@ -50,12 +73,15 @@ public final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
-        if (jvmArgs.stream().noneMatch(arg -> arg.startsWith("-XX:ArchiveClassesAtExit"))) {
+        // setpriv runs the child as another user, who cannot read a checkout in a private directory: it gets a
+        // world-readable copy of the jar, and no class archive (made for the jar in target/, next to it)
+        boolean otherUser = prefix.contains("setpriv");
+        if (!otherUser && jvmArgs.stream().noneMatch(arg -> arg.startsWith("-XX:ArchiveClassesAtExit"))) {
             command.addAll(ClassArchive.options());
         }
         command.addAll(jvmArgs);
         command.add("-jar");
-        command.add(jar().toAbsolutePath().toString());
+        command.add((otherUser ? jarForAnyUser() : jar()).toAbsolutePath().toString());
         command.addAll(List.of(args));
         Files.createDirectories(logDir);
         Path out = logDir.resolve(name + ".out");
