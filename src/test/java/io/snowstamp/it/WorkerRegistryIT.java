@@ -309,6 +309,13 @@ class WorkerRegistryIT extends OnSharedBroker {
         }
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             admin.createPartitions(increase).all().get(60, TimeUnit.SECONDS);
+            // the controller has committed the growth; the broker's metadata (what the stamper's start reads) follows a moment later
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (admin.describeTopics(increase.keySet()).allTopicNames().get(30, TimeUnit.SECONDS).values().stream()
+                    .anyMatch(description -> description.partitions().size() < partitions)) {
+                assertThat(System.nanoTime()).as("the broker's metadata shows %d partitions", partitions).isLessThan(deadline);
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
         }
     }
 
