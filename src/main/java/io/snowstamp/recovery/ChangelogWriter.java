@@ -100,13 +100,28 @@ public final class ChangelogWriter {
      * embedded broker, and as NOT_LEADER_OR_FOLLOWER retries of the seeds {@code recover} writes into
      * a changelog it created. ListOffsets is answered only by a partition's open leader (the admin
      * client retries until then), so once it answers for every partition, every partition takes writes.
+     * On a cluster the brokers learn of the topic one by one: one that has not yet answers the admin
+     * client's metadata request with "unknown topic", which the admin client does not retry (seen with
+     * 1,024 partitions on three brokers); that answer is asked again here until {@code timeout}.
      */
     public static void awaitLeaders(Admin admin, String topic, int partitions, Duration timeout) {
         Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
         for (int partition = 0; partition < partitions; partition++) {
             latest.put(new TopicPartition(topic, partition), OffsetSpec.latest());
         }
-        get(admin.listOffsets(latest).all(), timeout, "find the leaders of the partitions of the new topic " + topic);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            try {
+                get(admin.listOffsets(latest).all(), left, "find the leaders of the partitions of the new topic " + topic);
+                return;
+            } catch (SnowstampException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                sleep(100);
+            }
+        }
     }
 
     /** Partition count of a topic, empty when it does not exist. */

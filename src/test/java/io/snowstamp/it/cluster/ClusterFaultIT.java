@@ -5,6 +5,7 @@ import io.snowstamp.stream.Names;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
 import io.snowstamp.testing.OutputStalls;
+import io.snowstamp.testing.PassThrough;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
@@ -328,6 +329,10 @@ class ClusterFaultIT {
         }
         long transactions = cluster.transactionCoordinators(eos.applicationId + "-").values().stream().filter(n -> n.id() == node.id()).count();
         roles.add("coordinates " + transactions + " of the exactly-once transactional ids");
+        if (eos.floorApplicationId != null) {
+            long floors = cluster.transactionCoordinators(eos.floorApplicationId + "-").values().stream().filter(n -> n.id() == node.id()).count();
+            roles.add("coordinates " + floors + " of the exactly-once pass-through's transactional ids");
+        }
         if (cluster.activeController().id() == node.id()) {
             roles.add("the active controller");
         }
@@ -422,8 +427,10 @@ class ClusterFaultIT {
                 long faultEnd = pair.output.stallEndAt(fault.back);
                 OutputStalls.Report output = pair.output.report(fault.start, faultEnd);
                 OutputStalls.Report input = pair.input.report(fault.start, pair.input.stallEndAt(fault.back));
-                timeline.mark("longest output stall after %s (%s): %.1f s (longest input stall %.1f s) | %s",
-                        fault, pair.name, output.worst().millis() / 1e3, input.worst().millis() / 1e3, output.describe(fault.start));
+                String floor = pair.floorOutput == null ? "" : String.format(Locale.ROOT, "; Kafka Streams pass-through %.1f s",
+                        pair.floorOutput.report(fault.start, pair.floorOutput.stallEndAt(fault.back)).worst().millis() / 1e3);
+                timeline.mark("longest output stall after %s (%s): %.1f s (longest input stall %.1f s%s) | %s",
+                        fault, pair.name, output.worst().millis() / 1e3, input.worst().millis() / 1e3, floor, output.describe(fault.start));
                 if (output.worst().millis() >= STALL_BOUND.toMillis()) {
                     stallFailures.add(fault + " (" + pair.name + "): " + output.describe(fault.start));
                 }
@@ -527,6 +534,17 @@ class ClusterFaultIT {
         NumberedProducer load;
         OutputStalls output;
         OutputStalls input;
+        /**
+         * {@code -Dcluster.floor=on}: two instances of a Kafka Streams pass-through ({@link PassThrough}: the stamper's
+         * guarantee and shipped Kafka settings, no ID, no lease) reading the same input into a topic of their own, run as
+         * root in the namespace (so rules that name a stamper's uid leave them alone): what each broker fault costs Kafka
+         * Streams itself, measured beside the stampers. Null without it.
+         */
+        final String floorApplicationId;
+        final String floorTopic;
+        final Map<String, ChildJvm> floor = new LinkedHashMap<>();
+        final Map<String, String> floorSettings = new LinkedHashMap<>();
+        OutputStalls floorOutput;
         /** Records produced so far, over every load. */
         long produced;
         /** IDs on two source records that verify counted at the last checkpoint. */
@@ -547,6 +565,17 @@ class ClusterFaultIT {
                     base = base.with(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
                 }
             }
+            if ("on".equals(System.getProperty("cluster.floor"))) {
+                floorApplicationId = applicationIdCoordinatedBy(coordinator, name + "-floor");
+                floorTopic = TestBroker.unique(name + "-floor");
+                cluster.createTopic(floorTopic, placement(PARTITIONS), Map.of());
+                floorSettings.putAll(Map.of("kafka.bootstrap.servers", cluster.bootstrapServers(), "application.id", floorApplicationId,
+                        "input.topic", topics.in(), "output.topic", floorTopic, "dlq.topic", topics.dlq(), "processing.guarantee", guarantee));
+                floorSettings.putAll(base.settings());
+            } else {
+                floorApplicationId = null;
+                floorTopic = null;
+            }
             for (String id : List.of("a", "b")) {
                 int uid = firstUid + uids.size();
                 Stamper spec = base.instance(id).withPrefix(netns.execAs(uid));
@@ -563,6 +592,15 @@ class ClusterFaultIT {
             for (Map.Entry<String, Stamper> spec : specs.entrySet()) {
                 instances.put(spec.getKey(), spec.getValue().launch());
             }
+            if (floorApplicationId != null) {
+                for (String id : specs.keySet()) {
+                    Map<String, String> settings = new LinkedHashMap<>(floorSettings);
+                    settings.put("instance.id", id);
+                    settings.put("state.dir", PassThrough.stateDir(work.resolve(name), id).toString());
+                    floor.put(id, ChildJvm.startCommand(Stamper.LOGS.resolve(floorApplicationId), id, work, Map.of(),
+                            PassThrough.command(netns.exec(), settings)));
+                }
+            }
         }
 
         void awaitStamping() throws Exception {
@@ -570,7 +608,11 @@ class ClusterFaultIT {
                 instance.getValue().awaitOutput(Stamper.STARTED + topics.in(), 180);
                 instance.getValue().awaitLog("taken by " + instance.getKey() + "/", 180);
             }
-            timeline.mark("%s: %s stamping (%s, uids %s)", name, instances.keySet(), applicationId, uids.values());
+            for (ChildJvm instance : floor.values()) {
+                instance.awaitOutput(PassThrough.RUNNING, 180);
+            }
+            timeline.mark("%s: %s stamping (%s, uids %s)%s", name, instances.keySet(), applicationId, uids.values(),
+                    floor.isEmpty() ? "" : "; Kafka Streams pass-through " + floorApplicationId + " beside it, into " + floorTopic);
         }
 
         /** The changelogs Kafka Streams created: led by the data leaders like the data topics. */
@@ -591,13 +633,24 @@ class ClusterFaultIT {
                     Duration.ofMinutes(3)).start();
             output = OutputStalls.watch(cluster.bootstrapServers(), topics.out(), KafkaCluster.observerSettings());
             input = OutputStalls.watch(cluster.bootstrapServers(), topics.in(), KafkaCluster.observerSettings());
+            if (floorTopic != null) {
+                floorOutput = OutputStalls.watch(cluster.bootstrapServers(), floorTopic, KafkaCluster.observerSettings());
+            }
         }
 
         void stopLoad() throws Exception {
             produced += load.stop();
             load = null;
+            closeWatches();
+        }
+
+        private void closeWatches() throws InterruptedException {
             output.close();
             input.close();
+            if (floorOutput != null) {
+                floorOutput.close();
+                floorOutput = null;
+            }
         }
 
         Verification verify() throws Exception {
@@ -662,10 +715,12 @@ class ClusterFaultIT {
         public void close() throws Exception {
             if (load != null) {
                 load.close();
-                output.close();
-                input.close();
+                closeWatches();
             }
             for (ChildJvm instance : instances.values()) {
+                instance.close();
+            }
+            for (ChildJvm instance : floor.values()) {
                 instance.close();
             }
         }

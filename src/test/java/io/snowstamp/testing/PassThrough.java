@@ -1,0 +1,68 @@
+package io.snowstamp.testing;
+
+import io.snowstamp.bench.BenchTopologies;
+import io.snowstamp.config.ConfigLoader;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.runtime.KafkaSettings;
+import org.apache.kafka.streams.KafkaStreams;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * What a stall costs without snowstamp: a Kafka Streams application that copies its input to its
+ * output (the bench's ceiling topology: no ID, no header, no lease) with the stamper's shipped Kafka
+ * settings and guarantee, run as a child process beside the stampers of a fault test, so that a
+ * fault's stall can be read against the one Kafka Streams itself takes under the same fault.
+ * {@code java -cp <test class path> io.snowstamp.testing.PassThrough KEY=VALUE...}: the stamper's
+ * own setting keys ({@code kafka.bootstrap.servers}, {@code application.id}, {@code input.topic},
+ * {@code output.topic}, {@code processing.guarantee}, {@code state.dir}, {@code instance.id}, ...).
+ */
+public final class PassThrough {
+    /** Printed on stdout once Kafka Streams runs. */
+    public static final String RUNNING = "passing through ";
+
+    private PassThrough() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String arg : args) {
+            settings.put(arg.substring(0, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
+        }
+        SnowstampConfig config = ConfigLoader.load(null, Map.of(), settings);
+        KafkaStreams streams = new KafkaStreams(BenchTopologies.identity(config.topics().input(), config.topics().output()),
+                KafkaSettings.streams(config.connection(), config.topics()));
+        CountDownLatch stopped = new CountDownLatch(1);
+        streams.setStateListener((now, before) -> {
+            if (now == KafkaStreams.State.RUNNING && before == KafkaStreams.State.REBALANCING) {
+                System.out.println(RUNNING + config.topics().input() + " to " + config.topics().output());
+            }
+            if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
+                stopped.countDown();
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(new Thread(streams::close));
+        streams.start();
+        stopped.await();
+    }
+
+    /** The command that runs it with {@code settings}, after {@code prefix} (e.g. a network namespace's exec). */
+    public static List<String> command(List<String> prefix, Map<String, String> settings) {
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(ChildJvm.java(), "-Xmx256m"));
+        command.addAll(Stamper.FAST_START);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), PassThrough.class.getName()));
+        settings.forEach((key, value) -> command.add(key + "=" + value));
+        return command;
+    }
+
+    /** Its state directory under {@code work}, for {@code state.dir}. */
+    public static Path stateDir(Path work, String instance) {
+        return work.resolve("pass-through-" + instance);
+    }
+}
