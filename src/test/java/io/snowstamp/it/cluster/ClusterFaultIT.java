@@ -75,6 +75,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>{@code mvn -B verify -Dtest=none -Dit.test='ClusterFaultIT#shouldIssueNoIdTwiceWhileAStamperIsCutOffFromItsGroupCoordinator'
  * -Dsurefire.failIfNoSpecifiedTests=false} runs the partial partition alone; {@code -Dcluster.lease=off} starts the
  * stampers without their membership lease, and that test then fails under at-least-once.
+ * {@code -Dcluster.faults=g,h} runs only the chosen faults of the second method; {@code -Dcluster.floor=on} runs a
+ * Kafka Streams pass-through beside each pair ({@link PassThrough}) and prints its stall per fault next to the
+ * stampers': what the fault costs Kafka Streams itself.
  */
 @Tag("integration")
 @Order(0)   // the longest: starts first in the parallel run (see development.md)
@@ -90,6 +93,8 @@ class ClusterFaultIT {
     /** Far from the goal (12 s): this machine is shared, and the figures are printed. */
     private static final Duration STALL_BOUND = Duration.ofSeconds(60);
     private static final Duration RECOVERY = Duration.ofSeconds(150);
+    /** How often a pass-through instance is started at most to get its transactions coordinated where a stamper's are. */
+    private static final int FLOOR_STARTS = 12;
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
 
     private static KafkaCluster cluster;
@@ -132,6 +137,7 @@ class ClusterFaultIT {
         for (Pair pair : pairs()) {
             pair.awaitStamping();
             pair.placeChangelogs();
+            pair.launchFloor();
             // the changelog Kafka Streams created for the shipped stamper: replicated as the topics apply makes them
             ClusterTopicsIT.assertReplicatedOnEveryNode(cluster, Names.changelogTopic(pair.applicationId));
         }
@@ -592,14 +598,55 @@ class ClusterFaultIT {
             for (Map.Entry<String, Stamper> spec : specs.entrySet()) {
                 instances.put(spec.getKey(), spec.getValue().launch());
             }
-            if (floorApplicationId != null) {
-                for (String id : specs.keySet()) {
+        }
+
+        /**
+         * Starts the pass-through's instances (with {@code -Dcluster.floor=on}), under exactly-once each again until its
+         * transactions are coordinated by a node that coordinates a stamper's (as many on each node as the stampers
+         * have, at most {@link #FLOOR_STARTS} starts each): a frozen or killed transaction coordinator then hits both
+         * alike. Kafka Streams names a transactional id after a process id it draws at random on each start.
+         */
+        void launchFloor() throws Exception {
+            if (floorApplicationId == null) {
+                return;
+            }
+            boolean transactional = floorSettings.get("processing.guarantee").startsWith("exactly_once");
+            List<Integer> wanted = new ArrayList<>();
+            if (transactional) {
+                cluster.transactionCoordinators(applicationId + "-").values().forEach(node -> wanted.add(node.id()));
+            }
+            for (String id : specs.keySet()) {
+                for (int start = 1; ; start++) {
+                    Set<String> before = cluster.transactionCoordinators(floorApplicationId + "-").keySet();
                     Map<String, String> settings = new LinkedHashMap<>(floorSettings);
                     settings.put("instance.id", id);
                     settings.put("state.dir", PassThrough.stateDir(work.resolve(name), id).toString());
-                    floor.put(id, ChildJvm.startCommand(Stamper.LOGS.resolve(floorApplicationId), id, work, Map.of(),
-                            PassThrough.command(netns.exec(), settings)));
+                    ChildJvm instance = ChildJvm.startCommand(Stamper.LOGS.resolve(floorApplicationId), id + "-" + start, work, Map.of(),
+                            PassThrough.command(netns.exec(), settings));
+                    instance.awaitOutput(PassThrough.RUNNING, 180);
+                    if (!transactional || wanted.remove(Integer.valueOf(newTransactionCoordinator(before))) || start == FLOOR_STARTS) {
+                        floor.put(id, instance);
+                        break;
+                    }
+                    instance.kill();
                 }
+            }
+            timeline.mark("%s: Kafka Streams pass-through %s beside it, into %s%s", name, floorApplicationId, floorTopic,
+                    transactional ? "; transaction coordinators: stampers " + cluster.transactionCoordinators(applicationId + "-").values()
+                            + ", pass-through " + cluster.transactionCoordinators(floorApplicationId + "-").values() : "");
+        }
+
+        /** The node coordinating the pass-through's transactional id that is not among {@code before} (its newest start). */
+        private int newTransactionCoordinator(Set<String> before) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                for (Map.Entry<String, KafkaNode> entry : cluster.transactionCoordinators(floorApplicationId + "-").entrySet()) {
+                    if (!before.contains(entry.getKey())) {
+                        return entry.getValue().id();
+                    }
+                }
+                assertThat(System.nanoTime()).as("the pass-through's new transactional id is listed").isLessThan(deadline);
+                Thread.sleep(200);
             }
         }
 
@@ -608,11 +655,7 @@ class ClusterFaultIT {
                 instance.getValue().awaitOutput(Stamper.STARTED + topics.in(), 180);
                 instance.getValue().awaitLog("taken by " + instance.getKey() + "/", 180);
             }
-            for (ChildJvm instance : floor.values()) {
-                instance.awaitOutput(PassThrough.RUNNING, 180);
-            }
-            timeline.mark("%s: %s stamping (%s, uids %s)%s", name, instances.keySet(), applicationId, uids.values(),
-                    floor.isEmpty() ? "" : "; Kafka Streams pass-through " + floorApplicationId + " beside it, into " + floorTopic);
+            timeline.mark("%s: %s stamping (%s, uids %s)", name, instances.keySet(), applicationId, uids.values());
         }
 
         /** The changelogs Kafka Streams created: led by the data leaders like the data topics. */
@@ -649,7 +692,6 @@ class ClusterFaultIT {
             input.close();
             if (floorOutput != null) {
                 floorOutput.close();
-                floorOutput = null;
             }
         }
 
