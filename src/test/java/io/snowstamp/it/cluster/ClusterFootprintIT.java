@@ -44,7 +44,10 @@ class ClusterFootprintIT {
     void shouldMeasureOneInstancesFootprintAndFailoverOnTheReplicatedCluster(KafkaCluster cluster) throws Exception {
         String counts = System.getProperty("cluster.footprint");
         Path json = Files.createDirectories(LOGS).toAbsolutePath().resolve("footprint-" + System.nanoTime() + ".json");
-        try (ChildJvm bench = ChildJvm.start(LOGS, "bench-" + counts.replace(',', '-'), cluster.netns().exec(), List.of("-Xmx512m"),
+        String name = "bench-" + counts.replace(',', '-');
+        Files.deleteIfExists(LOGS.resolve(name + ".out"));     // the logs of an earlier run: this run's figures alone
+        Files.deleteIfExists(LOGS.resolve(name + ".err"));
+        try (ChildJvm bench = ChildJvm.start(LOGS, name, cluster.netns().exec(), List.of("-Xmx512m"),
                 "bench", "--footprint-partitions", counts, "--bootstrap-servers", cluster.bootstrapServers())) {
             int exit = bench.waitFor(30L * 60 * Arrays.stream(counts.split(",")).count());
             String output = bench.stdout();
