@@ -302,6 +302,13 @@ public final class Footprint {
         out.println("goals at 1,024 partitions (one instance): RSS < 1024 MiB, state dir < 50 MiB");
     }
 
+    /** One partition count's figures on one line (progress, while the next count is measured). */
+    public static String line(Figures f) {
+        return String.format(java.util.Locale.ROOT, "%d partitions: RSS %d MiB (peak %d MiB), %d threads, %d open files, state dir %.1f MiB,"
+                        + " every partition stamped %.1f s after the start, failover %.1f s", f.partitions(), mib(f.rssBytes()),
+                mib(f.peakRssBytes()), f.threads(), f.openFiles(), f.stateDirBytes() / 1048576.0, f.startSeconds(), f.failoverSeconds());
+    }
+
     /** The figures as one JSON object. */
     public static String json(List<Figures> rows) throws IOException {
         ObjectNode root = JSON.createObjectNode();

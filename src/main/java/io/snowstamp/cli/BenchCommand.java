@@ -241,7 +241,11 @@ final class BenchCommand implements Callable<Integer> {
             progress.println("measuring one stamper instance on " + n + " partitions at "
                     + config.connection().kafka().get("bootstrap.servers"));
             progress.flush();
-            rows.add(footprint.measure(n));
+            Footprint.Figures figures = footprint.measure(n);
+            rows.add(figures);
+            // each count as it is measured: a later count that fails or runs out of time does not take these figures along
+            progress.println("  " + Footprint.line(figures));
+            progress.flush();
         }
         if (format == ChangelogCommand.Format.table) {
             Footprint.printTable(rows, out);

@@ -93,8 +93,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private WorkerState state;
     private long lastIssued = -1;
     private LeadWatch lead;
-    private Cancellable heartbeat;
-    private Cancellable heartbeatStart;
+    private final HeartbeatSchedule heartbeats = new HeartbeatSchedule();
     private Cancellable leaseWrite;
     private String sourceTopic;
     private int sourcePartition = -1;
@@ -163,11 +162,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 partition, worker, state.epoch(), state.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
                 decision.describe(ids.layout()));
-        // tasks that start together would all write their heartbeat in the same commit, every interval: at 1,024
-        // partitions one transaction over 1,024 changelog partitions every 5 s, whose commit markers held up the
-        // next transaction (CONCURRENT_TRANSACTIONS retries, benchmarks.md "Footprint"). A phase per partition
-        // spreads them over the interval; the first heartbeat comes no sooner than one interval after the start, as before
-        heartbeatStart = context.schedule(heartbeatPhase(), PunctuationType.WALL_CLOCK_TIME, this::startHeartbeat);
+        heartbeats.start(context, ids.heartbeat(), partition, this::heartbeat);
         // a put in init stays in the store cache until a commit that only a record or a punctuation triggers:
         // this one-shot punctuation writes the lease again and asks for a commit, so it is durable at once
         leaseWrite = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, ignored -> commitLease());
@@ -257,21 +252,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         write(state.withLastId(Math.max(state.lastId(), lastIssued)).withReservedUntil(Math.max(until, state.reservedUntil())));
     }
 
-    private void heartbeat(long ignoredTimestamp) {
+    private void heartbeat() {
         write(state.withHeartbeat(clock.getAsLong()).withLastId(Math.max(state.lastId(), lastIssued)));
-    }
-
-    /** The heartbeat interval plus 0/16 to 15/16 of it, by partition. */
-    private Duration heartbeatPhase() {
-        long interval = ids.heartbeat().toMillis();
-        return Duration.ofMillis(interval + interval * (partition % 16) / 16);
-    }
-
-    private void startHeartbeat(long timestamp) {
-        heartbeatStart.cancel();
-        heartbeatStart = null;
-        heartbeat(timestamp);
-        heartbeat = context.schedule(ids.heartbeat(), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
     }
 
     private void commitLease() {
@@ -381,14 +363,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         lease.release();
         lease = LeaseGuard.none();
         preCommitHooks.remove(partition, recordLastId);
-        if (heartbeat != null) {
-            heartbeat.cancel();
-            heartbeat = null;
-        }
-        if (heartbeatStart != null) {
-            heartbeatStart.cancel();
-            heartbeatStart = null;
-        }
+        heartbeats.cancel();
         if (leaseWrite != null) {
             leaseWrite.cancel();
             leaseWrite = null;

@@ -299,10 +299,7 @@ class ClusterFaultIT {
         fault.back();
         node.restart();
         timeline.mark("%s: %s restarted", name, node);
-        cluster.awaitFullIsr(RECOVERY);
-        cluster.electPreferredLeaders();
-        timeline.mark("%s: %s back in sync, leaders in place", name, node);
-        recover(fault);
+        backInPlace(fault, node);
     }
 
     private void freezeAndResume(String name, String role, KafkaNode node) throws Exception {
@@ -315,9 +312,14 @@ class ClusterFaultIT {
             fault.back();
         }
         timeline.mark("%s: %s resumed (SIGCONT)", name, node);
+        backInPlace(fault, node);
+    }
+
+    /** The node is back: waits until it is in sync, puts the leaders back where they were created, then recovers. */
+    private static void backInPlace(Fault fault, KafkaNode node) throws Exception {
         cluster.awaitFullIsr(RECOVERY);
         cluster.electPreferredLeaders();
-        timeline.mark("%s: %s back in sync, leaders in place", name, node);
+        timeline.mark("%s: %s back in sync, leaders in place", fault.name, node);
         recover(fault);
     }
 

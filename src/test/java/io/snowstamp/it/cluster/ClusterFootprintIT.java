@@ -48,7 +48,7 @@ class ClusterFootprintIT {
         Files.deleteIfExists(LOGS.resolve(name + ".out"));     // the logs of an earlier run: this run's figures alone
         Files.deleteIfExists(LOGS.resolve(name + ".err"));
         try (ChildJvm bench = ChildJvm.start(LOGS, name, cluster.netns().exec(), List.of("-Xmx512m"),
-                "bench", "--footprint-partitions", counts, "--bootstrap-servers", cluster.bootstrapServers())) {
+                bench(counts, cluster.bootstrapServers()))) {
             int exit = bench.waitFor(30L * 60 * Arrays.stream(counts.split(",")).count());
             String output = bench.stdout();
             System.out.println("bench --footprint-partitions " + counts + " on the three-node cluster:\n" + output);
@@ -61,5 +61,16 @@ class ClusterFootprintIT {
             assertThat(row.get("allStampedSeconds").asDouble()).as("every partition stamped at the start").isPositive();
             assertThat(row.get("failoverSeconds").asDouble()).as("every partition stamped after the failover").isPositive();
         }
+    }
+
+    /** The bench's arguments; {@code -Dcluster.footprint.set=KEY=VALUE,...} adds settings to try (the stampers get the {@code kafka.*} ones). */
+    private static String[] bench(String counts, String bootstrapServers) {
+        List<String> args = new java.util.ArrayList<>(List.of("bench", "--footprint-partitions", counts, "--bootstrap-servers", bootstrapServers));
+        for (String setting : System.getProperty("cluster.footprint.set", "").split(",")) {
+            if (setting.contains("=")) {
+                args.addAll(List.of("--set", setting));
+            }
+        }
+        return args.toArray(String[]::new);
     }
 }
