@@ -29,8 +29,11 @@ import java.util.List;
  * the rejected batch) as {@code OUT_OF_ORDER_SEQUENCE_NUMBER}, logging each rejection at ERROR with
  * the exception. The client retries them and they succeed; it is the broker's start-up noise, not
  * a fault (a first {@code demo} printed eight such ERRORs and a dozen retry WARNs). Those lines, the
- * producer's WARN for each such retry, and the controller's "exceptionally slow event" reports
- * (logged at ERROR when a loaded machine delays it) go to the file only: a sequence the producer
+ * producer's WARN for each such retry, the controller's "exceptionally slow event" reports
+ * (logged at ERROR when a loaded machine delays it), and the node's own controller registration sent a
+ * moment before its controller became active on a restart ({@code NotControllerException} at ERROR, with
+ * a stack trace; retried at once and registered: seen on a loaded machine's second {@code run}) go to
+ * the file only: a sequence the producer
  * really cannot recover from surfaces in the producer and in Kafka Streams, not here. Every other
  * broker event at ERROR still reaches the console (through the configured console appender, text
  * or JSON), and the file keeps the broker's INFO log for diagnosis (rolled at 10 MB, three old files
@@ -151,7 +154,7 @@ final class BrokerLog implements AutoCloseable {
 
     /**
      * Passes to the console what is a real failure: broker events at ERROR and producer WARNs,
-     * except the retriable sequence rejections, their retries and slow-event reports described above.
+     * except the retriable sequence rejections, their retries, slow-event reports and the controller start race described above.
      */
     static final class RealFailures extends AppenderBase<ILoggingEvent> {
         private final List<Appender<ILoggingEvent>> console;
@@ -182,7 +185,17 @@ final class BrokerLog implements AutoCloseable {
                 return false;
             }
             IThrowableProxy thrown = event.getThrowableProxy();
-            return !(thrown != null && thrown.getClassName().endsWith(".OutOfOrderSequenceException"));
+            return !(thrown != null && (thrown.getClassName().endsWith(".OutOfOrderSequenceException") || startRace(thrown)));
+        }
+
+        /** The single node asked itself to register before its controller was active: it asks again. */
+        private static boolean startRace(IThrowableProxy thrown) {
+            for (IThrowableProxy cause = thrown; cause != null; cause = cause.getCause()) {
+                if (cause.getClassName().endsWith(".NotControllerException")) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 }

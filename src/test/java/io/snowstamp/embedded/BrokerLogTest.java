@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.LoggingEvent;
+import org.apache.kafka.common.errors.NotControllerException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +40,10 @@ class BrokerLogTest {
                 "[ReplicaManager broker=1] Error processing append operation on partition x:events.stamped-2",
                 new OutOfOrderSequenceException("Out of order sequence number for producer 0 at offset 9 in partition events.stamped-2:"
                         + " 3 (incoming seq. number), 1 (current end sequence number)")))).isFalse();
+        // a restart's start-up race: the node's registration reached its controller a moment before it became active
+        assertThat(BrokerLog.RealFailures.isRealFailure(event("kafka.server.ControllerApis", Level.ERROR,
+                "[ControllerApis nodeId=1] Unexpected error handling request RequestHeader(apiKey=CONTROLLER_REGISTRATION, apiVersion=0)",
+                new java.util.concurrent.CompletionException(new NotControllerException("The active controller appears to be node 1."))))).isFalse();
         assertThat(BrokerLog.RealFailures.isRealFailure(event("org.apache.kafka.controller.EventPerformanceMonitor", Level.ERROR,
                 "[QuorumController id=1] Exceptionally slow controller event handleCommit[baseOffset=0] took 3598 ms.", null))).isFalse();
         for (String error : new String[] {"CONCURRENT_TRANSACTIONS", "OUT_OF_ORDER_SEQUENCE_NUMBER"}) {

@@ -60,6 +60,8 @@ class WorkerRegistryIT extends OnSharedBroker {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(name, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
                     .all().get(60, TimeUnit.SECONDS);
+            // as topics apply does: until its leader takes writes (a client that looks at once may not find it yet)
+            io.snowstamp.recovery.ChangelogWriter.awaitLeaders(admin, name, 1, Duration.ofSeconds(60));
         }
         return name;
     }
