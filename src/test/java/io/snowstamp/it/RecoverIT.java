@@ -150,6 +150,8 @@ class RecoverIT extends OnSharedBroker {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(registry, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
                     .all().get(60, TimeUnit.SECONDS);
+            // as topics apply does: until its leader takes writes (a stamper that looks at once may not find it yet)
+            io.snowstamp.recovery.ChangelogWriter.awaitLeaders(admin, registry, 1, java.time.Duration.ofSeconds(60));
         }
         Map<String, String> registryOn = Map.of("id.worker-registry", "on", "registry.topic", registry, "registry.heartbeat", "500ms");
         String old = TestBroker.unique("handover-old");

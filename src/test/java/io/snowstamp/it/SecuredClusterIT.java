@@ -80,6 +80,7 @@ class SecuredClusterIT {
         try (Admin admin = Admin.create(client(ADMIN_JAAS))) {
             admin.createTopics(List.of(new NewTopic(REGISTRY, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
                     .all().get(60, TimeUnit.SECONDS);
+            io.snowstamp.recovery.ChangelogWriter.awaitLeaders(admin, REGISTRY, 1, java.time.Duration.ofSeconds(60));
         }
     }
 
@@ -142,6 +143,10 @@ class SecuredClusterIT {
             topics.add(new NewTopic(name, name.contains("dlq") ? 1 : 2, (short) 1));
         }
         admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+        // as topics apply does: until their leaders take writes (the stamper looks at once)
+        for (NewTopic topic : topics) {
+            io.snowstamp.recovery.ChangelogWriter.awaitLeaders(admin, topic.name(), topic.numPartitions(), java.time.Duration.ofSeconds(60));
+        }
     }
 
     /**
