@@ -133,7 +133,9 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         PartitionLease lease = new PartitionLease(changelog.partition(), mine, restoreEnd == null ? -1 : restoreEnd,
                 TERM.toNanos(), TAKEOVER_WAIT_NANOS);
         producer.send(new ProducerRecord<>(changelog.topic(), changelog.partition(), key, value), (metadata, error) -> {
-            if (error != null) {
+            if (error == null) {
+                lease.acknowledged(System.nanoTime());      // committed (acks=all): the takeover wait may count from here
+            } else {
                 log.warn("{}: the lease record could not be written to {}: {}; the task waits, then gives the partition back",
                         name, changelog, error.getMessage());
             }
