@@ -1,5 +1,6 @@
 package io.snowstamp.lease;
 
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -160,6 +161,20 @@ public final class PartitionLease {
             return true;
         }
         return lastSend - committedBy.get() < takeoverWaitNanos;
+    }
+
+    /**
+     * Verifier: the earliest send time of a confirmation that would end this lease's takeover wait, so that a round
+     * can be sent right then instead of at the next period; empty when no such wait is pending or its start is not
+     * known yet (the first confirmation or the acknowledgement is still to come).
+     */
+    OptionalLong takeoverEndsAt() {
+        long committed = committedBy.get();
+        if (lostTo != null || foreignOffset >= 0 || committed == Long.MAX_VALUE
+                || (confirmedOnce && lastSend - committed >= takeoverWaitNanos)) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(committed + takeoverWaitNanos);
     }
 
     /** Whether the task has issued under this lease (its first permission passed). */

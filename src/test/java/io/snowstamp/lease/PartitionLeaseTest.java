@@ -55,6 +55,20 @@ class PartitionLeaseTest {
     }
 
     @Test
+    void shouldTellWhenARoundWouldEndTheTakeoverWait() {
+        PartitionLease lease = lease(NEW, 10);
+        assertThat(lease.takeoverEndsAt()).isEmpty();                       // its start is not known yet
+        lease.acknowledged(20 * MS);
+        assertThat(lease.takeoverEndsAt()).hasValue(20 * MS + WAIT);
+        lease.observe(10, NEW);
+        lease.confirmed(100 * MS, 110 * MS);
+        assertThat(lease.takeoverEndsAt()).hasValue(20 * MS + WAIT);
+        lease.confirmed(20 * MS + WAIT, 30 * MS + WAIT);                    // the round sent right then ends it
+        assertThat(lease.takeoverEndsAt()).isEmpty();
+        assertThat(lease.check(40 * MS + WAIT)).isEqualTo(Verdict.ISSUE);
+    }
+
+    @Test
     void shouldIssueOnlyWithinTheTermOfTheLastConfirmationSent() {
         PartitionLease lease = permitted(NEW);
         long send = 10_000 * MS;
