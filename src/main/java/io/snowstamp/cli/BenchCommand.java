@@ -132,7 +132,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--footprint-partitions", paramLabel = "N", split = ",",
             description = "instead of the throughput runs: one stamper instance's footprint (resident memory, threads, open files, "
-                    + "state directory, time until every partition stamped, failover time) at each partition count, e.g. 64,256,1024 "
+                    + "state directory, time until every partition stamped, failover time: until every partition stamps again after "
+                    + "one of two instances is killed, and until it caught up with the records produced meanwhile) at each partition "
+                    + "count, e.g. 64,256,1024 "
                     + "(default: none)")
     List<Integer> footprintPartitions;
 
