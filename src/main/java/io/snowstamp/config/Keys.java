@@ -104,7 +104,7 @@ public final class Keys {
         define(ID_MAX_LEAD, "10s", "how far IDs may run ahead of the wall clock before `id.on-excess-lead` applies");
         define(ID_ON_EXCESS_LEAD, "continue", "`continue` (warn once a minute per partition) or `pause` (hold the partition's records, durably, until the clock catches up)");
         define(ID_RESERVATION, "1s", "IDs reserved ahead in the state per write; `0` = write the state for every record");
-        define(LEASE_HEARTBEAT, "30s", "how often a task refreshes `heartbeatAt` in its worker state, for `changelog inspect` (`lastId` is recorded at every commit; the lease needs no heartbeat)");
+        define(LEASE_HEARTBEAT, "5s", "how often a task refreshes `heartbeatAt` in its worker state (`lastId` is recorded at every commit)");
         define(RECOVERY_TAIL_GUARD, "true", "at task start, resume above the newest IDs found in the task's output partition");
         define(RECOVERY_TAIL_GUARD_TIMEOUT, "60s", "how long the tail guard may take before the task fails");
         define(RECOVERY_TAKEOVER_GAP, "", "time added to the resume point at every task start; default 0 under exactly_once_v2, 1s under at_least_once");

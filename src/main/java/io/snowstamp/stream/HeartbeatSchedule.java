@@ -11,7 +11,7 @@ import java.time.Duration;
  * and the next owner see when it was last alive): every {@code interval}, the first one no sooner than
  * one interval after the start, shifted by 0/16 to 15/16 of the interval by partition. Tasks that start
  * together would otherwise all write their heartbeat in the same commit, every interval: at 1,024
- * partitions one transaction over 1,024 changelog partitions every interval, whose commit markers held up
+ * partitions one transaction over 1,024 changelog partitions every 5 s, whose commit markers held up
  * the next transaction ({@code CONCURRENT_TRANSACTIONS} retries, benchmarks.md "Footprint").
  */
 final class HeartbeatSchedule {

@@ -48,7 +48,7 @@ class ConfigLoaderTest {
         assertThat(config.ids().maxLead()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.ids().onExcessLead()).isEqualTo(IdSettings.OnExcessLead.CONTINUE);
         assertThat(config.ids().reservation()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(config.ids().heartbeat()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.ids().heartbeat()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.recovery().tailGuard()).isTrue();
         assertThat(config.recovery().tailGuardTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(config.recovery().takeoverGap()).isEqualTo(Duration.ZERO);

@@ -31,7 +31,7 @@ class KeysTest {
                 Map.entry("id.max-lead", "10s"),
                 Map.entry("id.on-excess-lead", "continue"),
                 Map.entry("id.reservation", "1s"),
-                Map.entry("lease.heartbeat", "30s"),
+                Map.entry("lease.heartbeat", "5s"),
                 Map.entry("recovery.tail-guard", "true"),
                 Map.entry("recovery.tail-guard-timeout", "60s"),
                 Map.entry("recovery.takeover-gap", ""),

@@ -201,7 +201,7 @@ class SnowstampConfigTest {
         SnowstampConfig config = config();
 
         assertThat(config.ids()).isEqualTo(new IdSettings(IdLayout.preset("snowflake"), 0, 0, Duration.ofSeconds(10),
-                IdSettings.OnExcessLead.CONTINUE, Duration.ofSeconds(1), Duration.ofSeconds(30)));
+                IdSettings.OnExcessLead.CONTINUE, Duration.ofSeconds(1), Duration.ofSeconds(5)));
         assertThat(config.recovery()).isEqualTo(new RecoverySettings(true, Duration.ofSeconds(60), Duration.ZERO));
     }
 

@@ -97,9 +97,9 @@ class StampTopologyTest {
         return output.readRecordsToList().stream().map(StampTopologyTest::id).toList();
     }
 
-    /** Fires the heartbeat punctuator ({@code lease.heartbeat}, 30 s by default, on the driver's wall clock). */
+    /** Fires the heartbeat punctuator ({@code lease.heartbeat}, 5 s by default, on the driver's wall clock). */
     private void heartbeat() {
-        driver.advanceWallClockTime(Duration.ofSeconds(30));
+        driver.advanceWallClockTime(Duration.ofSeconds(5));
     }
 
     private WorkerState storedState() {
