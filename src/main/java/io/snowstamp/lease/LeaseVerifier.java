@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,8 +60,6 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     /** A new lease waits out the term, stretched by 2% for monotonic clocks that run at different rates. */
     static final long TAKEOVER_WAIT_NANOS = TERM.toNanos() + TERM.toNanos() / 50;
     private static final long READ_DEADLINE_NANOS = TERM.toNanos() / 2;
-    /** Rounds sent early for a takeover (see {@link #nextRound}) are at least this far apart. */
-    private static final long MIN_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final Admin admin;
@@ -136,9 +133,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         PartitionLease lease = new PartitionLease(changelog.partition(), mine, restoreEnd == null ? -1 : restoreEnd,
                 TERM.toNanos(), TAKEOVER_WAIT_NANOS);
         producer.send(new ProducerRecord<>(changelog.topic(), changelog.partition(), key, value), (metadata, error) -> {
-            if (error == null) {
-                lease.acknowledged(System.nanoTime());      // committed (acks=all): the takeover wait may count from here
-            } else {
+            if (error != null) {
                 log.warn("{}: the lease record could not be written to {}: {}; the task waits, then gives the partition back",
                         name, changelog, error.getMessage());
             }
@@ -172,29 +167,11 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             } catch (RuntimeException e) {
                 warn("cannot read the changelog back to confirm the leases ({}); retrying", e.getMessage());
             }
-            long rest = nextRound(send) - System.nanoTime();
+            long rest = PERIOD.toNanos() - (System.nanoTime() - send);
             if (rest > 0 && running) {
                 LockSupport.parkNanos(rest);
             }
         }
-    }
-
-    /**
-     * When the round after the one sent at {@code send} starts: a {@link #PERIOD} later, or earlier when a new lease's
-     * takeover wait ends before that — a task waits for the first round sent after its wait, and with rounds on the
-     * period alone that is up to a period (and a slow round) later than it need be.
-     */
-    private long nextRound(long send) {
-        long next = send + PERIOD.toNanos();
-        for (Held entry : held.values()) {
-            OptionalLong ends = entry.lease().takeoverEndsAt();
-            if (ends.isPresent() && ends.getAsLong() - send > 0 && ends.getAsLong() - next < 0) {
-                next = ends.getAsLong();
-            }
-        }
-        // tasks that started a few ms apart: one round for a bunch of them, not one each
-        long earliest = send + MIN_GAP_NANOS;
-        return next - earliest < 0 ? earliest : next;
     }
 
     /** One verification: the committed end of every held partition, asked at {@code send}, then the changelog up to it. */

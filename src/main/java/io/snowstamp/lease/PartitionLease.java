@@ -1,8 +1,5 @@
 package io.snowstamp.lease;
 
-import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * One task's lease on one partition: what the changelog says about who owns the partition, and
  * whether the task may issue an ID now. Pure (times are {@link System#nanoTime()} values passed in);
@@ -22,10 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * was answered (else this task would have lost), so nobody can have issued under a newer lease
  * before {@code lastSend + term} — because a new owner first waits: it may issue only once a
  * confirmation was <em>sent</em> at least {@code takeoverWait} (the term, stretched for clock-rate
- * drift) after the first moment it knew its lease record committed: the broker's acknowledgement of
- * the record ({@code acks=all}: sent once the record is committed) or its first confirmation, whichever
- * was <em>received</em> first. Both come after the commit; the acknowledgement usually a read-back
- * earlier. And only if, by then, nobody else wrote to the partition's changelog after the point its
+ * drift) after its first confirmation was <em>received</em>, which came after its lease record was
+ * committed. And only if, by then, nobody else wrote to the partition's changelog after the point its
  * restore read up to ({@code restoreEnd}): such a write (the old owner's reservation or heartbeat) is
  * missing from the restored state, so the task must restore again ({@link Verdict#STALE}).
  *
@@ -55,8 +50,7 @@ public final class PartitionLease {
     // verifier thread
     private long maxEpoch = -1;
     private LeaseMark owner;
-    /** The earliest receipt known to follow the commit of this task's lease record (Long.MAX_VALUE: none yet). */
-    private final AtomicLong committedBy = new AtomicLong(Long.MAX_VALUE);
+    private long firstConfirmed;
     private volatile long foreignOffset = -1;
     private volatile LeaseMark foreign;
     private volatile LeaseMark lostTo;
@@ -114,19 +108,11 @@ public final class PartitionLease {
         if (lostTo != null || !mine.equals(owner)) {
             return;
         }
-        committedBy.accumulateAndGet(receivedNanos, Math::min);
-        confirmedOnce = true;
+        if (!confirmedOnce) {
+            firstConfirmed = receivedNanos;
+            confirmedOnce = true;
+        }
         lastSend = sendNanos;
-    }
-
-    /**
-     * Producer's callback: the broker acknowledged this task's lease record at {@code receivedNanos} (or
-     * before). With {@code acks=all} the acknowledgement is sent only once the record is committed, so the
-     * takeover wait may count from here: it is the same argument as counting from the first confirmation,
-     * which comes later (the next read-back round, reading the changelog from its start).
-     */
-    public void acknowledged(long receivedNanos) {
-        committedBy.accumulateAndGet(receivedNanos, Math::min);
     }
 
     /** Task: may it issue at {@code now}? Before each ID. */
@@ -136,7 +122,7 @@ public final class PartitionLease {
             return Verdict.LOST;
         }
         if (!permitted) {
-            if (!confirmedOnce || send - committedBy.get() < takeoverWaitNanos) {
+            if (!confirmedOnce || send - firstConfirmed < takeoverWaitNanos) {
                 return Verdict.WAIT;
             }
             if (foreignOffset >= 0) {
@@ -160,21 +146,8 @@ public final class PartitionLease {
         if (!confirmedOnce) {
             return true;
         }
-        return lastSend - committedBy.get() < takeoverWaitNanos;
-    }
-
-    /**
-     * Verifier: the earliest send time of a confirmation that would end this lease's takeover wait, so that a round
-     * can be sent right then instead of at the next period; empty when no such wait is pending or its start is not
-     * known yet (the first confirmation or the acknowledgement is still to come).
-     */
-    OptionalLong takeoverEndsAt() {
-        long committed = committedBy.get();
-        if (lostTo != null || foreignOffset >= 0 || committed == Long.MAX_VALUE
-                || (confirmedOnce && lastSend - committed >= takeoverWaitNanos)) {
-            return OptionalLong.empty();
-        }
-        return OptionalLong.of(committed + takeoverWaitNanos);
+        // confirmedOnce (volatile) read first: firstConfirmed, written before it, is visible
+        return lastSend - firstConfirmed < takeoverWaitNanos;
     }
 
     /** Whether the task has issued under this lease (its first permission passed). */

@@ -56,12 +56,9 @@ final class Tuning {
             "max.partition.fetch.bytes", "4194304",
             // failover in seconds (classic group protocol, which Kafka Streams 4.3 uses by default): a dead
             // instance's partitions move after 6 s without a heartbeat instead of 45 s. 6 s is the smallest
-            // session a stock broker accepts (group.min.session.timeout.ms). The survivors hear of the
-            // rebalance with their next heartbeat, and the dead one's last heartbeat was up to an interval
-            // before it died: 500 ms keeps a failover's start within 5.5-6.5 s of the death (1.5 s: 4.5-7.5 s)
-            // for two small requests a second per instance
+            // session a stock broker accepts (group.min.session.timeout.ms); heartbeats at a quarter of it
             "session.timeout.ms", String.valueOf(SESSION_TIMEOUT_MS),
-            "heartbeat.interval.ms", "500");
+            "heartbeat.interval.ms", "1500");
 
     /** {@code profile=throughput}: fewer, larger transactions; end-to-end latency grows to about the interval. */
     static final String THROUGHPUT_COMMIT_INTERVAL_MS = "1000";

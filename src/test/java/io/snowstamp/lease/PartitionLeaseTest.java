@@ -34,41 +34,6 @@ class PartitionLeaseTest {
     }
 
     @Test
-    void shouldCountTheTakeoverWaitFromTheAcknowledgementOfTheLeaseRecord() {
-        PartitionLease lease = lease(NEW, 10);
-        lease.acknowledged(20 * MS);                                    // acks=all: committed by then
-        assertThat(lease.check(30 * MS)).isEqualTo(Verdict.WAIT);       // not confirmed yet: nothing issues
-        lease.observe(10, NEW);
-        lease.confirmed(100 * MS, 900 * MS);                            // a slow first read-back
-        lease.confirmed(2_070 * MS, 2_080 * MS);                        // sent 2,050 ms after the acknowledgement
-        assertThat(lease.check(2_090 * MS)).isEqualTo(Verdict.ISSUE);   // counted from 900 ms it would wait until 2,940
-    }
-
-    @Test
-    void shouldCountFromTheFirstConfirmationWhenItCameBeforeTheAcknowledgement() {
-        PartitionLease lease = lease(NEW, 10);
-        lease.observe(10, NEW);
-        lease.confirmed(100 * MS, 110 * MS);
-        lease.acknowledged(500 * MS);                                   // a late callback does not move the start
-        lease.confirmed(2_150 * MS, 2_160 * MS);
-        assertThat(lease.check(2_170 * MS)).isEqualTo(Verdict.ISSUE);
-    }
-
-    @Test
-    void shouldTellWhenARoundWouldEndTheTakeoverWait() {
-        PartitionLease lease = lease(NEW, 10);
-        assertThat(lease.takeoverEndsAt()).isEmpty();                       // its start is not known yet
-        lease.acknowledged(20 * MS);
-        assertThat(lease.takeoverEndsAt()).hasValue(20 * MS + WAIT);
-        lease.observe(10, NEW);
-        lease.confirmed(100 * MS, 110 * MS);
-        assertThat(lease.takeoverEndsAt()).hasValue(20 * MS + WAIT);
-        lease.confirmed(20 * MS + WAIT, 30 * MS + WAIT);                    // the round sent right then ends it
-        assertThat(lease.takeoverEndsAt()).isEmpty();
-        assertThat(lease.check(40 * MS + WAIT)).isEqualTo(Verdict.ISSUE);
-    }
-
-    @Test
     void shouldIssueOnlyWithinTheTermOfTheLastConfirmationSent() {
         PartitionLease lease = permitted(NEW);
         long send = 10_000 * MS;
@@ -148,9 +113,6 @@ class PartitionLeaseTest {
             PartitionLease old = permitted(OLD);
             PartitionLease taker = lease(NEW, 101);
             long newRecordAt = (1_000 + random.nextInt(5_000)) * MS;       // when the new lease is committed
-            // when the taker hears the broker acknowledge it (acks=all: after the commit), if it does
-            long ackAt = random.nextInt(4) == 0 ? Long.MAX_VALUE : newRecordAt + random.nextInt(1_500) * MS;
-            boolean acked = false;
             long lastOldIssue = Long.MIN_VALUE;
             long firstNewIssue = Long.MAX_VALUE;
             boolean oldSawNew = false;
@@ -158,10 +120,6 @@ class PartitionLeaseTest {
             for (long t = 0; t < 20_000 * MS; t += (1 + random.nextInt(300)) * MS) {
                 long latency = random.nextInt(1_500) * MS;                   // slow answers, up to most of a term
                 long answeredAt = t + random.nextInt((int) (latency / MS) + 1) * MS;
-                if (!acked && t >= ackAt) {
-                    taker.acknowledged(ackAt);
-                    acked = true;
-                }
                 if (random.nextBoolean()) {
                     if (!oldSawNew && answeredAt >= newRecordAt) {
                         old.observe(101, NEW);

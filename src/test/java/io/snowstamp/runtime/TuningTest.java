@@ -55,7 +55,7 @@ class TuningTest {
         Properties props = streams(config());
 
         assertThat(props).containsEntry("consumer.session.timeout.ms", "6000")
-                .containsEntry("consumer.heartbeat.interval.ms", "500")
+                .containsEntry("consumer.heartbeat.interval.ms", "1500")
                 .containsEntry("producer.transaction.timeout.ms", "20000");
         assertThat(streams(config("kafka.session.timeout.ms", "20000")))
                 .containsEntry("session.timeout.ms", "20000").doesNotContainKey("consumer.session.timeout.ms");
