@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import java.nio.file.Files;
@@ -85,6 +86,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(SharedCluster.class)
 @ResourceLock(SharedCluster.LOCK)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+// alone in the suite: its stalls are what it measures, and beside the other fault tests on two cores the exactly-once
+// stamper cut off from its group coordinator stalled 92-122 s in three fresh-clone runs (24 s run alone)
+@Isolated
 class ClusterFaultIT {
     private static final int PARTITIONS = 4;
     private static final int RATE = 400;
