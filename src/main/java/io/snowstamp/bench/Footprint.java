@@ -43,9 +43,9 @@ import java.util.stream.Stream;
  * all N partitions, the time from its start to the first stamped record of EVERY partition, and
  * the failover time: a second instance joins, the first is killed with SIGKILL, {@link #RECORDS_PER_PARTITION}
  * records are produced to every partition, and the clock runs until every partition has stamped the
- * first of them (it stamps again: the failover), then until it has stamped all of them (caught up: Kafka
- * Streams hands each task one record per loop of its stream thread and commits in between, so a backlog
- * of a few records per partition takes a few transactions over every partition). Linux only for RSS, threads
+ * first of them (it stamps again: the failover), then until it has stamped all of them (caught up: after
+ * a takeover at 1,024 partitions each transaction was seen to carry one record per partition, so a backlog
+ * of a few records takes a few transactions over every partition). Linux only for RSS, threads
  * and open files (-1 elsewhere). Topics and the application are fresh per measurement and deleted
  * afterwards.
  */
