@@ -15,19 +15,23 @@ import java.util.Map;
 import java.util.function.IntConsumer;
 
 /**
- * The worker-state store with one addition: right before Kafka Streams flushes its cache for a
- * commit, it runs the task's {@link PreCommitHooks hook}, which puts the last ID issued. So every
- * commit — the periodic ones, the one before a partition is revoked, and the last one of a clean
- * shutdown — carries the exact {@code lastId} of the records it commits, without a store write per
- * record.
+ * The worker-state store with one addition: right before Kafka Streams flushes it for a commit, it
+ * runs the {@link PreCommitHooks hooks} of the thread's tasks that issued since their last state
+ * write, which put the last ID issued. So every commit — the periodic ones, the one before a
+ * partition is revoked, and the last one of a clean shutdown — carries the exact {@code lastId} of
+ * the records it commits, without a store write per record.
  *
  * <p>WHY a store wrapper: a processor has no commit callback, and on a clean close Kafka Streams
  * 4.3 commits first ({@code TaskManager.tryCloseCleanActiveTasks}: prepareCommit, commit) and only
  * then closes the processors, so a put in {@code Processor#close} misses the final commit under
- * exactly-once. The flush of the store cache ({@code ProcessorStateManager.flushCache}, called by
- * {@code StreamTask.prepareCommit} for the outermost store when it is a cached store) is the last
- * point before the commit where a put still joins it. {@link WrappedStateStore} is Kafka Streams'
- * own base for such layers (metered, caching and logging stores extend it).
+ * exactly-once. The cache flush ({@code ProcessorStateManager.flushCache}, called by
+ * {@code StreamTask.prepareCommit} for every store that is a {@code CachedStateStore}, which this
+ * wrapper is, whether or not the store below it caches) is the last point before the commit where a
+ * put still joins it. {@link WrappedStateStore} is Kafka Streams' own base for such layers (metered,
+ * caching and logging stores extend it).
+ *
+ * <p>The store below does not cache ({@link StampTopology}): a put reaches the changelog at once, so the
+ * puts of every task precede the commit's first producer flush.
  */
 final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, WorkerState>, Integer, WorkerState>
         implements KeyValueStore<Integer, WorkerState> {
@@ -105,7 +109,7 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
 
     @Override
     public void flushCache() {
-        hooks.run(partition);
+        hooks.runPending();
         super.flushCache();
     }
 

@@ -92,6 +92,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private IdGenerator generator;
     private WorkerState state;
     private long lastIssued = -1;
+    /** The task's {@link #recordLastId} waits in {@link PreCommitHooks} for the next commit. */
+    private boolean lastIdPending;
+    private boolean closed;
     private LeadWatch lead;
     private final HeartbeatSchedule heartbeats = new HeartbeatSchedule();
     private Cancellable leaseWrite;
@@ -134,16 +137,22 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.paused = ids.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
+        this.lastIdPending = false;
+        this.closed = false;
         long worker = workerForPartition();
         WorkerState restored = restoredState(worker);
         // the new lease first, straight to the changelog: the previous owner reads it there and stops, and the
         // first ID here waits until its last term has run out (LeaseVerifier). The restored reservation stays,
         // and the first ID above it reserves anew
-        write(restored.withNewLease(holder(), clock.getAsLong()));
+        state = restored.withNewLease(holder(), clock.getAsLong()).withWrittenAt(clock.getAsLong());
         lease.release();
         lease = leases.take(context.taskId(), new TopicPartition(Names.changelogTopic(context.applicationId()), partition),
                 new LeaseMark(state.epoch(), state.holder()), KEY_SERDE.serializer().serialize(null, partition),
                 STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + worker, true);
+        // then the store, whose put reaches the changelog at once (it does not cache) in the thread's open transaction:
+        // sent after the lease's own record, so that readers of committed data are not kept from the lease until the
+        // transaction commits (commitLease asks for that commit at once)
+        store.put(partition, state);
         // a dead previous owner's open transaction would hide this task's records until the broker aborts it
         fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
@@ -163,10 +172,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
                 decision.describe(ids.layout()));
         heartbeats.start(context, ids.heartbeat(), partition, this::heartbeat);
-        // a put in init stays in the store cache until a commit that only a record or a punctuation triggers:
-        // this one-shot punctuation writes the lease again and asks for a commit, so it is durable at once
+        // under exactly-once the put in init waits in the thread's open transaction for a commit, which only a record or
+        // a punctuation triggers: this one-shot punctuation asks for one, so the lease in the store is durable at once
         leaseWrite = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, ignored -> commitLease());
-        preCommitHooks.register(partition, recordLastId);
         if (paused != null) {
             drain = context.schedule(Duration.ofMillis(100), PunctuationType.WALL_CLOCK_TIME, ignored -> drainPaused());
             if (!paused.isEmpty()) {
@@ -212,6 +220,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         lastIssued = id;
         if (id > state.reservedUntil()) {
             reserveAbove(id);
+        }
+        if (!lastIdPending) {
+            lastIdPending = true;
+            preCommitHooks.pending(recordLastId);
         }
         taskStats.issued(id, ids.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
@@ -259,17 +271,17 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private void commitLease() {
         leaseWrite.cancel();
         leaseWrite = null;
-        write(state);
         context.commit();
     }
 
     /**
-     * Run right before each commit: the committed state names the last ID issued. Only when an ID
-     * was issued since the last write, so an idle task adds nothing to the changelog; and only then
-     * has a record been processed, so the put has the record context Kafka Streams' cache needs.
+     * Run right before each commit that follows an ID issued here (with the other tasks of the thread:
+     * {@link PreCommitHooks}): the committed state names the last ID issued. An idle task adds nothing
+     * to the changelog; a closed one writes nothing (its hook may still be listed).
      */
     private void recordLastId() {
-        if (lastIssued > state.lastId()) {
+        lastIdPending = false;
+        if (!closed && lastIssued > state.lastId()) {
             write(state.withLastId(lastIssued));
         }
     }
@@ -360,9 +372,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void close() {
+        closed = true;
         lease.release();
         lease = LeaseGuard.none();
-        preCommitHooks.remove(partition, recordLastId);
         heartbeats.cancel();
         if (leaseWrite != null) {
             leaseWrite.cancel();

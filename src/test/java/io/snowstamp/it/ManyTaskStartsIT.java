@@ -61,6 +61,8 @@ class ManyTaskStartsIT extends OnSharedBroker {
         TailPrefetch.Stats tails;
         long takeoverParks;
         double tailGuardRequests;
+        double produceRequests;
+        double commits;
         try (StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
              KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             for (int p = 0; p < PARTITIONS; p++) {      // waiting already: every task stamps right after its start
@@ -69,12 +71,24 @@ class ManyTaskStartsIT extends OnSharedBroker {
             producer.flush();
             runner.start();
             assertThat(runner.awaitRunning(Duration.ofSeconds(300))).isTrue();
-            assertThat(awaitStamped(topics.out(), Duration.ofSeconds(240))).as("partitions with their record stamped")
+            assertThat(awaitStamped(topics.out(), 0, Duration.ofSeconds(240))).as("partitions with their record stamped")
                     .hasSize(PARTITIONS);
             starts = runner.taskStarts();
             tails = runner.tailPrefetch();
             takeoverParks = runner.leaseTakeoverParks();
             tailGuardRequests = ClientMetrics.consumerRequests("snowstamp-tail-guard-" + topics.out());
+
+            // a second record per partition, every task running: what each commit sends
+            double requestsBefore = streamProducerRequests(application);
+            double commitsBefore = streamCommits(application);
+            for (int p = 0; p < PARTITIONS; p++) {
+                producer.send(new ProducerRecord<>(topics.in(), p, null, ("{\"n\":" + (PARTITIONS + p) + "}").getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+            assertThat(awaitStamped(topics.out(), PARTITIONS, Duration.ofSeconds(240))).as("partitions with their second record stamped")
+                    .hasSize(PARTITIONS);
+            produceRequests = streamProducerRequests(application) - requestsBefore;
+            commits = streamCommits(application) - commitsBefore;
         } finally {
             for (String topic : List.of(topics.in(), topics.out(), topics.dlq(), Names.changelogTopic(application))) {
                 TestBroker.deleteTopic(broker.bootstrapServers(), topic);   // 3,072 partitions fewer for the tests that follow
@@ -92,14 +106,32 @@ class ManyTaskStartsIT extends OnSharedBroker {
         // one tail read per task: an end-offsets request and a fetch each
         assertThat(tails.batches()).as(figures).isBetween(1L, (long) PARTITIONS / 8);
         assertThat(tailGuardRequests).as(figures).isLessThan(PARTITIONS / 4.0);
+
+        // each of the 1,024 tasks writes its state (a reservation, its last ID) in the commits that stamp its second record.
+        // Kafka Streams flushes the producer once per task it commits: a state put made in that task's own flush (a cached
+        // store, or a hook of its own) is one more request per task and commit. Sent together, a commit costs a few requests
+        String commitCost = produceRequests + " requests of the stream thread's producer in " + commits + " commits";
+        System.out.println("ManyTaskStartsIT, a record per task: " + commitCost);
+        assertThat(commits).as(commitCost).isPositive();
+        assertThat(produceRequests).as(commitCost).isLessThan(8 * commits + PARTITIONS / 4.0);
     }
 
-    /** The partitions whose waiting record ("n") has been stamped, once all have or at the deadline. */
-    private static Set<Integer> awaitStamped(String out, Duration timeout) throws InterruptedException {
+    private static double streamProducerRequests(String application) throws Exception {
+        return ClientMetrics.sum("kafka.producer:type=producer-metrics,client-id=" + application + "-*-StreamThread-*-producer",
+                "request-total");
+    }
+
+    private static double streamCommits(String application) throws Exception {
+        return ClientMetrics.sum("kafka.streams:type=stream-thread-metrics,thread-id=" + application + "-*-StreamThread-*",
+                "commit-total");
+    }
+
+    /** The partitions whose record with an "n" of at least {@code minN} has been stamped, once all have or at the deadline. */
+    private static Set<Integer> awaitStamped(String out, int minN, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         Set<Integer> stamped = Set.of();
         while (System.nanoTime() < deadline) {
-            stamped = StampedRecords.read(broker.bootstrapServers(), out).stream().filter(r -> r.n() >= 0)
+            stamped = StampedRecords.read(broker.bootstrapServers(), out).stream().filter(r -> r.n() >= minN)
                     .map(StampedRecords.Stamped::partition).collect(Collectors.toSet());
             if (stamped.size() >= PARTITIONS) {
                 return stamped;
