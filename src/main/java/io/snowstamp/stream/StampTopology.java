@@ -92,7 +92,7 @@ public final class StampTopology {
                         // before Kafka Streams flushes the producer for that task, one broker round trip per task that wrote
                         // (a 1,024-task commit took ~4 s). Uncached, every put is sent when made (PreCommitHooks)
                         .withCachingDisabled()
-                        // never a tombstone is written, so compaction keeps the newest state of every partition; hourly
+                        // never a tombstone is written, so compaction keeps the newest state of every partition; 10-minute
                         // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
                         .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks, tailProbe::released),
                 Names.PROCESSOR);

@@ -85,7 +85,7 @@ class FailoverIT extends OnSharedBroker {
         s.everyPartitionStamps("b's partitions moved to a");
         s.finishExactlyOnce(instances[0]);
         // what the next owner restores stays small: compaction needs closed segments
-        assertThat(topicConfig(Names.changelogTopic(s.spec.applicationId()), "segment.ms")).isEqualTo("3600000");
+        assertThat(topicConfig(Names.changelogTopic(s.spec.applicationId()), "segment.ms")).isEqualTo("600000");
     }
 
     @Test
