@@ -2,6 +2,7 @@ package io.snowstamp.runtime;
 
 import io.snowstamp.lease.LeaseVerifier;
 import io.snowstamp.resume.TailPrefetch;
+import io.snowstamp.stream.EarlyLeases;
 import io.snowstamp.stream.Names;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StateRestoreListener;
@@ -24,6 +25,7 @@ public final class RestoreTracker implements StateRestoreListener {
     private volatile TailPrefetch prefetch;
     private volatile LeaseVerifier leases;
     private volatile TransactionFence fence;
+    private volatile EarlyLeases early;
 
     /**
      * The last completed restore of one partition.
@@ -47,6 +49,11 @@ public final class RestoreTracker implements StateRestoreListener {
     /** From now on, every restore start fences a previous owner's open transaction on its changelog (null: no longer). */
     void feed(TransactionFence fence) {
         this.fence = fence;
+    }
+
+    /** From now on, the end of each worker-state restore takes the task's lease at once (null: no longer). */
+    void feed(EarlyLeases early) {
+        this.early = early;
     }
 
     @Override
@@ -82,6 +89,10 @@ public final class RestoreTracker implements StateRestoreListener {
         TailPrefetch target = prefetch;
         if (target != null && Names.STORE.equals(store)) {
             target.restoreEnded(changelog.partition());
+        }
+        EarlyLeases leases = early;
+        if (leases != null && Names.STORE.equals(store)) {
+            leases.restored(changelog.partition());
         }
     }
 

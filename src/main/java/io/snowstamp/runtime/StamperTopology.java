@@ -12,6 +12,7 @@ import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.sequence.SequenceTail;
 import io.snowstamp.sequence.SequenceTailReader;
 import io.snowstamp.sequence.SequenceTopology;
+import io.snowstamp.stream.EarlyLeases;
 import io.snowstamp.stream.Names;
 import io.snowstamp.stream.PredecessorFence;
 import io.snowstamp.stream.StampTopology;
@@ -49,18 +50,21 @@ final class StamperTopology implements AutoCloseable {
     private final Topology topology;
     private final TailPrefetch prefetch;
     private final LeaseVerifier leases;
+    /** Takes the tasks' leases when their restores end (snowflake mode with the lease on), or null. */
+    private final EarlyLeases early;
     private final TransactionFence fence;
     /** The source topic of the tasks that take leases, and the changelog that holds them (same partition numbers). */
     private final String leaseSource;
     private final String leaseChangelog;
     private final AutoCloseable[] clients;
 
-    private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, TransactionFence fence,
+    private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, EarlyLeases early, TransactionFence fence,
                             String leaseSource, String leaseChangelog,
                             AutoCloseable... clients) {
         this.topology = topology;
         this.prefetch = prefetch;
         this.leases = leases;
+        this.early = early;
         this.fence = fence;
         this.leaseSource = leaseSource;
         this.leaseChangelog = leaseChangelog;
@@ -113,10 +117,13 @@ final class StamperTopology implements AutoCloseable {
         TailGuard tailGuard = recovery.tailGuard()
                 ? new TailGuard(tuned(KafkaSettings.client(connection), connection), output, config.ids().layout(), recovery.tailGuardTimeout()) : null;
         TransactionFence fence = fence(config);
+        String changelog = Names.changelogTopic(connection.applicationId());
+        EarlyLeases early = leases == null ? null : new EarlyLeases(leases, changelog, connection.instanceId(),
+                config.ids().layout().fingerprint(), config.ids()::workerFor, clock);
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
-                    fence == null ? PredecessorFence.none() : fence, taken);
-            return new StamperTopology(topology, null, leases, fence, config.topics().input(),
+                    fence == null ? PredecessorFence.none() : fence, taken, early);
+            return new StamperTopology(topology, null, leases, early, fence, config.topics().input(),
                     Names.changelogTopic(connection.applicationId()), fence, leases);
         }
         // tasks that start together fence and read their tails in one go (see TailPrefetch for why that is as safe)
@@ -124,8 +131,8 @@ final class StamperTopology implements AutoCloseable {
                 fence == null ? TailPrefetch.Fence.none() : fence::fenceOpenTransactions, config.ids()::workerFor,
                 config.ids().datacenterId(), PREFETCH_MAX_AGE_NANOS, System::nanoTime);
         Topology topology = StampTopology.build(config, clock, prefetch, stats, registryMarks,
-                fence == null ? PredecessorFence.none() : prefetch::fence, taken);
-        return new StamperTopology(topology, prefetch, leases, fence, config.topics().input(),
+                fence == null ? PredecessorFence.none() : prefetch::fence, taken, early);
+        return new StamperTopology(topology, prefetch, leases, early, fence, config.topics().input(),
                 Names.changelogTopic(connection.applicationId()), tailGuard, fence, leases);
     }
 
@@ -137,7 +144,7 @@ final class StamperTopology implements AutoCloseable {
                 leases == null ? Leases.none() : leases);
         TransactionFence fence = fence(config);
         String applicationId = config.connection().applicationId();
-        return new StamperTopology(topology, null, leases, fence, SequenceNames.repartitionTopic(applicationId),
+        return new StamperTopology(topology, null, leases, null, fence, SequenceNames.repartitionTopic(applicationId),
                 SequenceNames.changelogTopic(applicationId), tail, fence, leases);
     }
 
@@ -158,6 +165,11 @@ final class StamperTopology implements AutoCloseable {
     /** Told of every restore's end offset (a task's lease checks what came after it); null when the lease is off. */
     LeaseVerifier leases() {
         return leases;
+    }
+
+    /** Takes the tasks' leases when their restores end; null in sequence mode or with the lease off. */
+    EarlyLeases early() {
+        return early;
     }
 
     Topology topology() {

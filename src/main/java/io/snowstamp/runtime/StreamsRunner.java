@@ -4,6 +4,7 @@ import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.stream.DeadLetterHandler;
+import io.snowstamp.stream.EarlyLeases;
 import io.snowstamp.stream.StamperStats;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
@@ -75,6 +76,7 @@ public final class StreamsRunner implements AutoCloseable {
         restores.feed(topology.prefetch());
         restores.feed(topology.leases());
         restores.feed(topology.fence());
+        restores.feed(topology.early());
         try {
             streams = listen(newStreams(props));
             streams.start();
@@ -234,6 +236,12 @@ public final class StreamsRunner implements AutoCloseable {
     public long leaseTakeoverParks() {
         StamperTopology current = topology;
         return current == null || current.leases() == null ? 0 : current.leases().takeoverParks();
+    }
+
+    /** What became of the leases taken when restores ended (tests: taken, adopted by their task's start, dropped). */
+    public EarlyLeases.Stats earlyLeases() {
+        StamperTopology current = topology;
+        return current == null || current.early() == null ? new EarlyLeases.Stats(0, 0, 0) : current.early().stats();
     }
 
     /** The error that killed Kafka Streams, or null. */

@@ -37,12 +37,14 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
         implements KeyValueStore<Integer, WorkerState> {
     private final PreCommitHooks hooks;
     private final IntConsumer released;
+    private final EarlyLeases early;
     private int partition = -1;
 
-    private PreCommitStore(KeyValueStore<Integer, WorkerState> wrapped, PreCommitHooks hooks, IntConsumer released) {
+    private PreCommitStore(KeyValueStore<Integer, WorkerState> wrapped, PreCommitHooks hooks, IntConsumer released, EarlyLeases early) {
         super(wrapped);
         this.hooks = hooks;
         this.released = released;
+        this.early = early;
     }
 
     /**
@@ -51,9 +53,11 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
      * @param released told the partition when its task gives the store up (closed, or recycled into a standby),
      *                 before the store closes: whatever was read ahead for the partition's task start is void
      *                 ({@link io.snowstamp.resume.TailProbe#released})
+     * @param early    told when the store opens (on the stream thread that runs its task) and lets go of its task, so
+     *                 that the task's lease can be taken when its restore ends (null: in {@code init} only)
      */
     static StoreBuilder<KeyValueStore<Integer, WorkerState>> builder(StoreBuilder<KeyValueStore<Integer, WorkerState>> builder,
-                                                                     PreCommitHooks hooks, IntConsumer released) {
+                                                                     PreCommitHooks hooks, IntConsumer released, EarlyLeases early) {
         return new StoreBuilder<>() {
             @Override
             public StoreBuilder<KeyValueStore<Integer, WorkerState>> withCachingEnabled() {
@@ -81,7 +85,7 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
 
             @Override
             public KeyValueStore<Integer, WorkerState> build() {
-                return new PreCommitStore(builder.build(), hooks, released);
+                return new PreCommitStore(builder.build(), hooks, released, early);
             }
 
             @Override
@@ -105,6 +109,9 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
     public void init(StateStoreContext context, StateStore root) {
         partition = context.taskId().partition();
         super.init(context, root);
+        if (early != null) {
+            early.opened(partition, this, context.taskId(), this::get);
+        }
     }
 
     @Override
@@ -119,6 +126,9 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
         try {
             if (partition >= 0) {
                 released.accept(partition);
+                if (early != null) {
+                    early.closed(partition, this);
+                }
             }
         } finally {
             super.close();
@@ -130,6 +140,9 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
     public void clearCache() {
         if (partition >= 0) {
             released.accept(partition);
+            if (early != null) {
+                early.closed(partition, this);
+            }
         }
         super.clearCache();
     }

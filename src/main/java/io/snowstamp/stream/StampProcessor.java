@@ -104,14 +104,18 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private Cancellable drain;
     private TaskStats taskStats;
     private final Leases leases;
+    /** Where the task's lease may have been taken when its restore ended (null: none). */
+    private final EarlyLeases earlyLeases;
     /** Before every ID: the task's lease on its partition is confirmed by the changelog (every mode). */
     private LeaseGuard lease = LeaseGuard.none();
 
     StampProcessor(IdSettings ids, StampSettings stamp, RecoverySettings recovery, ConnectionSettings connection, LongSupplier clock,
                    TailProbe tailProbe, StamperStats stats, PreCommitHooks preCommitHooks,
-                   java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases) {
+                   java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
+                   EarlyLeases earlyLeases) {
         this.registryMarks = registryMarks;
         this.leases = leases;
+        this.earlyLeases = earlyLeases;
         this.fence = fence;
         this.ids = ids;
         this.stamp = stamp;
@@ -144,11 +148,19 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // the new lease first, straight to the changelog: the previous owner reads it there and stops, and the
         // first ID here waits until its last term has run out (LeaseVerifier). The restored reservation stays,
         // and the first ID above it reserves anew
-        state = restored.withNewLease(holder(), clock.getAsLong()).withWrittenAt(clock.getAsLong());
         lease.release();
-        lease = leases.take(context.taskId(), new TopicPartition(Names.changelogTopic(context.applicationId()), partition),
-                new LeaseMark(state.epoch(), state.holder()), KEY_SERDE.serializer().serialize(null, partition),
-                STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + worker, true);
+        EarlyLeases.Taken early = earlyLeases == null ? null : earlyLeases.adopt(partition, restored, holder());
+        boolean takenEarly = early != null;
+        if (takenEarly) {
+            // taken when the restore ended, from this very state (EarlyLeases): its wait has been running since
+            state = early.state();
+            lease = early.guard();
+        } else {
+            state = restored.withNewLease(holder(), clock.getAsLong()).withWrittenAt(clock.getAsLong());
+            lease = leases.take(context.taskId(), new TopicPartition(Names.changelogTopic(context.applicationId()), partition),
+                    new LeaseMark(state.epoch(), state.holder()), KEY_SERDE.serializer().serialize(null, partition),
+                    STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + worker, true);
+        }
         // then the store, whose put reaches the changelog at once (it does not cache) in the thread's open transaction:
         // sent after the lease's own record, so that readers of committed data are not kept from the lease until the
         // transaction commits (commitLease asks for that commit at once)
@@ -167,8 +179,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // key-value pairs: fields of their own in JSON logs (SNOWSTAMP_LOG_FORMAT=json)
         log.atInfo().addKeyValue("event", "task-assigned").addKeyValue("partition", partition).addKeyValue("worker", worker)
                 .addKeyValue("epoch", state.epoch()).addKeyValue("resumeSource", decision.source())
-                .log("partition {} worker {}: lease epoch {} taken by {} (previous holder {}, last heartbeat {}); {}",
-                partition, worker, state.epoch(), state.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
+                .log("partition {} worker {}: lease epoch {} taken by {}{} (previous holder {}, last heartbeat {}); {}",
+                partition, worker, state.epoch(), state.holder(), takenEarly ? " when its restore ended" : "",
+                restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
                 decision.describe(ids.layout()));
         heartbeats.start(context, ids.heartbeat(), partition, this::heartbeat);

@@ -54,7 +54,14 @@ public final class StampTopology {
     /** @param leases where each task takes its lease at start (every ID waits for it to be confirmed) */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                                  java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases) {
-        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, Stores.inMemoryKeyValueStore(Names.STORE));
+        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, null);
+    }
+
+    /** @param early takes each task's lease when its restore ends, before its start (null: at its start) */
+    public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
+                                 java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
+                                 EarlyLeases early) {
+        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, early, Stores.inMemoryKeyValueStore(Names.STORE));
     }
 
     /** How the worker-state changelog's records name their lease (each holds one partition's whole state). */
@@ -73,13 +80,13 @@ public final class StampTopology {
      */
     static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                           java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
-                          KeyValueBytesStoreSupplier workerStore) {
+                          EarlyLeases early, KeyValueBytesStoreSupplier workerStore) {
         Topology topology = new Topology();
         PreCommitHooks hooks = new PreCommitHooks();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
                 FreezeHook.wrap(() -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
-                        tailProbe, stats, hooks, registryMarks, fence, leases)), Names.SOURCE);
+                        tailProbe, stats, hooks, registryMarks, fence, leases, early)), Names.SOURCE);
         // in memory: a task holds ONE small record, and a RocksDB instance per task cost ~4 MB of state directory (4 GB at
         // 1,024 partitions). Same name, serdes and topic configs as the RocksDB store it replaced, so the same changelog
         // topic and record format: a deployment upgrades in place. Kafka Streams restores an in-memory store from the
@@ -94,7 +101,7 @@ public final class StampTopology {
                         .withCachingDisabled()
                         // never a tombstone is written, so compaction keeps the newest state of every partition; 10-minute
                         // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
-                        .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks, tailProbe::released),
+                        .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks, tailProbe::released, early),
                 Names.PROCESSOR);
         if (config.ids().onExcessLead() == IdSettings.OnExcessLead.PAUSE) {
             // stays on RocksDB: a pause lasts until the wall clock catches up with the lead (a clock stepped back an hour

@@ -73,7 +73,8 @@ class StampTopologyTest {
     private TopologyTestDriver start(SnowstampConfig config) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
         driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, new StamperStats(), worker -> -1,
-                        PredecessorFence.none(), io.snowstamp.lease.Leases.none(), org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE)),
+                        PredecessorFence.none(), io.snowstamp.lease.Leases.none(), null,
+                        org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
