@@ -3,6 +3,8 @@ package io.snowstamp.runtime;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -24,6 +26,7 @@ import java.util.Set;
  * methods by hand: five of them matter here, and a method a later client adds is forwarded too.
  */
 final class StartingTasksConsumer implements InvocationHandler {
+    private static final Logger log = LoggerFactory.getLogger(StartingTasksConsumer.class);
     private final Consumer<byte[], byte[]> consumer;
     private final TakeoverHold hold;
     private final CommittedBatch committed = new CommittedBatch();
@@ -99,6 +102,8 @@ final class StartingTasksConsumer implements InvocationHandler {
         Set<TopicPartition> assigned = consumer.assignment();
         List<TopicPartition> now = hold.release(assigned);
         if (!now.isEmpty()) {
+            // where a takeover's first records wait: SNOWSTAMP_LOG_LEVEL=DEBUG
+            log.debug("{} held partition(s) resumed: their leases' waits are over", now.size());
             consumer.resume(now);
         }
     }

@@ -54,6 +54,10 @@ final class Tuning {
             // (bench) and no measurable throughput
             "max.poll.records", "5000",
             "max.partition.fetch.bytes", "4194304",
+            // a fetch the broker holds open for new data keeps the next one, which adds the partitions of tasks that
+            // just started, from starting: Kafka's 500 ms delayed a takeover's first records by as much (an idle
+            // instance sends a fetch per broker every 100 ms instead of 500)
+            "fetch.max.wait.ms", "100",
             // failover in seconds (classic group protocol, which Kafka Streams 4.3 uses by default): a dead
             // instance's partitions move after 6 s without a heartbeat instead of 45 s. 6 s is the smallest
             // session a stock broker accepts (group.min.session.timeout.ms); heartbeats at a quarter of it
