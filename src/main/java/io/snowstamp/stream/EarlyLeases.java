@@ -97,26 +97,38 @@ public final class EarlyLeases {
         stores.put(partition, new Opened(store, task, reader, instanceId + "/" + Thread.currentThread().getName()));
     }
 
-    /** State updater: the restore of {@code partition}'s worker state has ended; takes the task's lease now. */
+    /**
+     * State updater: the restore of {@code partition}'s worker state has ended; takes the task's lease now. Never
+     * throws (Kafka Streams would stop the thread): whatever goes wrong leaves the lease to the task's start.
+     */
     public void restored(int partition) {
         Opened opened = stores.get(partition);
         if (opened == null) {
             return;
         }
-        WorkerState stored = opened.reader().apply(partition);
-        if (stored == null || !stored.layoutFingerprint().equals(fingerprint)) {
-            return;     // a first start, or another layout: init decides (an initial state, or a refusal)
-        }
-        long now = clock.getAsLong();
-        WorkerState state = stored.withNewLease(opened.holder(), now).withWrittenAt(now);
-        LeaseGuard guard = leases.take(opened.task(), new TopicPartition(changelogTopic, partition),
-                new LeaseMark(state.epoch(), state.holder()), Serdes.Integer().serializer().serialize(null, partition),
-                STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + workerFor.applyAsLong(partition),
-                true);
-        takenCount.incrementAndGet();
-        Taken previous = taken.put(partition, new Taken(opened, stored, state, guard));
-        if (previous != null) {
-            drop(previous);
+        try {
+            WorkerState stored = opened.reader().apply(partition);
+            if (stored == null || !stored.layoutFingerprint().equals(fingerprint)) {
+                return;     // a first start, or another layout: init decides (an initial state, or a refusal)
+            }
+            long now = clock.getAsLong();
+            WorkerState state = stored.withNewLease(opened.holder(), now).withWrittenAt(now);
+            LeaseGuard guard = leases.take(opened.task(), new TopicPartition(changelogTopic, partition),
+                    new LeaseMark(state.epoch(), state.holder()), Serdes.Integer().serializer().serialize(null, partition),
+                    STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + workerFor.applyAsLong(partition),
+                    true);
+            takenCount.incrementAndGet();
+            Taken mine = new Taken(opened, stored, state, guard);
+            Taken previous = taken.put(partition, mine);
+            if (previous != null) {
+                drop(previous);
+            }
+            if (stores.get(partition) != opened && taken.remove(partition, mine)) {
+                drop(mine);     // the store let go of its task meanwhile: nobody will adopt this lease
+            }
+        } catch (RuntimeException e) {
+            log.warn("partition {}: the lease could not be taken when the restore ended ({}); the task's start takes it",
+                    partition, e.getMessage());
         }
     }
 

@@ -135,6 +135,18 @@ class EarlyLeasesTest {
     }
 
     @Test
+    void shouldLeaveTheLeaseToTheTasksStartWhenTheRestoredStateCannotBeRead() {
+        early.opened(4, storeInstance, new TaskId(0, 4), partition -> {
+            throw new IllegalStateException("store closed");
+        });
+
+        early.restored(4);      // no exception: Kafka Streams would stop the thread
+
+        assertThat(takes).isEmpty();
+        assertThat(early.adopt(4, held(4, "old/StreamThread-1"), thisThread())).isNull();
+    }
+
+    @Test
     void shouldLeaveAFirstStartAndAnotherLayoutToTheTasksStart() {
         open(1, storeInstance);
         store.put(2, new WorkerState("layout-2", 103, 4, "old/StreamThread-1", NOW, NOW, 1, 1));
