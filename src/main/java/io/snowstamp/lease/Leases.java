@@ -3,7 +3,7 @@ package io.snowstamp.lease;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.TaskId;
 
-/** Where a task takes its lease at start (see {@link LeaseVerifier}); one per stamper instance. */
+/** Where a task takes its lease, when its restore ends or at its start (see {@link LeaseVerifier}); one per stamper instance. */
 @FunctionalInterface
 public interface Leases {
     /**

@@ -40,7 +40,8 @@ import java.util.function.LongSupplier;
  * Stamps each record of one input partition with the next ID of that partition's generator.
  *
  * <p>{@link #init} runs after Kafka Streams has restored the stores from their changelogs (also
- * after a crash wiped local state). It takes the worker lease (epoch + 1) and resumes the
+ * after a crash wiped local state). It takes the worker lease (epoch + 1) — or adopts the one
+ * {@link EarlyLeases} took for it when the restore ended — and resumes the
  * generator above everything the restored state, the output partition's tail and the clock say
  * may have been issued ({@link ResumeDecision}). From then on the state always covers every ID
  * issued: before an ID beyond {@code reservedUntil} is issued, a new reservation is written

@@ -51,7 +51,7 @@ public final class StampTopology {
         return build(config, clock, tailProbe, stats, registryMarks, fence, Leases.none());
     }
 
-    /** @param leases where each task takes its lease at start (every ID waits for it to be confirmed) */
+    /** @param leases where each task takes its lease (every ID waits for it to be confirmed) */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                                  java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases) {
         return build(config, clock, tailProbe, stats, registryMarks, fence, leases, null);
