@@ -124,7 +124,7 @@ final class StamperTopology implements AutoCloseable {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
                     fence == null ? PredecessorFence.none() : fence, taken, early);
             return new StamperTopology(topology, null, leases, early, fence, config.topics().input(),
-                    Names.changelogTopic(connection.applicationId()), fence, leases);
+                    changelog, fence, leases);
         }
         // tasks that start together fence and read their tails in one go (see TailPrefetch for why that is as safe)
         TailPrefetch prefetch = new TailPrefetch(tailGuard, tailGuard::highestIssued,
@@ -133,7 +133,7 @@ final class StamperTopology implements AutoCloseable {
         Topology topology = StampTopology.build(config, clock, prefetch, stats, registryMarks,
                 fence == null ? PredecessorFence.none() : prefetch::fence, taken, early);
         return new StamperTopology(topology, prefetch, leases, early, fence, config.topics().input(),
-                Names.changelogTopic(connection.applicationId()), tailGuard, fence, leases);
+                changelog, tailGuard, fence, leases);
     }
 
     private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions, LeaseVerifier leases) {

@@ -94,7 +94,21 @@ public final class EarlyLeases {
      * @param reader reads the partition's state from the store (after the restore, on the restoring thread)
      */
     void opened(int partition, Object store, TaskId task, IntFunction<WorkerState> reader) {
-        stores.put(partition, new Opened(store, task, reader, instanceId + "/" + Thread.currentThread().getName()));
+        stores.put(partition, new Opened(store, task, reader, holder(instanceId)));
+    }
+
+    /** Who holds a lease the calling stream thread takes: {@code instance-id/stream-thread}. */
+    static String holder(String instanceId) {
+        return instanceId + "/" + Thread.currentThread().getName();
+    }
+
+    /**
+     * Sends {@code state}, a restored state with its new lease, as the task's lease record (at restore end here, or at the
+     * task's start in {@link StampProcessor#init}): the state is what the changelog's next restore reads.
+     */
+    static LeaseGuard take(Leases leases, TaskId task, String changelogTopic, int partition, WorkerState state, String name) {
+        return leases.take(task, new TopicPartition(changelogTopic, partition), new LeaseMark(state.epoch(), state.holder()),
+                Serdes.Integer().serializer().serialize(null, partition), STATE_SERDE.serializer().serialize(null, state), name, true);
     }
 
     /**
@@ -113,10 +127,8 @@ public final class EarlyLeases {
             }
             long now = clock.getAsLong();
             WorkerState state = stored.withNewLease(opened.holder(), now).withWrittenAt(now);
-            LeaseGuard guard = leases.take(opened.task(), new TopicPartition(changelogTopic, partition),
-                    new LeaseMark(state.epoch(), state.holder()), Serdes.Integer().serializer().serialize(null, partition),
-                    STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + workerFor.applyAsLong(partition),
-                    true);
+            LeaseGuard guard = take(leases, opened.task(), changelogTopic, partition, state,
+                    "partition " + partition + " worker " + workerFor.applyAsLong(partition));
             takenCount.incrementAndGet();
             Taken mine = new Taken(opened, stored, state, guard);
             Taken previous = taken.put(partition, mine);

@@ -10,16 +10,11 @@ import io.snowstamp.config.StampSettings;
 import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.lease.LeaseGuard;
-import io.snowstamp.lease.LeaseMark;
 import io.snowstamp.lease.Leases;
 import io.snowstamp.resume.ResumeDecision;
 import io.snowstamp.resume.TailProbe;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.state.WorkerState;
-import io.snowstamp.state.WorkerStateSerde;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -54,8 +49,6 @@ import java.util.function.LongSupplier;
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
     private static final int DRAIN_BATCH = 10_000;
-    private static final Serde<Integer> KEY_SERDE = Serdes.Integer();
-    private static final WorkerStateSerde STATE_SERDE = new WorkerStateSerde();
     /**
      * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
      * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
@@ -158,9 +151,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             lease = early.guard();
         } else {
             state = restored.withNewLease(holder(), clock.getAsLong()).withWrittenAt(clock.getAsLong());
-            lease = leases.take(context.taskId(), new TopicPartition(Names.changelogTopic(context.applicationId()), partition),
-                    new LeaseMark(state.epoch(), state.holder()), KEY_SERDE.serializer().serialize(null, partition),
-                    STATE_SERDE.serializer().serialize(null, state), "partition " + partition + " worker " + worker, true);
+            lease = EarlyLeases.take(leases, context.taskId(), Names.changelogTopic(context.applicationId()), partition, state,
+                    "partition " + partition + " worker " + worker);
         }
         // then the store, whose put reaches the changelog at once (it does not cache) in the thread's open transaction:
         // sent after the lease's own record, so that readers of committed data are not kept from the lease until the
@@ -381,7 +373,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     private String holder() {
-        return connection.instanceId() + "/" + Thread.currentThread().getName();
+        return EarlyLeases.holder(connection.instanceId());
     }
 
     @Override

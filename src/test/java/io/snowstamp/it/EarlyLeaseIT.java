@@ -51,6 +51,16 @@ class EarlyLeaseIT extends OnSharedBroker {
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
         String application = TestBroker.unique("early-lease");
         String changelog = Names.changelogTopic(application);
+        try {
+            takeOverAndCheck(topics, application, changelog);
+        } finally {
+            for (String topic : List.of(topics.in(), topics.out(), topics.dlq(), changelog)) {
+                TestBroker.deleteTopic(broker.bootstrapServers(), topic);
+            }
+        }
+    }
+
+    private void takeOverAndCheck(Stamper.Topics topics, String application, String changelog) throws Exception {
         EarlyLeases.Stats first;
         EarlyLeases.Stats takeover;
         try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
@@ -97,9 +107,6 @@ class EarlyLeaseIT extends OnSharedBroker {
             if (r.n() >= PARTITIONS) {
                 assertThat(r.id()).as("partition %d resumes above the old owner", r.partition()).isGreaterThan(highestOfA.get(r.partition()));
             }
-        }
-        for (String topic : List.of(topics.in(), topics.out(), topics.dlq(), changelog)) {
-            TestBroker.deleteTopic(broker.bootstrapServers(), topic);
         }
     }
 
