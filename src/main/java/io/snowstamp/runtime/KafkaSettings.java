@@ -51,6 +51,7 @@ public final class KafkaSettings {
                 props.setProperty(key, value);
             }
         });
+        Tuning.noMetricsPush(props, connection);
         return props;
     }
 

@@ -64,6 +64,8 @@ final class Tuning {
             "session.timeout.ms", String.valueOf(SESSION_TIMEOUT_MS),
             "heartbeat.interval.ms", "1500");
 
+    private static final String METRICS_PUSH = "enable.metrics.push";
+
     /** {@code profile=throughput}: fewer, larger transactions; end-to-end latency grows to about the interval. */
     static final String THROUGHPUT_COMMIT_INTERVAL_MS = "1000";
 
@@ -72,6 +74,7 @@ final class Tuning {
 
     static void apply(Properties props, ConnectionSettings connection) {
         requestTimeout(props, connection);
+        noMetricsPush(props, connection);
         PRODUCER.forEach((key, value) -> setUnlessGiven(props, connection, "producer.", key, value));
         CONSUMER.forEach((key, value) -> setUnlessGiven(props, connection, "consumer.", key, value));
         if (connection.profile() == ConnectionSettings.Profile.THROUGHPUT) {
@@ -83,6 +86,19 @@ final class Tuning {
             long commitMillis = interval == null ? 100 : Long.parseLong(interval.toString().trim());
             setUnlessGiven(props, connection, "producer.", "transaction.timeout.ms",
                     String.valueOf(Math.max(TRANSACTION_TIMEOUT_MS, 2 * commitMillis)));
+        }
+    }
+
+    /**
+     * No client telemetry (KIP-714) unless {@code kafka.enable.metrics.push} is given. Telemetry reaches only a
+     * broker that has a client-metrics subscription, yet with it on every metric a client registers is also
+     * handed to its telemetry reporter, which names it with regular expressions; Kafka Streams hands its own
+     * metrics (per task, per processor) to the main consumer's reporter too. A takeover creates thousands,
+     * in the stream thread, before the tasks' restores and leases (benchmarks.md, "Sixth pass").
+     */
+    static void noMetricsPush(Properties props, ConnectionSettings connection) {
+        if (!connection.kafka().containsKey(METRICS_PUSH)) {
+            props.put(METRICS_PUSH, "false");
         }
     }
 

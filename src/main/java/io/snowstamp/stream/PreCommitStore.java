@@ -1,7 +1,11 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.state.WorkerState;
+import io.snowstamp.state.WorkerStateSerde;
+import org.apache.kafka.common.serialization.IntegerDeserializer;
+import org.apache.kafka.common.serialization.IntegerSerializer;
 import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -10,6 +14,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
@@ -32,15 +37,27 @@ import java.util.function.IntConsumer;
  *
  * <p>The store below does not cache ({@link StampTopology}): a put reaches the changelog at once, so the
  * puts of every task precede the commit's first producer flush.
+ *
+ * <p>It also takes the place of Kafka Streams' metered layer (keys and states to bytes and back, over the
+ * changelogging store): the metered layer registers ~40 metrics per task's store (put, get, range, flush...
+ * rates and latencies, recorded only at the DEBUG recording level), each reported to JMX (an MBean
+ * registered again per metric) and to the consumer's telemetry. At a takeover of 512 tasks that was about a
+ * third of the stream thread's time before the tasks reached their restores (async-profiler, benchmarks.md
+ * "Sixth pass"), and each task's lease waits for its restore. A store that holds one record per task needs
+ * none of those metrics.
  */
-final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, WorkerState>, Integer, WorkerState>
+final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]>, Integer, WorkerState>
         implements KeyValueStore<Integer, WorkerState> {
+    private static final IntegerSerializer KEYS = new IntegerSerializer();
+    private static final IntegerDeserializer KEYS_BACK = new IntegerDeserializer();
+    private static final WorkerStateSerde STATES = new WorkerStateSerde();
+
     private final PreCommitHooks hooks;
     private final IntConsumer released;
     private final EarlyLeases early;
     private int partition = -1;
 
-    private PreCommitStore(KeyValueStore<Integer, WorkerState> wrapped, PreCommitHooks hooks, IntConsumer released, EarlyLeases early) {
+    private PreCommitStore(KeyValueStore<Bytes, byte[]> wrapped, PreCommitHooks hooks, IntConsumer released, EarlyLeases early) {
         super(wrapped);
         this.hooks = hooks;
         this.released = released;
@@ -48,7 +65,7 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
     }
 
     /**
-     * Builds {@code builder}'s store wrapped in a {@link PreCommitStore}.
+     * Builds {@code builder}'s store without its metered layer, wrapped in a {@link PreCommitStore}.
      *
      * @param released told the partition when its task gives the store up (closed, or recycled into a standby),
      *                 before the store closes: whatever was read ahead for the partition's task start is void
@@ -85,7 +102,7 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
 
             @Override
             public KeyValueStore<Integer, WorkerState> build() {
-                return new PreCommitStore(builder.build(), hooks, released, early);
+                return new PreCommitStore(bytesStore(builder.build()), hooks, released, early);
             }
 
             @Override
@@ -147,58 +164,109 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Integer, Work
         super.clearCache();
     }
 
+    /**
+     * The store below Kafka Streams' metered layer (the changelogging store, or the caching one above it if
+     * caching is on): {@code Stores.keyValueStoreBuilder} builds metered over bytes, and the metered layer
+     * registers its metrics only in {@code init}, which an unwrapped one never runs.
+     */
+    @SuppressWarnings("unchecked")
+    private static KeyValueStore<Bytes, byte[]> bytesStore(KeyValueStore<Integer, WorkerState> built) {
+        if (!(built instanceof WrappedStateStore<?, ?, ?> metered) || !(metered.wrapped() instanceof KeyValueStore<?, ?>)) {
+            throw new IllegalStateException("the worker-state store builder did not make Kafka Streams' metered store"
+                    + " over a byte store");
+        }
+        return (KeyValueStore<Bytes, byte[]>) metered.wrapped();
+    }
+
+    private static Bytes key(Integer key) {
+        return Bytes.wrap(KEYS.serialize(null, key));
+    }
+
+    private static WorkerState state(byte[] bytes) {
+        return STATES.deserialize(null, bytes);
+    }
+
     @Override
     public void put(Integer key, WorkerState value) {
-        wrapped().put(key, value);
+        wrapped().put(key(key), STATES.serialize(null, value));
     }
 
     @Override
     public WorkerState putIfAbsent(Integer key, WorkerState value) {
-        return wrapped().putIfAbsent(key, value);
+        return state(wrapped().putIfAbsent(key(key), STATES.serialize(null, value)));
     }
 
     @Override
     public void putAll(List<KeyValue<Integer, WorkerState>> entries) {
-        wrapped().putAll(entries);
+        List<KeyValue<Bytes, byte[]>> bytes = new ArrayList<>(entries.size());
+        for (KeyValue<Integer, WorkerState> entry : entries) {
+            bytes.add(KeyValue.pair(key(entry.key), STATES.serialize(null, entry.value)));
+        }
+        wrapped().putAll(bytes);
     }
 
     @Override
     public WorkerState delete(Integer key) {
-        return wrapped().delete(key);
+        return state(wrapped().delete(key(key)));
     }
 
     @Override
     public WorkerState get(Integer key) {
-        return wrapped().get(key);
+        return state(wrapped().get(key(key)));
     }
 
     @Override
     public KeyValueIterator<Integer, WorkerState> range(Integer from, Integer to) {
-        return wrapped().range(from, to);
+        return typed(wrapped().range(from == null ? null : key(from), to == null ? null : key(to)));
     }
 
     @Override
     public KeyValueIterator<Integer, WorkerState> reverseRange(Integer from, Integer to) {
-        return wrapped().reverseRange(from, to);
+        return typed(wrapped().reverseRange(from == null ? null : key(from), to == null ? null : key(to)));
     }
 
     @Override
     public KeyValueIterator<Integer, WorkerState> all() {
-        return wrapped().all();
+        return typed(wrapped().all());
     }
 
     @Override
     public KeyValueIterator<Integer, WorkerState> reverseAll() {
-        return wrapped().reverseAll();
+        return typed(wrapped().reverseAll());
     }
 
     @Override
     public <PS extends Serializer<P>, P> KeyValueIterator<Integer, WorkerState> prefixScan(P prefix, PS prefixKeySerializer) {
-        return wrapped().prefixScan(prefix, prefixKeySerializer);
+        return typed(wrapped().prefixScan(prefix, prefixKeySerializer));
     }
 
     @Override
     public long approximateNumEntries() {
         return wrapped().approximateNumEntries();
+    }
+
+    private static KeyValueIterator<Integer, WorkerState> typed(KeyValueIterator<Bytes, byte[]> bytes) {
+        return new KeyValueIterator<>() {
+            @Override
+            public boolean hasNext() {
+                return bytes.hasNext();
+            }
+
+            @Override
+            public KeyValue<Integer, WorkerState> next() {
+                KeyValue<Bytes, byte[]> next = bytes.next();
+                return KeyValue.pair(KEYS_BACK.deserialize(null, next.key.get()), state(next.value));
+            }
+
+            @Override
+            public Integer peekNextKey() {
+                return KEYS_BACK.deserialize(null, bytes.peekNextKey().get());
+            }
+
+            @Override
+            public void close() {
+                bytes.close();
+            }
+        };
     }
 }

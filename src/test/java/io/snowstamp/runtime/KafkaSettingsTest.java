@@ -122,7 +122,19 @@ class KafkaSettingsTest {
         assertThat(props).containsOnly(
                 Map.entry("bootstrap.servers", "k1:9092"),
                 Map.entry("security.protocol", "SSL"),
-                Map.entry("request.timeout.ms", "9000"));
+                Map.entry("request.timeout.ms", "9000"),
+                Map.entry("enable.metrics.push", "false"));
+    }
+
+    @Test
+    void shouldLeaveClientTelemetryOffUnlessAsked() {
+        assertThat(streams(config())).containsEntry("enable.metrics.push", "false");
+        assertThat(KafkaSettings.client(connection())).containsEntry("enable.metrics.push", "false");
+
+        SnowstampConfig asked = config("kafka.enable.metrics.push", "true");
+        assertThat(streams(asked)).containsEntry("enable.metrics.push", "true");
+        assertThat(KafkaSettings.client(asked.connection())).containsEntry("enable.metrics.push", "true");
+        assertThat(KafkaSettings.consumer(asked.connection())).containsEntry("enable.metrics.push", "true");
     }
 
     @Test
@@ -142,6 +154,7 @@ class KafkaSettingsTest {
                 Map.entry("acks", "all"),
                 Map.entry("enable.idempotence", "true"),
                 Map.entry("linger.ms", "5"),
+                Map.entry("enable.metrics.push", "false"),
                 Map.entry("key.serializer", ByteArraySerializer.class.getName()),
                 Map.entry("value.serializer", ByteArraySerializer.class.getName()));
         assertThat(KafkaSettings.producer(connection("kafka.linger.ms", "50")).getProperty("linger.ms")).isEqualTo("50");
@@ -157,6 +170,7 @@ class KafkaSettingsTest {
                 Map.entry("isolation.level", "read_committed"),
                 Map.entry("enable.auto.commit", "false"),
                 Map.entry("max.poll.records", "10"),
+                Map.entry("enable.metrics.push", "false"),
                 Map.entry("key.deserializer", ByteArrayDeserializer.class.getName()),
                 Map.entry("value.deserializer", ByteArrayDeserializer.class.getName()));
     }

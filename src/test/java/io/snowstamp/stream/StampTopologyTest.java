@@ -108,6 +108,48 @@ class StampTopologyTest {
         return store.get(0);
     }
 
+    // ---- the worker-state store
+
+    @Test
+    void shouldKeepTheWorkerStateStoreFreeOfKafkaStreamsStoreMetrics() {
+        start(config());
+        pipe(2);
+
+        // the metered layer's ~40 metrics per task (put-rate, get-latency-avg, ...) each cost a JMX registration at
+        // every task start: a takeover of 512 tasks spent a third of its stream thread's time on them
+        assertThat(driver.metrics().keySet())
+                .filteredOn(name -> name.tags().containsValue(Names.STORE))
+                .extracting(org.apache.kafka.common.MetricName::name)
+                .doesNotContain("put-rate", "put-latency-avg", "get-rate", "flush-rate", "num-open-iterators");
+        assertThat(storedState().lastId()).isPositive();
+    }
+
+    @Test
+    void shouldReadTheWorkerStatesBackThroughEveryKindOfRead() {
+        start(config());
+        pipe(1);
+        KeyValueStore<Integer, WorkerState> store = driver.getKeyValueStore(Names.STORE);
+        WorkerState state = store.get(0);
+
+        assertThat(state).isNotNull();
+        try (var all = store.all()) {
+            assertThat(all.peekNextKey()).isZero();
+            assertThat(all.next()).isEqualTo(org.apache.kafka.streams.KeyValue.pair(0, state));
+            assertThat(all.hasNext()).isFalse();
+        }
+        try (var reverse = store.reverseAll(); var range = store.range(0, 0); var reverseRange = store.reverseRange(0, 0);
+             var unbounded = store.range(null, null)) {
+            for (var it : List.of(reverse, range, reverseRange, unbounded)) {
+                assertThat(it.next()).isEqualTo(org.apache.kafka.streams.KeyValue.pair(0, state));
+                assertThat(it.hasNext()).isFalse();
+            }
+        }
+        try (var none = store.range(1, 5)) {
+            assertThat(none.hasNext()).isFalse();
+        }
+        assertThat(store.get(1)).isNull();
+    }
+
     // ---- header mode
 
     @Test
