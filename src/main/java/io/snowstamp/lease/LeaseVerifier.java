@@ -140,6 +140,9 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             if (error != null) {
                 log.warn("{}: the lease record could not be written to {}: {}; the task waits, then gives the partition back",
                         name, changelog, error.getMessage());
+            } else {
+                // written: the next round can confirm it (the round the take itself woke may have asked before the write)
+                LockSupport.unpark(thread);
             }
         });
         Held entry = new Held(lease, System.nanoTime());
@@ -171,11 +174,37 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             } catch (RuntimeException e) {
                 warn("cannot read the changelog back to confirm the leases ({}); retrying", e.getMessage());
             }
-            long rest = PERIOD.toNanos() - (System.nanoTime() - send);
+            long rest = pause(send, System.nanoTime(), earliestTakeoverDue());
             if (rest > 0 && running) {
                 LockSupport.parkNanos(rest);
             }
         }
+    }
+
+    /**
+     * How long to wait before the round after the one sent at {@code send}: the rest of {@link #PERIOD}, or less
+     * when a new lease's takeover wait ends sooner ({@code due}), so that the confirmation that ends it is sent
+     * then and not up to a period later. A due time the last round was already sent after (its partition was not
+     * read in time) gets the period: no rounds back to back.
+     */
+    static long pause(long send, long now, long due) {
+        long rest = PERIOD.toNanos() - (now - send);
+        if (due != Long.MAX_VALUE && due - send > 0 && due - now < rest) {
+            rest = due - now;
+        }
+        return rest;
+    }
+
+    /** The soonest {@link PartitionLease#takeoverDue} of the leases held (verifier thread). */
+    private long earliestTakeoverDue() {
+        long earliest = Long.MAX_VALUE;
+        for (PartitionLease lease : readFor.values()) {
+            long due = lease.takeoverDue();
+            if (due != Long.MAX_VALUE && (earliest == Long.MAX_VALUE || due - earliest < 0)) {
+                earliest = due;
+            }
+        }
+        return earliest;
     }
 
     /** One verification: the committed end of every held partition, asked at {@code send}, then the changelog up to it. */

@@ -150,6 +150,18 @@ public final class PartitionLease {
         return lastSend - firstConfirmed < takeoverWaitNanos;
     }
 
+    /**
+     * Verifier: from when ({@link System#nanoTime()}) a confirmation sent ends this lease's takeover wait;
+     * {@link Long#MAX_VALUE} when no such time is ahead (not confirmed yet, wait over, lost, stale). Read on the
+     * verifier's thread, which writes what it reads.
+     */
+    long takeoverDue() {
+        if (!confirmedOnce || lostTo != null || foreignOffset >= 0 || lastSend - firstConfirmed >= takeoverWaitNanos) {
+            return Long.MAX_VALUE;
+        }
+        return firstConfirmed + takeoverWaitNanos;
+    }
+
     /** Whether the task has issued under this lease (its first permission passed). */
     public boolean permitted() {
         return permitted;

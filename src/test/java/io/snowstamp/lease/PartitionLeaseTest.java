@@ -34,6 +34,28 @@ class PartitionLeaseTest {
     }
 
     @Test
+    void shouldTellTheVerifierWhenAConfirmationEndsTheTakeoverWait() {
+        PartitionLease lease = lease(NEW, 10);
+        lease.observe(10, NEW);
+        assertThat(lease.takeoverDue()).as("not confirmed yet: no time to aim at").isEqualTo(Long.MAX_VALUE);
+        lease.confirmed(100 * MS, 110 * MS);
+        assertThat(lease.takeoverDue()).isEqualTo(110 * MS + WAIT);
+        lease.confirmed(110 * MS + WAIT - 1, 110 * MS + WAIT + 5 * MS);
+        assertThat(lease.check(110 * MS + WAIT + 6 * MS)).as("sent a nanosecond early").isEqualTo(Verdict.WAIT);
+        assertThat(lease.takeoverDue()).isEqualTo(110 * MS + WAIT);
+        lease.confirmed(110 * MS + WAIT, 110 * MS + WAIT + 5 * MS);
+        assertThat(lease.takeoverDue()).as("the wait is over").isEqualTo(Long.MAX_VALUE);
+        assertThat(lease.check(110 * MS + WAIT + 6 * MS)).isEqualTo(Verdict.ISSUE);
+
+        PartitionLease lost = lease(OLD, 10);
+        lost.observe(10, OLD);
+        lost.confirmed(100 * MS, 110 * MS);
+        lost.observe(11, NEW);
+        lost.confirmed(300 * MS, 310 * MS);
+        assertThat(lost.takeoverDue()).as("lost: nothing to wait for").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void shouldIssueOnlyWithinTheTermOfTheLastConfirmationSent() {
         PartitionLease lease = permitted(NEW);
         long send = 10_000 * MS;
