@@ -77,7 +77,7 @@ final class StartingTasksConsumer implements InvocationHandler {
                 Set<TopicPartition> partitions = (Set<TopicPartition>) args[0];
                 Duration timeout = args.length > 1 ? (Duration) args[1] : null;
                 long before = committed.requests();
-                Map<TopicPartition, OffsetAndMetadata> result = committed.committed(partitions, startingPartitions(),
+                Map<TopicPartition, OffsetAndMetadata> result = committed.committed(partitions, this::startingPartitions,
                         wanted -> timeout == null ? consumer.committed(wanted) : consumer.committed(wanted, timeout));
                 stats.committed(committed.requests() - before, partitions.size());
                 return result;

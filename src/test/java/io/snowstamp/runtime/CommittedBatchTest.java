@@ -32,34 +32,40 @@ class CommittedBatchTest {
     @Test
     void shouldAnswerTheTasksStartingTogetherFromOneRequest() {
         Set<TopicPartition> starting = Set.of(P0, P1, P2);
+        int[] asked = new int[1];
+        java.util.function.Supplier<Set<TopicPartition>> startingNow = () -> {
+            asked[0]++;
+            return starting;
+        };
 
-        assertThat(batch.committed(Set.of(P0), starting, fetch)).containsEntry(P0, new OffsetAndMetadata(10));
-        assertThat(batch.committed(Set.of(P1), starting, fetch)).containsEntry(P1, new OffsetAndMetadata(11));
-        assertThat(batch.committed(Set.of(P2), starting, fetch)).containsEntry(P2, null).hasSize(1);
+        assertThat(batch.committed(Set.of(P0), startingNow, fetch)).containsEntry(P0, new OffsetAndMetadata(10));
+        assertThat(batch.committed(Set.of(P1), startingNow, fetch)).containsEntry(P1, new OffsetAndMetadata(11));
+        assertThat(batch.committed(Set.of(P2), startingNow, fetch)).containsEntry(P2, null).hasSize(1);
 
         assertThat(requests).containsExactly(starting);
+        assertThat(asked[0]).as("the starting partitions are worked out for the request only, not for every task").isEqualTo(1);
         assertThat(batch.requests()).isEqualTo(1);
         assertThat(batch.served()).isEqualTo(2);
     }
 
     @Test
     void shouldUseEachAnswerOnce() {
-        batch.committed(Set.of(P0), Set.of(P0, P1), fetch);
+        batch.committed(Set.of(P0), () -> Set.of(P0, P1), fetch);
         coordinator.put(P0, new OffsetAndMetadata(20));
 
-        assertThat(batch.committed(Set.of(P0), Set.of(P0, P1), fetch)).containsEntry(P0, new OffsetAndMetadata(20));
+        assertThat(batch.committed(Set.of(P0), () -> Set.of(P0, P1), fetch)).containsEntry(P0, new OffsetAndMetadata(20));
         assertThat(batch.requests()).isEqualTo(2);
     }
 
     @Test
     void shouldFetchAgainAfterAPollOrAResume() {
-        batch.committed(Set.of(P0), Set.of(P0, P1, P2), fetch);
+        batch.committed(Set.of(P0), () -> Set.of(P0, P1, P2), fetch);
         batch.drop(List.of(P1));
         coordinator.put(P1, new OffsetAndMetadata(21));
-        assertThat(batch.committed(Set.of(P1), Set.of(P1), fetch)).containsEntry(P1, new OffsetAndMetadata(21));
+        assertThat(batch.committed(Set.of(P1), () -> Set.of(P1), fetch)).containsEntry(P1, new OffsetAndMetadata(21));
 
         batch.dropAll();
-        assertThat(batch.committed(Set.of(P2), Set.of(P2), fetch)).containsEntry(P2, null);
+        assertThat(batch.committed(Set.of(P2), () -> Set.of(P2), fetch)).containsEntry(P2, null);
         assertThat(batch.requests()).isEqualTo(3);
     }
 }
