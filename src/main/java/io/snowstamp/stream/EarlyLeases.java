@@ -4,9 +4,7 @@ import io.snowstamp.lease.LeaseGuard;
 import io.snowstamp.lease.LeaseMark;
 import io.snowstamp.lease.Leases;
 import io.snowstamp.state.WorkerState;
-import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +42,6 @@ import java.util.function.LongSupplier;
  */
 public final class EarlyLeases {
     private static final Logger log = LoggerFactory.getLogger(EarlyLeases.class);
-    private static final WorkerStateSerde STATE_SERDE = new WorkerStateSerde();
 
     /** A task's store, opened on the stream thread that will run the task. */
     private record Opened(Object store, TaskId task, IntFunction<WorkerState> reader, String holder) {
@@ -108,7 +105,7 @@ public final class EarlyLeases {
      */
     static LeaseGuard take(Leases leases, TaskId task, String changelogTopic, int partition, WorkerState state, String name) {
         return leases.take(task, new TopicPartition(changelogTopic, partition), new LeaseMark(state.epoch(), state.holder()),
-                Serdes.Integer().serializer().serialize(null, partition), STATE_SERDE.serializer().serialize(null, state), name, true);
+                PreCommitStore.keyBytes(partition), PreCommitStore.stateBytes(state), name, true);
     }
 
     /**

@@ -182,25 +182,35 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]
         return Bytes.wrap(KEYS.serialize(null, key));
     }
 
+    /** A partition's key in the worker-state changelog, as this store writes it (the lease record uses it too). */
+    static byte[] keyBytes(int partition) {
+        return KEYS.serialize(null, partition);
+    }
+
+    /** A worker state as this store writes it to the changelog (the lease record uses it too). */
+    static byte[] stateBytes(WorkerState state) {
+        return STATES.serialize(null, state);
+    }
+
     private static WorkerState state(byte[] bytes) {
         return STATES.deserialize(null, bytes);
     }
 
     @Override
     public void put(Integer key, WorkerState value) {
-        wrapped().put(key(key), STATES.serialize(null, value));
+        wrapped().put(key(key), stateBytes(value));
     }
 
     @Override
     public WorkerState putIfAbsent(Integer key, WorkerState value) {
-        return state(wrapped().putIfAbsent(key(key), STATES.serialize(null, value)));
+        return state(wrapped().putIfAbsent(key(key), stateBytes(value)));
     }
 
     @Override
     public void putAll(List<KeyValue<Integer, WorkerState>> entries) {
         List<KeyValue<Bytes, byte[]>> bytes = new ArrayList<>(entries.size());
         for (KeyValue<Integer, WorkerState> entry : entries) {
-            bytes.add(KeyValue.pair(key(entry.key), STATES.serialize(null, entry.value)));
+            bytes.add(KeyValue.pair(key(entry.key), stateBytes(entry.value)));
         }
         wrapped().putAll(bytes);
     }
