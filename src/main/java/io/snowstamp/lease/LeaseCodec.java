@@ -11,4 +11,12 @@ public interface LeaseCodec {
      * value cannot be read throws: a changelog the stamper cannot understand proves nothing.
      */
     LeaseMark read(byte[] key, byte[] value);
+
+    /**
+     * The highest ID the record proves may have been issued (-1: none, or this store does not say). A new owner resumes
+     * above the highest of these in the whole partition, not only above the newest value its restore kept.
+     */
+    default long covered(byte[] key, byte[] value) {
+        return -1;
+    }
 }

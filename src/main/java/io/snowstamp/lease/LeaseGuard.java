@@ -8,7 +8,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The check a task makes before each ID it issues: returns at once while its lease is confirmed,
@@ -29,6 +28,7 @@ public final class LeaseGuard {
     private static final long PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private static final LeaseGuard NONE = new LeaseGuard(null, null, null, null);
+    private static final Runnable NOTHING = () -> { };
 
     /** The guard of a task that holds no lease yet: only for a processor before its first {@code init}. */
     public static LeaseGuard none() {
@@ -51,10 +51,19 @@ public final class LeaseGuard {
     private final Runnable release;
     private final Runnable parkedForTakeover;
     private final long takenAt;
+    private final Ticker ticker;
     private boolean first = true;
 
     LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release) {
-        this(lease, task, name, release, () -> { }, System.nanoTime());
+        this(lease, task, name, release, NOTHING, System.nanoTime(), Ticker.SYSTEM);
+    }
+
+    /**
+     * A guard over {@code lease} on {@code ticker}'s time, taken now: for a model that drives the lease itself (the
+     * stamper's guards come from {@link LeaseVerifier#take}).
+     */
+    public static LeaseGuard of(PartitionLease lease, TaskId task, String name, Ticker ticker) {
+        return new LeaseGuard(lease, task, name, null, NOTHING, ticker.nanoTime(), ticker);
     }
 
     /**
@@ -62,7 +71,9 @@ public final class LeaseGuard {
      * @param takenAt           when the lease was taken ({@link System#nanoTime()}): a new lease's wait for its first
      *                          confirmation counts from there, since the task's input may have been held back meanwhile
      */
-    LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release, Runnable parkedForTakeover, long takenAt) {
+    LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release, Runnable parkedForTakeover, long takenAt,
+               Ticker ticker) {
+        this.ticker = ticker;
         this.lease = lease;
         this.task = task;
         this.name = name;
@@ -84,7 +95,7 @@ public final class LeaseGuard {
         if (lease == null) {
             return false;
         }
-        long start = System.nanoTime();
+        long start = ticker.nanoTime();
         PartitionLease.Verdict verdict = lease.check(start);
         if (verdict == PartitionLease.Verdict.ISSUE && !first) {
             return false;
@@ -105,7 +116,7 @@ public final class LeaseGuard {
         long waitingSince = taking ? takenAt : start;
         PartitionLease.Verdict verdict = initial;
         while (verdict == PartitionLease.Verdict.WAIT) {
-            long now = System.nanoTime();
+            long now = ticker.nanoTime();
             if (now - waitingSince >= MAX_WAIT_NANOS) {
                 long since = lease.sinceConfirmed(now);
                 log.atWarn().addKeyValue("event", "lease-unconfirmed").addKeyValue("task", name)
@@ -115,10 +126,10 @@ public final class LeaseGuard {
                                         : TimeUnit.NANOSECONDS.toMillis(since) + " ms");
                 throw new TaskMigratedException(name + ": lease " + lease.mine() + " not confirmed by the changelog in time");
             }
-            LockSupport.parkNanos(PAUSE_NANOS);
-            verdict = lease.check(System.nanoTime());
+            ticker.park(PAUSE_NANOS);
+            verdict = lease.check(ticker.nanoTime());
         }
-        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        long waited = TimeUnit.NANOSECONDS.toMillis(ticker.nanoTime() - start);
         switch (verdict) {
             case LOST -> {
                 log.atWarn().addKeyValue("event", "lease-lost").addKeyValue("task", name)
@@ -143,6 +154,51 @@ public final class LeaseGuard {
                 }
             }
         }
+    }
+
+    /**
+     * The check after an ID was taken, before it leaves: the ID may be forwarded only if the lease still holds now, after
+     * the generator read its clock and after the reservation covering the ID was acknowledged. A pause anywhere between
+     * the check before the ID and here (GC, SIGSTOP) can outlast the term, and then a new owner may already issue; the ID
+     * is dropped (never forwarded) and the task stops as for a lost lease. Never waits.
+     *
+     * @throws TaskMigratedException when the term ran out or a newer lease showed since the check before the ID
+     */
+    public void checkIssued() {
+        if (lease == null) {
+            return;
+        }
+        long now = ticker.nanoTime();
+        PartitionLease.Verdict verdict = lease.check(now);
+        if (verdict == PartitionLease.Verdict.ISSUE) {
+            return;
+        }
+        long since = lease.sinceConfirmed(now);
+        log.atWarn().addKeyValue("event", "lease-lapsed-while-issuing").addKeyValue("task", name)
+                .log("{}: lease {} {} while an ID was being taken (last confirmation sent {} ms ago): the ID is dropped, no"
+                                + " further ID is issued here: closing the task and rejoining the group", name, lease.mine(),
+                        verdict == PartitionLease.Verdict.LOST ? "was lost to " + lease.lostTo() : "ran out of its term",
+                        TimeUnit.NANOSECONDS.toMillis(since));
+        throw new TaskMigratedException(name + ": lease " + lease.mine() + " lapsed while an ID was being taken");
+    }
+
+    /** Whether the task may write its state now ({@link PartitionLease#mayWrite}); true without a lease. */
+    public boolean mayWrite() {
+        return lease == null || lease.mayWrite(ticker.nanoTime());
+    }
+
+    /**
+     * The highest ID that any changelog record read for this lease proves may have been issued (-1: none, or no lease).
+     * A task resumes above it when its first check passes: that read went to the committed end after the previous
+     * owner's last term, so it holds every reservation the previous owner could still issue under.
+     */
+    public long highestCovered() {
+        return lease == null ? -1 : lease.highestCovered();
+    }
+
+    /** The monotonic clock this guard's checks read (and whatever waits beside them should read). */
+    public Ticker ticker() {
+        return ticker;
     }
 
     /** The task is closing: the verifier stops reading for it. */

@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * The lease a changelog record names: the epoch (bumped at every task start) and the holder
- * ({@code instance-id/stream-thread}) of the task that wrote it.
+ * ({@code instance-id#nonce/stream-thread}) of the task that wrote it.
  */
 public record LeaseMark(long epoch, String holder) {
     public LeaseMark {

@@ -57,8 +57,11 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     public static final Duration TERM = Duration.ofMillis(1500);
     /** How often the changelog is read back. */
     static final Duration PERIOD = Duration.ofMillis(200);
-    /** A new lease waits out the term, stretched by 2% for monotonic clocks that run at different rates. */
-    static final long TAKEOVER_WAIT_NANOS = TERM.toNanos() + TERM.toNanos() / 50;
+    /**
+     * A new lease waits out the term, stretched by 5 % for monotonic clocks that run at different rates: each host's within
+     * 2 % of real time makes two of them differ by up to 1.02 / 0.98 = 4.1 % (design.md, "What it rests on").
+     */
+    static final long TAKEOVER_WAIT_NANOS = TERM.toNanos() + TERM.toNanos() / 20;
     private static final long READ_DEADLINE_NANOS = TERM.toNanos() / 2;
     private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -68,6 +71,8 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     private final Map<String, LeaseCodec> codecs;
     private final Map<TopicPartition, Held> held = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> restoreEnds = new ConcurrentHashMap<>();
+    /** The highest epoch read in each partition, kept after its lease goes: the next lease there takes one above it. */
+    private final Map<TopicPartition, Long> highestEpochs = new ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean running = true;
     private final AtomicLong rounds = new AtomicLong();
@@ -97,6 +102,9 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         consumerProps.put("client.id", clientId + "-lease-reader");
         consumerProps.put("isolation.level", "read_committed");
         consumerProps.put("enable.auto.commit", "false");
+        // a position out of range (the log's start moved past it: retention, a recreated topic) is read again from the
+        // start, never skipped to the end: a skipped record could be a newer lease or a reservation
+        consumerProps.put("auto.offset.reset", "earliest");
         consumerProps.remove("group.id");
         // a fetch the broker holds open for new data (Kafka's default: up to 500 ms) keeps the next one from starting, and the
         // next one is what reads a newly taken lease back: a round that had to wait for it took 0.4-0.7 s while hundreds of
@@ -129,13 +137,13 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         if (!codecs.containsKey(changelog.topic())) {
             throw new IllegalArgumentException("no lease codec for " + changelog.topic());
         }
-        Long restoreEnd = restoreAgain ? restoreEnds.get(changelog) : Long.valueOf(-1);
+        Long restoreEnd = restoreAgain ? restoreEnds.get(changelog) : Long.valueOf(PartitionLease.NO_RESTORE_CHECK);
         if (restoreEnd == null) {
             log.warn("{}: the restore of {} was not reported; only writes after this task's own lease record are checked",
                     name, changelog);
         }
-        PartitionLease lease = new PartitionLease(changelog.partition(), mine, restoreEnd == null ? -1 : restoreEnd,
-                TERM.toNanos(), TAKEOVER_WAIT_NANOS);
+        PartitionLease lease = new PartitionLease(changelog.partition(), mine,
+                restoreEnd == null ? PartitionLease.RESTORE_END_UNKNOWN : restoreEnd, TERM.toNanos(), TAKEOVER_WAIT_NANOS);
         producer.send(new ProducerRecord<>(changelog.topic(), changelog.partition(), key, value), (metadata, error) -> {
             if (error != null) {
                 log.warn("{}: the lease record could not be written to {}: {}; the task waits, then gives the partition back",
@@ -149,7 +157,12 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         held.put(changelog, entry);
         LockSupport.unpark(thread);
         return new LeaseGuard(lease, task, name, () -> held.remove(changelog, entry), takeoverParks::incrementAndGet,
-                entry.takenAt());
+                entry.takenAt(), Ticker.SYSTEM);
+    }
+
+    @Override
+    public long highestEpoch(TopicPartition changelog) {
+        return highestEpochs.getOrDefault(changelog, -1L);
     }
 
     /**
@@ -225,7 +238,11 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
                 TopicPartition tp = new TopicPartition(record.topic(), record.partition());
                 PartitionLease lease = readFor.get(tp);
                 if (lease != null) {
-                    lease.observe(record.offset(), mark(record));
+                    LeaseMark mark = mark(record);
+                    lease.observe(record.offset(), mark, covered(record));
+                    if (mark != null) {
+                        highestEpochs.merge(tp, mark.epoch(), Math::max);
+                    }
                 }
             }
             behind.removeIf(tp -> reached(tp, ends.get(tp)));
@@ -315,6 +332,14 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             warn("a record of {} at offset {} names no readable lease ({}): counted as another writer's", record.topic() + "-"
                     + record.partition(), record.offset(), e.getMessage());
             return null;
+        }
+    }
+
+    private long covered(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            return codecs.get(record.topic()).covered(record.key(), record.value());
+        } catch (RuntimeException e) {
+            return -1;      // mark() has said so
         }
     }
 

@@ -21,6 +21,15 @@ public interface Leases {
     LeaseGuard take(TaskId task, TopicPartition changelog, LeaseMark mine, byte[] key, byte[] value, String name,
                     boolean restoreAgain);
 
+    /**
+     * The highest epoch any lease record of {@code changelog} named that this instance has read (-1: none). A new lease
+     * takes the next epoch above both this and the restored state's: the newest value of a compacted changelog can be a
+     * stale writer's, with an epoch below a lease taken after it.
+     */
+    default long highestEpoch(TopicPartition changelog) {
+        return -1;
+    }
+
     /** No lease: every check passes. For topology tests, where no broker holds a changelog. */
     static Leases none() {
         return (task, changelog, mine, key, value, name, restoreAgain) -> LeaseGuard.unchecked();

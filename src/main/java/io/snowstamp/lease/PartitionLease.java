@@ -41,6 +41,11 @@ public final class PartitionLease {
         STALE
     }
 
+    /** {@code restoreEnd} of a lease whose task reads what it needs again at its first ID: no write sends it back to restore. */
+    public static final long NO_RESTORE_CHECK = Long.MAX_VALUE;
+    /** {@code restoreEnd} when the restore's end was not reported: writes after this task's own lease record are checked. */
+    public static final long RESTORE_END_UNKNOWN = -1;
+
     private final int partition;
     private final LeaseMark mine;
     private final long restoreEnd;
@@ -51,6 +56,9 @@ public final class PartitionLease {
     private long maxEpoch = -1;
     private LeaseMark owner;
     private long firstConfirmed;
+    /** Offset of this task's own first lease record read back (-1: not read yet); the foreign-write check's start when the restore end is unknown. */
+    private long ownOffset = -1;
+    private volatile long highestCovered = -1;
     private volatile long foreignOffset = -1;
     private volatile LeaseMark foreign;
     private volatile LeaseMark lostTo;
@@ -61,8 +69,8 @@ public final class PartitionLease {
     private boolean permitted;
 
     /**
-     * @param restoreEnd the first changelog offset the task's restore did not read (-1: unknown, then only what
-     *                   comes after this task's own lease record is checked)
+     * @param restoreEnd the first changelog offset the task's restore did not read ({@link #RESTORE_END_UNKNOWN}: only
+     *                   what comes after this task's own lease record is checked; {@link #NO_RESTORE_CHECK}: nothing is)
      * @param termNanos how long a confirmation lets the task issue, from the moment its request was sent
      * @param takeoverWaitNanos how long a new lease waits out the previous owner's last term (at least the term)
      */
@@ -87,11 +95,26 @@ public final class PartitionLease {
 
     /** Verifier: one changelog record of the partition, in log order from the start ({@code mark} null: names no lease). */
     void observe(long offset, LeaseMark mark) {
+        observe(offset, mark, -1);
+    }
+
+    /**
+     * Verifier: one changelog record of the partition, in log order from the start ({@code mark} null: names no lease),
+     * which proves that IDs up to {@code covered} may have been issued (-1: none).
+     */
+    void observe(long offset, LeaseMark mark, long covered) {
+        if (covered > highestCovered && !mine.equals(mark)) {
+            highestCovered = covered;   // this task's own records (its lease, its reservations) prove nothing about others
+        }
         if (mark != null && mark.epoch() > maxEpoch) {
             maxEpoch = mark.epoch();
             owner = mark;
         }
-        if (!mine.equals(mark) && offset >= restoreEnd && restoreEnd >= 0 && foreignOffset < 0) {
+        if (ownOffset < 0 && mine.equals(mark)) {
+            ownOffset = offset;
+        }
+        long checkFrom = restoreEnd == RESTORE_END_UNKNOWN ? (ownOffset < 0 ? Long.MAX_VALUE : ownOffset + 1) : restoreEnd;
+        if (!mine.equals(mark) && offset >= checkFrom && foreignOffset < 0) {
             foreign = mark;
             foreignOffset = offset;
         }
@@ -160,6 +183,30 @@ public final class PartitionLease {
             return Long.MAX_VALUE;
         }
         return firstConfirmed + takeoverWaitNanos;
+    }
+
+    /**
+     * Task: may it write its state now? Not once the lease is lost, nor after its first ID while no confirmation is
+     * within its term (a zombie's heartbeat landing after a newer lease would become the changelog's newest value).
+     * Before its first ID a new lease's own writes are its lease's (its epoch is the highest).
+     */
+    public boolean mayWrite(long now) {
+        long send = lastSend;
+        return lostTo == null && (!permitted || now - send < termNanos);
+    }
+
+    /**
+     * The highest ID any record read so far proves may have been issued (-1: none). Read at a task's first permission,
+     * it covers every reservation acknowledged before the previous owner's last passing check (design.md, "The
+     * ownership lease"), whatever the restore gave.
+     */
+    public long highestCovered() {
+        return highestCovered;
+    }
+
+    /** The highest epoch any record read so far named (-1: none). */
+    long highestEpoch() {
+        return maxEpoch;
     }
 
     /** Whether the task has issued under this lease (its first permission passed). */

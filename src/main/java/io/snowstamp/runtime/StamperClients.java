@@ -3,6 +3,7 @@ package io.snowstamp.runtime;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
+import io.snowstamp.stream.WriteAcks;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaClientSupplier;
 
@@ -12,20 +13,24 @@ import java.util.function.Predicate;
 /**
  * The clients Kafka Streams creates, as the configured supplier makes them (Kafka's default unless
  * {@code default.client.supplier} names another), with each main consumer wrapped for starting tasks
- * ({@link StartingTasksConsumer}). Used by the classic group protocol, Kafka Streams' default; the
+ * ({@link StartingTasksConsumer}) and, in snowflake mode, each producer telling the tasks which worker-state writes
+ * were acknowledged ({@link AcknowledgingProducer}). Used by the classic group protocol, Kafka Streams' default; the
  * {@code streams} protocol (KIP-1071) creates its main consumer itself, and its tasks start as before.
  */
 final class StamperClients implements KafkaClientSupplier {
     private final KafkaClientSupplier clients;
     private final Predicate<TopicPartition> awaitingTakeover;
     private final StartStats stats;
+    private final WriteAcks acks;
 
     /**
      * @param clients          the supplier Kafka Streams would use
      * @param awaitingTakeover whether an input partition's task still waits out its predecessor's lease
+     * @param acks             told of every worker-state write the broker acknowledged (null: snowflake mode's only)
      */
-    StamperClients(KafkaClientSupplier clients, Predicate<TopicPartition> awaitingTakeover, StartStats stats) {
+    StamperClients(KafkaClientSupplier clients, Predicate<TopicPartition> awaitingTakeover, StartStats stats, WriteAcks acks) {
         this.clients = clients;
+        this.acks = acks;
         this.awaitingTakeover = awaitingTakeover;
         this.stats = stats;
     }
@@ -37,7 +42,8 @@ final class StamperClients implements KafkaClientSupplier {
 
     @Override
     public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
-        return clients.getProducer(config);
+        Producer<byte[], byte[]> producer = clients.getProducer(config);
+        return acks == null ? producer : new AcknowledgingProducer(producer, acks);
     }
 
     @Override

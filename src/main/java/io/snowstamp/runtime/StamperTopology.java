@@ -17,6 +17,7 @@ import io.snowstamp.stream.Names;
 import io.snowstamp.stream.PredecessorFence;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
+import io.snowstamp.stream.WriteAcks;
 import io.snowstamp.resume.TailProbe;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -56,12 +57,15 @@ final class StamperTopology implements AutoCloseable {
     /** The source topic of the tasks that take leases, and the changelog that holds them (same partition numbers). */
     private final String leaseSource;
     private final String leaseChangelog;
+    /** Snowflake mode: the acknowledgements of worker-state writes, for the tasks' write-ahead reservations (else null). */
+    private final WriteAcks acks;
     private final AutoCloseable[] clients;
 
     private StamperTopology(Topology topology, TailPrefetch prefetch, LeaseVerifier leases, EarlyLeases early, TransactionFence fence,
-                            String leaseSource, String leaseChangelog,
+                            String leaseSource, String leaseChangelog, WriteAcks acks,
                             AutoCloseable... clients) {
         this.topology = topology;
+        this.acks = acks;
         this.prefetch = prefetch;
         this.leases = leases;
         this.early = early;
@@ -120,20 +124,21 @@ final class StamperTopology implements AutoCloseable {
         String changelog = Names.changelogTopic(connection.applicationId());
         EarlyLeases early = leases == null ? null : new EarlyLeases(leases, changelog, connection.instanceId(),
                 config.ids().layout().fingerprint(), config.ids()::workerFor, clock);
+        WriteAcks acks = WriteAcks.of(changelog);
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
-                    fence == null ? PredecessorFence.none() : fence, taken, early);
+                    fence == null ? PredecessorFence.none() : fence, taken, early, acks);
             return new StamperTopology(topology, null, leases, early, fence, config.topics().input(),
-                    changelog, fence, leases);
+                    changelog, acks, fence, leases);
         }
         // tasks that start together fence and read their tails in one go (see TailPrefetch for why that is as safe)
         TailPrefetch prefetch = new TailPrefetch(tailGuard, tailGuard::highestIssued,
                 fence == null ? TailPrefetch.Fence.none() : fence::fenceOpenTransactions, config.ids()::workerFor,
                 config.ids().datacenterId(), PREFETCH_MAX_AGE_NANOS, System::nanoTime);
         Topology topology = StampTopology.build(config, clock, prefetch, stats, registryMarks,
-                fence == null ? PredecessorFence.none() : prefetch::fence, taken, early);
+                fence == null ? PredecessorFence.none() : prefetch::fence, taken, early, acks);
         return new StamperTopology(topology, prefetch, leases, early, fence, config.topics().input(),
-                changelog, tailGuard, fence, leases);
+                changelog, acks, tailGuard, fence, leases);
     }
 
     private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions, LeaseVerifier leases) {
@@ -145,7 +150,7 @@ final class StamperTopology implements AutoCloseable {
         TransactionFence fence = fence(config);
         String applicationId = config.connection().applicationId();
         return new StamperTopology(topology, null, leases, null, fence, SequenceNames.repartitionTopic(applicationId),
-                SequenceNames.changelogTopic(applicationId), tail, fence, leases);
+                SequenceNames.changelogTopic(applicationId), null, tail, fence, leases);
     }
 
     /** Exactly-once: fences a previous owner's open transactions (at restore start, and at task start in snowflake mode). */
@@ -183,7 +188,7 @@ final class StamperTopology implements AutoCloseable {
     KafkaClientSupplier clients(KafkaClientSupplier configured, StartStats stats) {
         LeaseVerifier verifier = leases;
         return new StamperClients(configured, tp -> verifier != null && tp.topic().equals(leaseSource)
-                && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, tp.partition())), stats);
+                && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, tp.partition())), stats, acks);
     }
 
     /** The task-start reads in batches, fed by the restore listener and the instance's state; null without a tail guard. */

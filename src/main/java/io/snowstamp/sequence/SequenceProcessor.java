@@ -349,7 +349,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     private String holder() {
-        return connection.instanceId() + "/" + Thread.currentThread().getName();
+        return io.snowstamp.lease.Holders.of(connection.instanceId());
     }
 
     @Override

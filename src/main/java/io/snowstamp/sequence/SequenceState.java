@@ -60,7 +60,7 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
      *                      with {@code maxId} and {@code issued} at or above its number; -1 = nothing is known
      *                      (scan from the start)
      * @param epoch         bumped at each task start
-     * @param holder        {@code instance-id/stream-thread} of the current holder
+     * @param holder        {@code instance-id#nonce/stream-thread} of the current holder
      * @param acquiredAt    wall-clock Unix millis of the task start
      * @param checkpointAt  wall-clock Unix millis when {@code coveredOffset} was recorded
      */

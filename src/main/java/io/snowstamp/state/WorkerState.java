@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param layoutFingerprint {@code IdLayout.fingerprint()} of the layout the IDs were issued with
  * @param workerId          the worker field of every ID issued for this partition
  * @param epoch             lease generation: bumped each time a task (re)starts for the partition
- * @param holder            who holds the lease: {@code instance-id/stream-thread}
+ * @param holder            who holds the lease: {@code instance-id#nonce/stream-thread}
  * @param acquiredAt        wall-clock Unix millis when the current holder took the lease
  * @param heartbeatAt       wall-clock Unix millis of the holder's last heartbeat
  * @param lastId            the highest ID issued and committed with this state, or -1 if none
@@ -57,6 +57,15 @@ public record WorkerState(
     /** A new lease generation taken by {@code newHolder} at {@code now}. */
     public WorkerState withNewLease(String newHolder, long now) {
         return new WorkerState(layoutFingerprint, workerId, epoch + 1, newHolder, now, now, lastId, reservedUntil, writtenAt);
+    }
+
+    /**
+     * A new lease generation taken by {@code newHolder} at {@code now}, its epoch above both this state's and
+     * {@code highestSeen} (the highest epoch read in the changelog: a stale writer's record can be the newest value).
+     */
+    public WorkerState withNewLease(String newHolder, long now, long highestSeen) {
+        return new WorkerState(layoutFingerprint, workerId, Math.max(epoch, highestSeen) + 1, newHolder, now, now, lastId,
+                reservedUntil, writtenAt);
     }
 
     public WorkerState withHeartbeat(long now) {

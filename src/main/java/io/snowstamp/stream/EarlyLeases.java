@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.lease.Holders;
 import io.snowstamp.lease.LeaseGuard;
 import io.snowstamp.lease.LeaseMark;
 import io.snowstamp.lease.Leases;
@@ -69,7 +70,7 @@ public final class EarlyLeases {
 
     /**
      * @param changelogTopic the worker-state changelog (the lease's partition is the task's)
-     * @param instanceId     {@code instance.id}: the holder a lease names is {@code instance-id/stream-thread}
+     * @param instanceId     {@code instance.id}: the holder a lease names is {@code instance-id#nonce/stream-thread}
      * @param fingerprint    the layout's fingerprint: a restored state of another layout gets no early lease
      * @param workerFor      partition -> worker ID (log lines)
      * @param clock          wall clock in Unix millis, as the processor's
@@ -94,9 +95,14 @@ public final class EarlyLeases {
         stores.put(partition, new Opened(store, task, reader, holder(instanceId)));
     }
 
-    /** Who holds a lease the calling stream thread takes: {@code instance-id/stream-thread}. */
+    /** Who holds a lease the calling stream thread takes: {@code instance-id#nonce/stream-thread} ({@link Holders}). */
     static String holder(String instanceId) {
-        return instanceId + "/" + Thread.currentThread().getName();
+        return Holders.of(instanceId);
+    }
+
+    /** The highest epoch this instance has read in {@code partition}'s changelog (-1: none): a new lease goes above it. */
+    long highestEpoch(int partition) {
+        return leases.highestEpoch(new TopicPartition(changelogTopic, partition));
     }
 
     /**
@@ -123,7 +129,7 @@ public final class EarlyLeases {
                 return;     // a first start, or another layout: init decides (an initial state, or a refusal)
             }
             long now = clock.getAsLong();
-            WorkerState state = stored.withNewLease(opened.holder(), now).withWrittenAt(now);
+            WorkerState state = stored.withNewLease(opened.holder(), now, highestEpoch(partition)).withWrittenAt(now);
             LeaseGuard guard = take(leases, opened.task(), changelogTopic, partition, state,
                     "partition " + partition + " worker " + workerFor.applyAsLong(partition));
             takenCount.incrementAndGet();

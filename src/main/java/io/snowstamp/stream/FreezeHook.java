@@ -1,64 +1,60 @@
 package io.snowstamp.stream;
 
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.ProcessorSupplier;
-import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A fault-test hook, off unless the JVM runs with {@code -Dsnowstamp.test.freeze-at-record=N}:
- * the N-th record this process stamps (counted over all its tasks) first stops the whole process
- * with SIGSTOP, from inside {@code process}, in the middle of a batch. The test waits until the
- * partitions have moved, then sends SIGCONT; the record is then handed to the stamper as if
- * nothing happened, the worst moment for a zombie. Once per JVM. Without the property the
- * topology holds the stamper itself, not this wrapper: nothing on the record path changes.
+ * A fault-test hook, off unless the JVM runs with {@code -Dsnowstamp.test.freeze-at-record=N}: the N-th record this
+ * process stamps (counted over all its tasks) stops the whole process with SIGSTOP, from inside the stamper, in the
+ * middle of a batch — by default before the lease check of its ID, with {@code -Dsnowstamp.test.freeze-step=checked}
+ * (or {@code taken}, {@code covered}) at that later point of {@link Issuer#issue}: between the check and the ID, the
+ * worst moment for a zombie. The test waits until the partitions have moved, then sends SIGCONT; the stamper goes on as
+ * if nothing happened. Once per JVM. Without the property every task gets {@link Issuer.Steps#NONE}.
  */
-final class FreezeHook implements Processor<byte[], byte[], byte[], StampedValue> {
+final class FreezeHook implements Issuer.Steps {
     static final String PROPERTY = "snowstamp.test.freeze-at-record";
+    static final String STEP_PROPERTY = "snowstamp.test.freeze-step";
     private static final Logger log = LoggerFactory.getLogger(FreezeHook.class);
     private static final AtomicLong COUNT = new AtomicLong();
 
-    private final Processor<byte[], byte[], byte[], StampedValue> stamper;
     private final long freezeAt;
-    private ProcessorContext<byte[], StampedValue> context;
+    private final Issuer.Step step;
+    private final String task;
+    private boolean armed;
 
-    private FreezeHook(Processor<byte[], byte[], byte[], StampedValue> stamper, long freezeAt) {
-        this.stamper = stamper;
+    private FreezeHook(long freezeAt, Issuer.Step step, String task) {
         this.freezeAt = freezeAt;
+        this.step = step;
+        this.task = task;
     }
 
-    /** {@code stampers} itself, or, with the system property set, stampers wrapped in this hook. */
-    static ProcessorSupplier<byte[], byte[], byte[], StampedValue> wrap(ProcessorSupplier<byte[], byte[], byte[], StampedValue> stampers) {
+    /** The steps of one task's IDs: {@link Issuer.Steps#NONE}, or with the system property set, this hook. */
+    static Issuer.Steps steps(String task) {
         String at = System.getProperty(PROPERTY);
         if (at == null) {
-            return stampers;
+            return Issuer.Steps.NONE;
         }
-        long freezeAt = Long.parseLong(at.trim());
-        return () -> new FreezeHook(stampers.get(), freezeAt);
+        String step = System.getProperty(STEP_PROPERTY, "before_check").trim().replace('-', '_').toUpperCase(Locale.ROOT);
+        return new FreezeHook(Long.parseLong(at.trim()), Issuer.Step.valueOf(step), task);
     }
 
     @Override
-    public void init(ProcessorContext<byte[], StampedValue> context) {
-        this.context = context;
-        stamper.init(context);
-    }
-
-    @Override
-    public void process(Record<byte[], byte[]> record) {
-        if (COUNT.incrementAndGet() == freezeAt) {
+    public void at(Issuer.Step now) {
+        if (now == Issuer.Step.BEFORE_CHECK) {
+            armed = COUNT.incrementAndGet() == freezeAt;
+        }
+        if (armed && now == step) {
+            armed = false;
             freezeSelf();
         }
-        stamper.process(record);
     }
 
     private void freezeSelf() {
         long pid = ProcessHandle.current().pid();
-        log.warn("test hook {}={}: stopping this process (SIGSTOP, pid {}) before stamping {}", PROPERTY, freezeAt, pid,
-                context.recordMetadata().map(m -> m.topic() + "/" + m.partition() + "/" + m.offset()).orElse("?"));
+        log.warn("test hook {}={}: stopping this process (SIGSTOP, pid {}) at {} of an ID of {}", PROPERTY, freezeAt, pid, step, task);
         try {
             // returns once SIGCONT has resumed this process (kill itself exits right after signalling)
             new ProcessBuilder("kill", "-STOP", String.valueOf(pid)).inheritIO().start().waitFor();
@@ -67,11 +63,6 @@ final class FreezeHook implements Processor<byte[], byte[], byte[], StampedValue
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        log.warn("test hook {}: resumed (SIGCONT); stamping goes on with the same record", PROPERTY);
-    }
-
-    @Override
-    public void close() {
-        stamper.close();
+        log.warn("test hook {}: resumed (SIGCONT); stamping goes on with the same ID", PROPERTY);
     }
 }

@@ -34,21 +34,21 @@ import java.util.function.LongSupplier;
 /**
  * Stamps each record of one input partition with the next ID of that partition's generator.
  *
- * <p>{@link #init} runs after Kafka Streams has restored the stores from their changelogs (also
- * after a crash wiped local state). It takes the worker lease (epoch + 1) — or adopts the one
- * {@link EarlyLeases} took for it when the restore ended — and resumes the
- * generator above everything the restored state, the output partition's tail and the clock say
- * may have been issued ({@link ResumeDecision}). From then on the state always covers every ID
- * issued: before an ID beyond {@code reservedUntil} is issued, a new reservation is written
- * ({@code id.reservation} ahead; 0 = every ID), in the same commit as the record itself. Right
- * before every commit ({@link PreCommitStore}) the state also takes the exact last ID issued, so
- * after a clean stop the changelog says what was really issued. Every state written carries the
- * wall-clock time of its write ({@link WorkerState#writtenAt()}), and the new lease is committed
- * right after {@code init}, before any record arrives.
+ * <p>{@link #init} runs after Kafka Streams has restored the stores from their changelogs (also after a crash wiped
+ * local state). It takes the worker lease (the next epoch) — or adopts the one {@link EarlyLeases} took for it when the
+ * restore ended — and resumes the generator above everything the restored state, the output partition's tail and the
+ * clock say may have been issued ({@link ResumeDecision}). Per record: {@link Issuer} takes the ID under the lease and
+ * the write-ahead reservations ({@link WriteAhead}: no ID above the last acknowledged reservation leaves), then the
+ * value is spliced and the record forwarded. Right before every commit ({@link PreCommitStore}) the state also takes
+ * the exact last ID issued, so after a clean stop the changelog says what was really issued. Every state written
+ * carries the wall-clock time of its write ({@link WorkerState#writtenAt()}); no state is written once the lease is
+ * lost or its term ran out.
  */
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
     private static final int DRAIN_BATCH = 10_000;
+    /** A task that issued nothing for this long stops renewing its reservation (its next ID waits for one write). */
+    private static final long IDLE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     /**
      * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
      * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
@@ -64,6 +64,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     /** worker -> mark of a released claim in the worker registry (-1: none): a lower bound of the resume point. */
     private final java.util.function.LongUnaryOperator registryMarks;
     private final PredecessorFence fence;
+    private final WriteAcks acks;
     private final StamperStats stats;
     private final PreCommitHooks preCommitHooks;
     private final Runnable recordLastId = this::recordLastId;
@@ -75,6 +76,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      */
     private final boolean compact;
     private final long reservationUnits;
+    /** How often a task renews its reservation ahead of need (0: never, {@code id.reservation=0}). */
+    private final Duration renewEvery;
     private final long maxLeadMillis;
     /** Largest key + value + headers of an input record that still fits max.request.size once stamped. */
     private final long maxRecordBytes;
@@ -84,6 +87,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private PauseBuffer paused;
     private int partition;
     private IdGenerator generator;
+    private WriteAhead ahead;
+    private Issuer issuer;
+    private Cancellable renewal;
+    /** When the task last issued an ID, or started ({@link System#nanoTime()}): an idle task stops renewing. */
+    private long activeAt;
+    /** {@link #lastIssued} at the last renewal tick (the record path does not read the clock for this). */
+    private long seenIssued;
     private WorkerState state;
     private long lastIssued = -1;
     /** The task's {@link #recordLastId} waits in {@link PreCommitHooks} for the next commit. */
@@ -106,8 +116,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     StampProcessor(IdSettings ids, StampSettings stamp, RecoverySettings recovery, ConnectionSettings connection, LongSupplier clock,
                    TailProbe tailProbe, StamperStats stats, PreCommitHooks preCommitHooks,
                    java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
-                   EarlyLeases earlyLeases) {
+                   EarlyLeases earlyLeases, WriteAcks acks) {
         this.registryMarks = registryMarks;
+        this.acks = acks;
         this.leases = leases;
         this.earlyLeases = earlyLeases;
         this.fence = fence;
@@ -124,6 +135,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.maxRecordBytes = connection.maxRequestSize() - SIZE_MARGIN_BYTES - (splicer == null ? 0 : stamp.jsonField().length());
         long unit = ids.layout().unitMillis();
         this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit;
+        this.renewEvery = reservationUnits == 0 ? Duration.ZERO
+                : Duration.ofMillis(Math.max(10, reservationUnits * unit / 4));
         this.maxLeadMillis = ids.maxLead().toMillis();
     }
 
@@ -150,7 +163,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             state = early.state();
             lease = early.guard();
         } else {
-            state = restored.withNewLease(holder(), clock.getAsLong()).withWrittenAt(clock.getAsLong());
+            long highestEpoch = earlyLeases == null ? -1 : earlyLeases.highestEpoch(partition);
+            state = restored.withNewLease(holder(), clock.getAsLong(), highestEpoch).withWrittenAt(clock.getAsLong());
             lease = EarlyLeases.take(leases, context.taskId(), Names.changelogTopic(context.applicationId()), partition, state,
                     "partition " + partition + " worker " + worker);
         }
@@ -166,6 +180,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 registryMarks.applyAsLong(worker), now, takeoverGap.toMillis());
         this.generator = new IdGenerator(ids.layout(), ids.datacenterId(), worker, clock);
         generator.resumeAbove(decision.resumeAbove());
+        startIssuing(worker);
         taskStats = stats.open(partition, worker, now, clock);
         lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats, clock);
         taskStats.started(decision, state.epoch());
@@ -221,12 +236,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      * @param addSource add the provenance header (held-back records already carry it)
      */
     private void stamp(Record<byte[], byte[]> record, JsonIdSplicer.Plan plan, boolean addSource) {
-        lease.check();
-        long id = generator.next();
+        long id = issuer.issue();
         lastIssued = id;
-        if (id > state.reservedUntil()) {
-            reserveAbove(id);
-        }
         if (!lastIdPending) {
             lastIdPending = true;
             preCommitHooks.pending(recordLastId);
@@ -254,24 +265,52 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     /**
-     * Writes a reservation covering every ID up to {@code reservation} past the time of {@code id}
-     * (exactly {@code id} when the reservation is 0), before any ID above the old one leaves.
+     * The task's issuing: write-ahead reservations (the first sent now, so that it is acknowledged before the takeover
+     * wait ends, then renewed ahead of need while the task is active) and the {@link Issuer} over them.
      */
-    private void reserveAbove(long id) {
-        IdLayout layout = ids.layout();
-        long until;
-        if (reservationUnits == 0) {
-            until = id;
-        } else {
-            long time = Math.max(generator.lastTime(), 0);
-            until = layout.encode(Math.min(layout.maxTime(), time + reservationUnits), ids.datacenterId(),
-                    generator.workerId(), layout.maxSequence());
+    private void startIssuing(long worker) {
+        String name = "partition " + partition + " worker " + worker;
+        ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease.ticker(),
+                this::reserve, name);
+        acks.register(partition, ahead);
+        issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name));
+        activeAt = System.nanoTime();
+        seenIssued = lastIssued;
+        renew();
+        if (!renewEvery.isZero()) {
+            renewal = context.schedule(renewEvery, PunctuationType.WALL_CLOCK_TIME, ignored -> renewIfActive());
+        }
+    }
+
+    /** A task that issued within {@link #IDLE_NANOS} keeps a reservation ahead of its clock: its next ID does not wait. */
+    private void renewIfActive() {
+        long now = System.nanoTime();
+        if (lastIssued != seenIssued) {
+            seenIssued = lastIssued;
+            activeAt = now;
+        }
+        if (now - activeAt < IDLE_NANOS) {
+            renew();
+        }
+    }
+
+    private void renew() {
+        ahead.renew(Math.max(generator.lastTime(), ids.layout().unitsSinceEpoch(clock.getAsLong())));
+    }
+
+    /** {@link WriteAhead.Writer}: the state with a reservation up to {@code until}; nothing once the lease lapsed. */
+    private boolean reserve(long until) {
+        if (!lease.mayWrite()) {
+            return false;
         }
         write(state.withLastId(Math.max(state.lastId(), lastIssued)).withReservedUntil(Math.max(until, state.reservedUntil())));
+        return true;
     }
 
     private void heartbeat() {
-        write(state.withHeartbeat(clock.getAsLong()).withLastId(Math.max(state.lastId(), lastIssued)));
+        if (lease.mayWrite()) {
+            write(state.withHeartbeat(clock.getAsLong()).withLastId(Math.max(state.lastId(), lastIssued)));
+        }
     }
 
     private void commitLease() {
@@ -287,7 +326,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      */
     private void recordLastId() {
         lastIdPending = false;
-        if (!closed && lastIssued > state.lastId()) {
+        if (!closed && lastIssued > state.lastId() && lease.mayWrite()) {
             write(state.withLastId(lastIssued));
         }
     }
@@ -296,6 +335,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private void write(WorkerState next) {
         state = next.withWrittenAt(clock.getAsLong());
         store.put(partition, state);
+        if (acks.isImmediate()) {
+            ahead.acknowledged(state.reservedUntil());
+        }
     }
 
     private boolean leadExceeded() {
@@ -382,6 +424,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         lease.release();
         lease = LeaseGuard.none();
         heartbeats.cancel();
+        if (ahead != null) {
+            acks.unregister(partition, ahead);
+        }
+        if (renewal != null) {
+            renewal.cancel();
+            renewal = null;
+        }
         if (leaseWrite != null) {
             leaseWrite.cancel();
             leaseWrite = null;

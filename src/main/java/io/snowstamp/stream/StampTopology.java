@@ -54,22 +54,36 @@ public final class StampTopology {
     /** @param leases where each task takes its lease (every ID waits for it to be confirmed) */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                                  java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases) {
-        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, null);
+        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, null, WriteAcks.immediate());
     }
 
-    /** @param early takes each task's lease when its restore ends, before its start (null: at its start) */
+    /**
+     * @param early takes each task's lease when its restore ends, before its start (null: at its start)
+     * @param acks  tells each task which of its worker-state writes the changelog acknowledged ({@link WriteAcks#of}, fed by
+     *              the producer Kafka Streams writes the changelog with; {@link WriteAcks#immediate()} where no broker answers)
+     */
     public static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                                  java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
-                                 EarlyLeases early) {
-        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, early, Stores.inMemoryKeyValueStore(Names.STORE));
+                                 EarlyLeases early, WriteAcks acks) {
+        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, early, acks,
+                Stores.inMemoryKeyValueStore(Names.STORE));
     }
 
     /** How the worker-state changelog's records name their lease (each holds one partition's whole state). */
     public static LeaseCodec leaseCodec() {
         WorkerStateSerde serde = new WorkerStateSerde();
-        return (key, value) -> {
-            WorkerState state = serde.deserialize(null, value);
-            return state == null ? null : new LeaseMark(state.epoch(), state.holder());
+        return new LeaseCodec() {
+            @Override
+            public LeaseMark read(byte[] key, byte[] value) {
+                WorkerState state = serde.deserialize(null, value);
+                return state == null ? null : new LeaseMark(state.epoch(), state.holder());
+            }
+
+            @Override
+            public long covered(byte[] key, byte[] value) {
+                WorkerState state = serde.deserialize(null, value);
+                return state == null ? -1 : state.highWaterMark();
+            }
         };
     }
 
@@ -80,13 +94,13 @@ public final class StampTopology {
      */
     static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                           java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
-                          EarlyLeases early, KeyValueBytesStoreSupplier workerStore) {
+                          EarlyLeases early, WriteAcks acks, KeyValueBytesStoreSupplier workerStore) {
         Topology topology = new Topology();
         PreCommitHooks hooks = new PreCommitHooks();
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
-                FreezeHook.wrap(() -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
-                        tailProbe, stats, hooks, registryMarks, fence, leases, early)), Names.SOURCE);
+                () -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
+                        tailProbe, stats, hooks, registryMarks, fence, leases, early, acks), Names.SOURCE);
         // in memory: a task holds ONE small record, and a RocksDB instance per task cost ~4 MB of state directory (4 GB at
         // 1,024 partitions). Same name, serdes and topic configs as the RocksDB store it replaced, so the same changelog
         // topic and record format: a deployment upgrades in place. Kafka Streams restores an in-memory store from the

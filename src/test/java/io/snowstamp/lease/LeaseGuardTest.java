@@ -76,7 +76,7 @@ class LeaseGuardTest {
         PartitionLease lease = lease();     // its record never read back: no confirmation
         AtomicBoolean parked = new AtomicBoolean();
         long takenAt = System.nanoTime() - LeaseGuard.MAX_WAIT_NANOS;   // its input was held back all that time
-        LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null, () -> parked.set(true), takenAt);
+        LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null, () -> parked.set(true), takenAt, Ticker.SYSTEM);
 
         Throwable thrown = catchThrowable(guard::check);
 

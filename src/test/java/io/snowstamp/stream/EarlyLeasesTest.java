@@ -49,7 +49,7 @@ class EarlyLeasesTest {
     }
 
     private String thisThread() {
-        return "inst/" + Thread.currentThread().getName();
+        return io.snowstamp.lease.Holders.of("inst");
     }
 
     private void open(int partition, Object instance) {
@@ -94,7 +94,7 @@ class EarlyLeasesTest {
         early.restored(2);
 
         assertThat(early.adopt(1, restored.withLastId(4243), thisThread())).isNull();
-        assertThat(early.adopt(2, restored, "inst/another-thread")).isNull();
+        assertThat(early.adopt(2, restored, io.snowstamp.lease.Holders.of("inst").replace("/main", "/another-thread"))).isNull();
 
         assertThat(takes).extracting(t -> t.releases().get()).containsExactly(1, 1);
         assertThat(early.stats()).isEqualTo(new EarlyLeases.Stats(2, 0, 2));

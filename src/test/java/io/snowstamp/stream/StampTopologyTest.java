@@ -73,7 +73,7 @@ class StampTopologyTest {
     private TopologyTestDriver start(SnowstampConfig config) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
         driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, new StamperStats(), worker -> -1,
-                        PredecessorFence.none(), io.snowstamp.lease.Leases.none(), null,
+                        PredecessorFence.none(), io.snowstamp.lease.Leases.none(), null, WriteAcks.immediate(),
                         org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
@@ -444,14 +444,22 @@ class StampTopologyTest {
     // ---- worker state, restart and layout changes
 
     @Test
-    void shouldTakeTheLeaseAtStart() {
+    void shouldTakeTheLeaseAndWriteTheFirstReservationAheadAtStart() {
         SnowstampConfig config = config();
 
         start(config);
 
-        assertThat(storedState()).isEqualTo(new WorkerState(config.ids().layout().fingerprint(), 5, 1,
-                INSTANCE + "/" + Thread.currentThread().getName(), T0, T0, -1, -1, T0));
-        assertThat(storedState().holder()).startsWith(INSTANCE + "/");
+        // the first reservation goes out with the lease: id.reservation (1 s) past the resume point, so that it is
+        // acknowledged long before the takeover wait lets the first ID through
+        IdLayout layout = config.ids().layout();
+        long reserved = layout.encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS + 1_000, 0, 5, layout.maxSequence());
+        assertThat(storedState()).isEqualTo(new WorkerState(layout.fingerprint(), 5, 1, holder(), T0, T0, -1, reserved, T0));
+        assertThat(storedState().holder()).as("instance id, a nonce of this process, the stream thread")
+                .matches(INSTANCE + "#[0-9a-f]{8}/" + Thread.currentThread().getName());
+    }
+
+    private static String holder() {
+        return io.snowstamp.lease.Holders.of(INSTANCE);
     }
 
     @Test
@@ -479,15 +487,19 @@ class StampTopologyTest {
         List<Long> ids = pipe(3);
 
         IdLayout layout = config.ids().layout();
-        long reserved = layout.encode(T0 + 10 - IdLayout.DEFAULT_EPOCH_MILLIS + 1_000, 0, 5, layout.maxSequence());
-        assertThat(storedState().reservedUntil()).as("id.reservation=1s past the first ID").isEqualTo(reserved);
+        long reserved = layout.encode(T0 - IdLayout.DEFAULT_EPOCH_MILLIS + 1_000, 0, 5, layout.maxSequence());
+        assertThat(storedState().reservedUntil()).as("id.reservation=1s past the start, written before the first ID")
+                .isEqualTo(reserved);
+        assertThat(ids).allSatisfy(id -> assertThat(id).isLessThanOrEqualTo(reserved));
         assertThat(storedState().highWaterMark()).isGreaterThanOrEqualTo(ids.get(2));
 
         clock.addAndGet(5_000);
         heartbeat();
 
-        assertThat(storedState()).isEqualTo(new WorkerState(layout.fingerprint(), 5, 1,
-                INSTANCE + "/" + Thread.currentThread().getName(), T0, T0 + 5_010, ids.get(2), reserved, T0 + 5_010));
+        // the task issued within the last 30 s: its renewal keeps a reservation 1 s ahead of the clock
+        long renewed = layout.encode(T0 + 5_010 - IdLayout.DEFAULT_EPOCH_MILLIS + 1_000, 0, 5, layout.maxSequence());
+        assertThat(storedState()).isEqualTo(new WorkerState(layout.fingerprint(), 5, 1, holder(), T0, T0 + 5_010, ids.get(2),
+                renewed, T0 + 5_010));
     }
 
     @Test
@@ -542,10 +554,18 @@ class StampTopologyTest {
 
         clock.set(T0 - HOUR);
         restart(config);
-        assertThat(storedState()).as("a new lease, taken before any record, keeping the high-water mark")
-                .isEqualTo(beforeRestart.withNewLease(INSTANCE + "/" + Thread.currentThread().getName(), T0 - HOUR)
-                        .withWrittenAt(T0 - HOUR));
+        WorkerState restarted = storedState();
+        assertThat(restarted.withReservedUntil(beforeRestart.reservedUntil())).as("a new lease, taken before any record")
+                .isEqualTo(beforeRestart.withNewLease(holder(), T0 - HOUR).withWrittenAt(T0 - HOUR));
         List<Long> secondRun = pipe(3);
+        IdLayout layout = config.ids().layout();
+        if (config.ids().reservation().isZero()) {
+            assertThat(restarted.reservedUntil()).as("id.reservation=0: no reservation ahead").isEqualTo(beforeRestart.reservedUntil());
+        } else {
+            assertThat(layout.decode(restarted.reservedUntil()).wallMillis() - layout.decode(secondRun.get(0)).wallMillis())
+                    .as("the reservation written at the start reaches 1 s past the resume point, above the high-water mark")
+                    .isBetween(999L, 1_000L);
+        }
 
         assertThat(secondRun.get(0)).isGreaterThan(lastOfFirstRun).isGreaterThan(beforeRestart.highWaterMark());
         assertThat(secondRun).isSorted().doesNotHaveDuplicates();
@@ -726,7 +746,8 @@ class StampTopologyTest {
         restart(config);
         long afterRestart = pipe(1).get(0);
         assertThat(config.ids().layout().decode(afterRestart).wallMillis())
-                .as("gap above the restored reservation (1 s past the last ID)").isEqualTo(T0 + 1_001 + 1_000 + 1_000 + 1);
+                .as("gap above the restored reservation (written at the first start, 1 s past its resume point)")
+                .isEqualTo(T0 + 1_000 + 1_000 + 1_000 + 1);
     }
 
     private static <T extends Throwable> T findCause(Throwable thrown, Class<T> type) {

@@ -1,0 +1,68 @@
+package io.snowstamp.stream;
+
+import io.snowstamp.id.IdGenerator;
+import io.snowstamp.lease.LeaseGuard;
+
+/**
+ * Takes one ID for a task, under its lease and its write-ahead reservations, in the only order that keeps two owners'
+ * IDs apart (design.md, "The ownership lease"):
+ *
+ * <ol>
+ *   <li>the lease check before the ID (waits out a new lease's takeover; the first pass resumes the generator above
+ *       every ID the changelog's records prove may have been issued, {@link LeaseGuard#highestCovered});</li>
+ *   <li>the generator's next ID;</li>
+ *   <li>an acknowledged reservation that covers it ({@link WriteAhead#awaitCovered});</li>
+ *   <li>the lease check again ({@link LeaseGuard#checkIssued}): the ID leaves only if the lease still holds after the
+ *       clock was read and the reservation acknowledged — a pause anywhere in between drops it.</li>
+ * </ol>
+ *
+ * <p>Used by one stream thread.
+ */
+final class Issuer {
+
+    /** The points between the steps, where a fault test may stop the process ({@link FreezeHook}). */
+    enum Step { BEFORE_CHECK, CHECKED, TAKEN, COVERED }
+
+    /** Told at each {@link Step} of each ID. */
+    @FunctionalInterface
+    interface Steps {
+        Steps NONE = step -> { };
+
+        void at(Step step);
+    }
+
+    private final LeaseGuard lease;
+    private final IdGenerator generator;
+    private final WriteAhead ahead;
+    private final Steps steps;
+
+    Issuer(LeaseGuard lease, IdGenerator generator, WriteAhead ahead, Steps steps) {
+        this.lease = lease;
+        this.generator = generator;
+        this.ahead = ahead;
+        this.steps = steps;
+    }
+
+    /**
+     * The next ID, which may leave the task now.
+     *
+     * @throws org.apache.kafka.streams.errors.TaskMigratedException when the lease is lost or lapsed, or no reservation
+     *         was acknowledged in time (nothing is issued)
+     */
+    long issue() {
+        steps.at(Step.BEFORE_CHECK);
+        if (lease.check()) {
+            // the first ID under this lease: the round that permitted it read the changelog to its committed end after the
+            // previous owner's last term, so it saw every reservation that owner can still issue under
+            generator.resumeAbove(lease.highestCovered());
+        }
+        steps.at(Step.CHECKED);
+        long id = generator.next();
+        steps.at(Step.TAKEN);
+        ahead.awaitCovered(id, generator.lastTime());
+        steps.at(Step.COVERED);
+        lease.checkIssued();
+        ahead.renew(generator.lastTime());
+        return id;
+    }
+}

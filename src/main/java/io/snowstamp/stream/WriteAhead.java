@@ -1,0 +1,157 @@
+package io.snowstamp.stream;
+
+import io.snowstamp.id.IdLayout;
+import io.snowstamp.lease.Ticker;
+import org.apache.kafka.streams.errors.TaskMigratedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One task's write-ahead reservations: no ID above the highest <em>acknowledged</em> reservation ever leaves the task.
+ * A reservation is the task's worker state naming {@code reservedUntil}, written to the changelog through Kafka Streams'
+ * producer ({@code acks=all}); its acknowledgement ({@link #acknowledged}, from {@link WriteAcks}) proves it is in the
+ * committed log that a new owner's last lease round reads. Reservations are sent ahead of need — by the task's renewal
+ * punctuation and after an ID that used half of the reservation sent — so steady stamping never waits; an ID above what
+ * is acknowledged waits for it here (bounded: {@link #MAX_WAIT_NANOS}). Why this makes the IDs of two owners disjoint:
+ * design.md, "The ownership lease".
+ *
+ * <p>A reservation covers {@code window} time units from the time it is written for, plus a spread of 0/16 to 15/16 of
+ * the window by partition, so that tasks started together do not renew in the same commit ever after. A window of 0
+ * ({@code id.reservation=0}) reserves each ID itself: every ID waits for its own write.
+ *
+ * <p>Thread-safety: {@link #acknowledged} runs on the producer's I/O thread; everything else on the task's stream thread.
+ */
+public final class WriteAhead {
+    private static final Logger log = LoggerFactory.getLogger(WriteAhead.class);
+    /** How long an ID waits for its reservation to be acknowledged before the task gives its partition back. */
+    static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    private static final int PHASES = 16;
+
+    /** Writes the task's state with {@code reservedUntil} at least {@code until}; false when the task may not write now. */
+    @FunctionalInterface
+    public interface Writer {
+        boolean reserve(long until);
+    }
+
+    private final IdLayout layout;
+    private final long datacenter;
+    private final long worker;
+    private final long windowUnits;
+    private final Ticker ticker;
+    private final Writer writer;
+    private final String name;
+    private final AtomicLong acked = new AtomicLong(-1);
+    // stream thread
+    private long sent = -1;
+    /** The time unit up to which the reservation sent reaches (-1: none sent). */
+    private long sentTime = -1;
+    private long waits;
+    private long waitedNanos;
+
+    /**
+     * @param windowUnits time units each reservation reaches ahead (0: each ID reserves itself)
+     * @param partition   the task's partition (the spread of its window)
+     * @param name        how log lines name the task
+     */
+    public WriteAhead(IdLayout layout, long datacenter, long worker, long windowUnits, int partition, Ticker ticker,
+                      Writer writer, String name) {
+        this.layout = layout;
+        this.datacenter = datacenter;
+        this.worker = worker;
+        this.windowUnits = windowUnits + windowUnits * (partition % PHASES) / PHASES;
+        this.ticker = ticker;
+        this.writer = writer;
+        this.name = name;
+    }
+
+    /** Any thread: a state naming {@code reservedUntil} was acknowledged by the changelog (the highest one counts). */
+    public void acknowledged(long reservedUntil) {
+        acked.accumulateAndGet(reservedUntil, Math::max);
+    }
+
+    /** The highest reservation acknowledged (-1: none). */
+    public long acked() {
+        return acked.get();
+    }
+
+    /**
+     * Stream thread: sends the next reservation if the one sent reaches less than half a window past {@code time}
+     * (time units: the generator's position, or the clock's). Called after each ID and by the task's renewal punctuation.
+     */
+    public void renew(long time) {
+        if (windowUnits > 0 && time >= 0 && sentTime - time < windowUnits / 2 + 1) {
+            reserve(time);
+        }
+    }
+
+    /**
+     * Stream thread: returns once {@code id} (of time unit {@code time}) is covered by an acknowledged reservation,
+     * sending one first if none sent covers it. The fast path is one volatile read.
+     *
+     * @return nanoseconds waited (0 when it was covered already)
+     * @throws TaskMigratedException when the task may not write now (its lease lapsed) or no acknowledgement came in time:
+     *                               the ID is dropped, and the partition goes back to the group
+     */
+    public long awaitCovered(long id, long time) {
+        if (id <= acked.get()) {
+            return 0;
+        }
+        if (sent < id) {
+            boolean written = windowUnits == 0 ? write(id, -1) : reserve(time);
+            if (!written || sent < id) {
+                throw new TaskMigratedException(name + ": no reservation could be written for ID " + id
+                        + (written ? " (the time field is at its end)" : " (the lease lapsed)"));
+            }
+        }
+        long start = ticker.nanoTime();
+        while (acked.get() < id) {
+            long waited = ticker.nanoTime() - start;
+            if (waited >= MAX_WAIT_NANOS) {
+                log.atWarn().addKeyValue("event", "reservation-unacknowledged").addKeyValue("task", name)
+                        .log("{}: the reservation up to {} was not acknowledged by the changelog in {} ms; ID {} is dropped,"
+                                        + " no further ID is issued here: closing the task and rejoining the group", name, sent,
+                                TimeUnit.NANOSECONDS.toMillis(waited), id);
+                throw new TaskMigratedException(name + ": reservation not acknowledged in time");
+            }
+            ticker.park(PAUSE_NANOS);
+        }
+        long waited = ticker.nanoTime() - start;
+        waits++;
+        waitedNanos += waited;
+        if (waited >= TimeUnit.SECONDS.toNanos(1)) {
+            log.info("{}: waited {} ms for the reservation up to {} to be acknowledged", name,
+                    TimeUnit.NANOSECONDS.toMillis(waited), sent);
+        }
+        return waited;
+    }
+
+    /** IDs that waited for an acknowledgement, and how long in all (nanoseconds). */
+    long waits() {
+        return waits;
+    }
+
+    long waitedNanos() {
+        return waitedNanos;
+    }
+
+    private boolean reserve(long time) {
+        long until = Math.min(layout.maxTime(), time + windowUnits);
+        return write(layout.encode(until, datacenter, worker, layout.maxSequence()), until);
+    }
+
+    private boolean write(long until, long untilTime) {
+        if (until <= sent) {
+            return true;
+        }
+        if (!writer.reserve(until)) {
+            return false;
+        }
+        sent = until;
+        sentTime = untilTime;
+        return true;
+    }
+}
