@@ -28,7 +28,9 @@ public final class WriteAhead {
     private static final Logger log = LoggerFactory.getLogger(WriteAhead.class);
     /** How long an ID waits for its reservation to be acknowledged before the task gives its partition back. */
     static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
-    private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** The first pause of a wait for an acknowledgement, doubled up to {@link #MAX_PAUSE_NANOS}: most come within a millisecond. */
+    private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+    private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final int PHASES = 16;
 
     /** Writes the task's state with {@code reservedUntil} at least {@code until}; false when the task may not write now. */
@@ -108,6 +110,7 @@ public final class WriteAhead {
             }
         }
         long start = ticker.nanoTime();
+        long pause = PAUSE_NANOS;
         while (acked.get() < id) {
             long waited = ticker.nanoTime() - start;
             if (waited >= MAX_WAIT_NANOS) {
@@ -117,7 +120,8 @@ public final class WriteAhead {
                                 TimeUnit.NANOSECONDS.toMillis(waited), id);
                 throw new TaskMigratedException(name + ": reservation not acknowledged in time");
             }
-            ticker.park(PAUSE_NANOS);
+            ticker.park(pause);
+            pause = Math.min(MAX_PAUSE_NANOS, pause * 2);
         }
         long waited = ticker.nanoTime() - start;
         waits++;
