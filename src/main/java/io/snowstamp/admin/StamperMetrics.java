@@ -61,6 +61,11 @@ final class StamperMetrics implements AutoCloseable {
                 .description("records routed to the dead-letter topic").register(registry);
         FunctionCounter.builder("snowstamp.tasks.started", stats, StamperStats::tasksStarted)
                 .description("task starts (restarts and rebalances included)").register(registry);
+        FunctionCounter.builder("snowstamp.reservation.waits", stats, StamperStats::reservationWaits)
+                .description("IDs that waited for their write-ahead reservation to be acknowledged (renewals keep busy tasks ahead)")
+                .register(registry);
+        FunctionCounter.builder("snowstamp.reservation.wait.seconds", stats, StamperStats::reservationWaitSeconds)
+                .description("time IDs waited for their write-ahead reservation to be acknowledged").register(registry);
         Gauge.builder("snowstamp.tasks", this, m -> m.live.size())
                 .description("tasks (partitions) this instance stamps now").strongReference(true).register(registry);
         Gauge.builder("snowstamp.ready", this, m -> m.runner.state() == KafkaStreams.State.RUNNING ? 1 : 0)

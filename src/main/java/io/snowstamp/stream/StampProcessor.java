@@ -271,7 +271,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private void startIssuing(long worker) {
         String name = "partition " + partition + " worker " + worker;
         ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease.ticker(),
-                this::reserve, name);
+                this::reserve, name, stats::reservationWaited);
         acks.register(partition, ahead);
         issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name));
         activeAt = System.nanoTime();

@@ -20,6 +20,8 @@ public final class StamperStats {
     private final Map<String, Long> retiredResumes = new HashMap<>();
     private final AtomicLong deadLetters = new AtomicLong();
     private final AtomicLong tasksStarted = new AtomicLong();
+    private final AtomicLong reservationWaits = new AtomicLong();
+    private final AtomicLong reservationWaitNanos = new AtomicLong();
 
     /**
      * Counters of one partition summed over every task this instance ran for it.
@@ -86,6 +88,22 @@ public final class StamperStats {
 
     public long deadLetters() {
         return deadLetters.get();
+    }
+
+    /** An ID waited {@code nanos} for its reservation to be acknowledged (any stream thread). */
+    void reservationWaited(long nanos) {
+        reservationWaits.incrementAndGet();
+        reservationWaitNanos.addAndGet(nanos);
+    }
+
+    /** IDs that waited for a reservation's acknowledgement since this instance started (none while renewals keep ahead). */
+    public long reservationWaits() {
+        return reservationWaits.get();
+    }
+
+    /** How long they waited in all, in seconds. */
+    public double reservationWaitSeconds() {
+        return reservationWaitNanos.get() / 1e9;
     }
 
     /** Task starts since this instance started (restarts and rebalances included). */

@@ -46,21 +46,22 @@ public final class WriteAhead {
     private final Ticker ticker;
     private final Writer writer;
     private final String name;
+    private final java.util.function.LongConsumer waited;
     private final AtomicLong acked = new AtomicLong(-1);
     // stream thread
     private long sent = -1;
     /** The time unit up to which the reservation sent reaches (-1: none sent). */
     private long sentTime = -1;
-    private long waits;
-    private long waitedNanos;
 
     /**
      * @param windowUnits time units each reservation reaches ahead (0: each ID reserves itself)
      * @param partition   the task's partition (the spread of its window)
      * @param name        how log lines name the task
+     * @param waited      told the nanoseconds of every wait for an acknowledgement (metrics)
      */
     public WriteAhead(IdLayout layout, long datacenter, long worker, long windowUnits, int partition, Ticker ticker,
-                      Writer writer, String name) {
+                      Writer writer, String name, java.util.function.LongConsumer waited) {
+        this.waited = waited;
         this.layout = layout;
         this.datacenter = datacenter;
         this.worker = worker;
@@ -105,6 +106,10 @@ public final class WriteAhead {
         if (sent < id) {
             boolean written = windowUnits == 0 ? write(id, -1) : reserve(time);
             if (!written || sent < id) {
+                log.atWarn().addKeyValue("event", "lease-lapsed-while-issuing").addKeyValue("task", name)
+                        .log("{}: ID {} needs a reservation, but {}: the ID is dropped, no further ID is issued here: closing"
+                                + " the task and rejoining the group", name, id,
+                                written ? "the time field is at its end" : "the lease was lost or ran out of its term");
                 throw new TaskMigratedException(name + ": no reservation could be written for ID " + id
                         + (written ? " (the time field is at its end)" : " (the lease lapsed)"));
             }
@@ -123,23 +128,13 @@ public final class WriteAhead {
             ticker.park(pause);
             pause = Math.min(MAX_PAUSE_NANOS, pause * 2);
         }
-        long waited = ticker.nanoTime() - start;
-        waits++;
-        waitedNanos += waited;
-        if (waited >= TimeUnit.SECONDS.toNanos(1)) {
+        long nanos = ticker.nanoTime() - start;
+        waited.accept(nanos);
+        if (nanos >= TimeUnit.SECONDS.toNanos(1)) {
             log.info("{}: waited {} ms for the reservation up to {} to be acknowledged", name,
-                    TimeUnit.NANOSECONDS.toMillis(waited), sent);
+                    TimeUnit.NANOSECONDS.toMillis(nanos), sent);
         }
-        return waited;
-    }
-
-    /** IDs that waited for an acknowledgement, and how long in all (nanoseconds). */
-    long waits() {
-        return waits;
-    }
-
-    long waitedNanos() {
-        return waitedNanos;
+        return nanos;
     }
 
     private boolean reserve(long time) {

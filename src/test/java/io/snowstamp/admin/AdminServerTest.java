@@ -72,6 +72,8 @@ class AdminServerTest {
         var samples = PrometheusText.parse(metrics.body());
         assertThat(PrometheusText.sum(samples, "snowstamp_dead_letters_total")).isZero();
         assertThat(PrometheusText.sum(samples, "snowstamp_tasks_started_total")).isZero();
+        assertThat(PrometheusText.sum(samples, "snowstamp_reservation_waits_total")).isZero();
+        assertThat(metrics.body()).contains("# TYPE snowstamp_reservation_wait_seconds_total counter");
         assertThat(PrometheusText.sum(samples, "snowstamp_ready")).isZero();
         assertThat(PrometheusText.sum(samples, "snowstamp_tasks")).isZero();
     }

@@ -626,7 +626,7 @@ class SequenceTopologyTest {
         SnowstampConfig config = config();
         tail.pad(7);
         start(config);
-        assertThat(stored(SequenceState.CHECKPOINT_KEY)).isEqualTo(new PartitionCheckpoint(1, 7, 1, INSTANCE + "/" + Thread.currentThread().getName(), T0, T0));
+        assertThat(stored(SequenceState.CHECKPOINT_KEY)).isEqualTo(new PartitionCheckpoint(1, 7, 1, io.snowstamp.lease.Holders.of(INSTANCE), T0, T0));
 
         tail.pad(5);
         restart(config);

@@ -198,7 +198,7 @@ class TwoOwnersModelTest {
             WriteAhead mineAhead = ahead[0];
             deliver(owner, acknowledgedAt + latency(), () -> mineAhead.acknowledged(until));
             return true;
-        }, owner.name);
+        }, owner.name, nanos -> { });
         ahead[0].renew(Math.max(generator.lastTime(), LAYOUT.unitsSinceEpoch(owner.wallMillis())));
         Issuer issuer = new Issuer(guard, generator, ahead[0], step -> maybePause(owner, step));
         while (true) {
