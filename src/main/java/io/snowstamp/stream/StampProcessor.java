@@ -47,8 +47,6 @@ import java.util.function.LongSupplier;
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
     private static final int DRAIN_BATCH = 10_000;
-    /** A task that issued nothing for this long stops renewing its reservation (its next ID waits for one write). */
-    private static final long IDLE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     /**
      * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
      * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
@@ -78,6 +76,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final long reservationUnits;
     /** How often a task renews its reservation ahead of need (0: never, {@code id.reservation=0}). */
     private final Duration renewEvery;
+    /**
+     * A task that issued nothing for this long stops renewing (its next ID waits for one write): twice the reservation, at
+     * least 5 s, so that an input of a record every second or so never waits, and an idle partition writes nothing.
+     */
+    private final long idleNanos;
     private final long maxLeadMillis;
     /** Largest key + value + headers of an input record that still fits max.request.size once stamped. */
     private final long maxRecordBytes;
@@ -137,6 +140,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit;
         this.renewEvery = reservationUnits == 0 ? Duration.ZERO
                 : Duration.ofMillis(Math.max(10, reservationUnits * unit / 4));
+        this.idleNanos = Math.max(java.util.concurrent.TimeUnit.SECONDS.toNanos(5), ids.reservation().multipliedBy(2).toNanos());
         this.maxLeadMillis = ids.maxLead().toMillis();
     }
 
@@ -231,7 +235,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     /**
-     * Issues the next ID, records it in the state when it passes the reservation, and forwards.
+     * The story of one record: the ID ({@link Issuer}: lease, generator, acknowledged reservation, lease again), the
+     * value spliced, the headers added, forwarded.
      *
      * @param addSource add the provenance header (held-back records already carry it)
      */
@@ -282,14 +287,14 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
     }
 
-    /** A task that issued within {@link #IDLE_NANOS} keeps a reservation ahead of its clock: its next ID does not wait. */
+    /** A task that issued within {@link #idleNanos} keeps a reservation ahead of its clock: its next ID does not wait. */
     private void renewIfActive() {
         long now = System.nanoTime();
         if (lastIssued != seenIssued) {
             seenIssued = lastIssued;
             activeAt = now;
         }
-        if (now - activeAt < IDLE_NANOS) {
+        if (now - activeAt < idleNanos) {
             renew();
         }
     }

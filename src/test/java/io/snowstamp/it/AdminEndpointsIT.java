@@ -232,7 +232,7 @@ class AdminEndpointsIT extends OnSharedBroker {
             for (JsonNode partition : state.get("partitions")) {
                 Instance owner = partition.get("instance").asText().equals("admin-a") ? a : b;
                 assertThat(partition.get("server").asText()).isEqualTo(owner.admin().advertisedAddress());
-                assertThat(partition.get("holder").asText()).startsWith(partition.get("instance").asText() + "/");
+                assertThat(partition.get("holder").asText()).startsWith(partition.get("instance").asText() + "#");
             }
             assertThat(state.get("instances")).hasSize(2);
             JsonNode fromB = Http.await(b.url("/state"), r -> r.status() == 200 && owners(r.json()).size() == 2, 60).json();

@@ -86,6 +86,8 @@ class AuditTrailIT extends OnSharedBroker {
             // every commit carries the last ID issued: the running application's changelog is exact too
             awaitInspect(app, topics, states -> states.stream().allMatch(s -> s.get("lastId").asLong()
                     == highest.get(s.get("partition").asInt())), Duration.ofSeconds(30));
+            // a task that issued lately keeps renewing its reservation ahead of the clock; once idle its state stands still
+            awaitInspect(app, topics, unchangedFor(Duration.ofSeconds(2)), Duration.ofSeconds(60));
 
             Path export = work.resolve("running.jsonl");
             Cli.Result exported = cli(topics, "changelog", "export", "--application-id", app, "--file", export.toString());
@@ -155,6 +157,21 @@ class AuditTrailIT extends OnSharedBroker {
             Thread.sleep(250);
         }
         throw new AssertionError("the changelog of " + app + " did not reach the expected state within " + timeout + ": " + states);
+    }
+
+    /** True once the reservations read have not changed for {@code quiet}. */
+    private static java.util.function.Predicate<List<JsonNode>> unchangedFor(Duration quiet) {
+        String[] last = {null};
+        long[] since = {System.nanoTime()};
+        return states -> {
+            String now = states.stream().map(s -> s.get("partition").asText() + "=" + s.get("reservedUntil").asText()).toList().toString();
+            if (!now.equals(last[0])) {
+                last[0] = now;
+                since[0] = System.nanoTime();
+                return false;
+            }
+            return !states.isEmpty() && System.nanoTime() - since[0] >= quiet.toNanos();
+        };
     }
 
     private static Cli.Result cli(Stamper.Topics topics, String... args) {

@@ -87,11 +87,13 @@ class ChangelogIT extends OnSharedBroker {
             int p = state.get("partition").asInt();
             assertThat(state.get("workerId").asLong()).isEqualTo(p);
             assertThat(state.get("epoch").asLong()).isEqualTo(2);
-            assertThat(state.get("holder").asText()).startsWith("it-2/");
+            assertThat(state.get("holder").asText()).matches("it-2#[0-9a-f]{8}/.*");
             assertThat(state.get("acquiredAt").asText()).isEqualTo(java.time.Instant.ofEpochMilli(second).toString().replace("Z", ".000Z"));
-            long reserved = LAYOUT.encode(unitsOf(second) + 1000, 0, p, LAYOUT.maxSequence());
+            // written ahead at the start: id.reservation (1 s) plus its spread of p/16 of it by partition
+            long window = 1000 + 1000 * (p % 16) / 16;
+            long reserved = LAYOUT.encode(unitsOf(second) + window, 0, p, LAYOUT.maxSequence());
             assertThat(state.get("reservedUntil").asLong()).isEqualTo(reserved);
-            assertThat(state.get("reservedUntilTime").asText()).isEqualTo(java.time.Instant.ofEpochMilli(second + 1000).toString().replace("Z", ".000Z"));
+            assertThat(state.get("reservedUntilTime").asText()).isEqualTo(java.time.Instant.ofEpochMilli(second + window).toString().replace("Z", ".000Z"));
             // the second run started on its clock (above the first run's reservation) at sequence 0
             assertThat(state.get("lastId").asLong()).isBetween(LAYOUT.encode(unitsOf(second), 0, p, 0), highestAll.get(p));
             assertThat(state.get("layoutMatches").asBoolean()).isTrue();
@@ -101,7 +103,7 @@ class ChangelogIT extends OnSharedBroker {
         assertThat(table.outLines()[0]).startsWith("changelog " + Names.changelogTopic(app) + ": 2 partitions with state, now ");
         assertThat(table.outLines()[1]).matches("partition +worker +epoch +holder +acquiredAt +heartbeat +lastId +lastId time"
                 + " +reservedUntil time +lead");
-        assertThat(table.outLines()[2]).matches(" +0 +0 +2 +it-2/\\S+ +\\S+Z +\\S+Z \\(\\S+ ago\\) +\\d+ +\\S+Z +\\S+Z +-\\S+");
+        assertThat(table.outLines()[2]).matches(" +0 +0 +2 +it-2#\\S+ +\\S+Z +\\S+Z \\(\\S+ ago\\) +\\d+ +\\S+Z +\\S+Z +-\\S+");
 
         // inspect with another layout: decoded with the stored layout, and a warning
         Cli.Result other = Cli.run(cli(topics, "changelog", "inspect", "--application-id", app, "--set", "id.preset=sonyflake"));
@@ -119,12 +121,12 @@ class ChangelogIT extends OnSharedBroker {
             assertThat(own).as(history.out()).hasSizeGreaterThanOrEqualTo(2);
             assertThat(kinds(own.get(0))).containsExactly("first");
             assertThat(own.get(0).get("epoch").asLong()).isEqualTo(1);
-            assertThat(own.get(0).get("holder").asText()).startsWith("it-1/");
+            assertThat(own.get(0).get("holder").asText()).matches("it-1#[0-9a-f]{8}/.*");
             assertThat(own.get(0).get("acquiredAt").asLong()).isEqualTo(first);
             List<JsonNode> leases = own.stream().filter(r -> kinds(r).contains("lease")).toList();
             assertThat(leases).hasSize(1);
             assertThat(leases.get(0).get("epoch").asLong()).isEqualTo(2);
-            assertThat(leases.get(0).get("change").asText()).startsWith("new lease: epoch 1 -> 2 taken by it-2/").contains("(was it-1/");
+            assertThat(leases.get(0).get("change").asText()).startsWith("new lease: epoch 1 -> 2 taken by it-2#").contains("(was it-1#");
             assertThat(own).allSatisfy(r -> assertThat(kinds(r)).noneMatch(kind -> kind.endsWith("-back")));
             assertThat(own).extracting(r -> r.get("offset").asLong()).isSorted();
             // the first run's last record covers its IDs; the last record is what inspect shows
@@ -139,8 +141,8 @@ class ChangelogIT extends OnSharedBroker {
         assertThat(one.exitCode()).as(one.toString()).isZero();
         assertThat(one.outLines()[0]).matches("partition +offset +writtenAt +epoch +holder +change");
         assertThat(Arrays.stream(one.outLines()).skip(1)).allMatch(line -> line.matches(" +1 .*"))
-                .anyMatch(line -> line.contains("first state: epoch 1 held by it-1/"))
-                .anyMatch(line -> line.contains("new lease: epoch 1 -> 2 taken by it-2/"));
+                .anyMatch(line -> line.contains("first state: epoch 1 held by it-1#"))
+                .anyMatch(line -> line.contains("new lease: epoch 1 -> 2 taken by it-2#"));
     }
 
     private static List<String> kinds(JsonNode record) {

@@ -117,7 +117,7 @@ class ChangelogUpgradeIT extends OnSharedBroker {
         for (JsonNode state : inspect(topics, app)) {
             int p = state.get("partition").asInt();
             assertThat(state.get("epoch").asLong()).isEqualTo(epochs.get(p) + 1);
-            assertThat(state.get("holder").asText()).startsWith("it-upgrade/");
+            assertThat(state.get("holder").asText()).startsWith("it-upgrade#");
             assertThat(Math.max(state.get("lastId").asLong(), state.get("reservedUntil").asLong())).isGreaterThanOrEqualTo(highest.get(p));
         }
         Cli.Result recover = Cli.run(Cli.concat(new String[]{"recover", "--from-changelog", app, "--from-output", topics.out(),

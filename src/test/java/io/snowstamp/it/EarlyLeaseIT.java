@@ -87,7 +87,7 @@ class EarlyLeaseIT extends OnSharedBroker {
         WorkerStateSerde serde = new WorkerStateSerde();
         TopicReader.readToEnd(StampedRecords.committedReader(broker.bootstrapServers()), changelog, Duration.ofSeconds(60), record -> {
             WorkerState state = serde.deserializer().deserialize(changelog, record.value());
-            if (state.holder().startsWith("b/")) {
+            if (state.holder().startsWith("b#")) {
                 leasesOfB.computeIfAbsent(record.partition(), p -> new HashSet<>()).add(state.epoch() + "@" + state.acquiredAt());
             } else {
                 epochOfA.merge(record.partition(), state.epoch(), Math::max);
