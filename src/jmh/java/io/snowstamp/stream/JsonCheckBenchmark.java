@@ -45,6 +45,7 @@ public class JsonCheckBenchmark {
     public String shape;
 
     private final JsonFactory factory = new JsonFactory();
+    private final JsonFactory noCanon = JsonFactory.builder().disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES).build();
     private final JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.REJECT, 64);
     private byte[][] values;
     private int next;
@@ -74,6 +75,24 @@ public class JsonCheckBenchmark {
             }
         }
         return tokens;
+    }
+
+    /** The same without canonical name strings: each name decoded into a new {@code String}. */
+    @Benchmark
+    public int tokensNoCanon() throws IOException {
+        int tokens = 0;
+        try (JsonParser parser = noCanon.createParser(value())) {
+            while (parser.nextToken() != null) {
+                tokens++;
+            }
+        }
+        return tokens;
+    }
+
+    /** The UTF-8 rules the tokenizer leaves out, alone. */
+    @Benchmark
+    public int utf8() {
+        return Utf8.firstInvalid(value());
     }
 
     /** JSON mode's check: validation and where the ID goes. */

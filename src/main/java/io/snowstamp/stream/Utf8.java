@@ -1,13 +1,19 @@
 package io.snowstamp.stream;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Whether bytes are well-formed UTF-8 as RFC 3629 defines it (which RFC 8259 requires of JSON text): no
  * overlong forms, no surrogates (U+D800-DFFF), nothing beyond U+10FFFF. Jackson's tokenizer checks the
  * shape of each sequence (a lead byte, then the right number of continuation bytes) but lets those three
  * through in strings it skips, so JSON mode checks them here. Pure ASCII, what most events are, costs one
- * pass of OR-ing bytes together.
+ * pass of 8-byte loads.
  */
 final class Utf8 {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     private Utf8() {
     }
 
@@ -29,15 +35,16 @@ final class Utf8 {
         return -1;
     }
 
-    /** Where the first byte >= 0x80 is, or the length: the scan JIT compilers turn into wide loads. */
+    /**
+     * Where the first byte >= 0x80 is, or the length. Eight bytes per load, 32 per test: a byte at a time this
+     * scan cost half as much as Jackson's whole tokenizer (JsonCheckBenchmark).
+     */
     private static int firstNonAscii(byte[] bytes) {
         int i = 0;
-        for (int block = bytes.length & ~15; i < block; i += 16) {
-            int any = 0;
-            for (int j = i; j < i + 16; j++) {
-                any |= bytes[j];
-            }
-            if (any < 0) {
+        for (int end = bytes.length - 31; i < end; i += 32) {
+            long any = (long) LONGS.get(bytes, i) | (long) LONGS.get(bytes, i + 8)
+                    | (long) LONGS.get(bytes, i + 16) | (long) LONGS.get(bytes, i + 24);
+            if ((any & 0x8080808080808080L) != 0) {
                 break;
             }
         }
