@@ -10,15 +10,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The cases {@code bench} runs at one value size, and the goals of issue 22 each stamper case is held
- * to. Pure: which cases, which baselines, which goals; nothing here runs Kafka.
+ * The cases {@code bench} runs at one value size, and the goals each stamper case is held to (issue 33).
+ * Pure: which cases, which baselines, which goals; nothing here runs Kafka.
  *
  * <p>The goals compare what a user can compare: the stamper with its <em>floor</em> (the same
  * topology carrying the same bytes, no ID issued: what carrying an ID costs in Kafka, whoever issues
  * it) and with its <em>peer</em> (what a user would write instead). The headerless pass-through is
- * the <em>ceiling</em>: no stamper reaches it, since Kafka's work per header is the bulk of what
- * stamping costs (benchmarks.md, "Where the cost is"); only at 1 KiB, where a record's own bytes
- * dominate, is compact header mode held to it.
+ * the <em>ceiling</em>, reported without a goal: no stamper reaches it, since Kafka's work per header
+ * is the bulk of what stamping costs (benchmarks.md, "Where the cost is").
+ *
+ * <p>Header mode is held to level with the UUID-header peer, not above it: its two headers carry the ID
+ * and where the record came from, and cost what its floor costs; a peer carrying less is not the bar.
+ * The compact format, 16 bytes of values against the peer's 36, is held above it where a record's own
+ * bytes do not drown the difference (1 KiB). JSON mode's floor splices without checking the value: its
+ * goal against it is per size, since the check costs what reading the value's bytes costs.
  */
 public final class BenchCases {
     public static final String CEILING = "ceiling: pass-through, no headers";
@@ -35,13 +40,20 @@ public final class BenchCases {
     static final double HEADER_VS_FLOOR = 0.97;
     /** Header mode's CPU per record against its floor. */
     static final double HEADER_CPU_VS_FLOOR = 1.05;
-    /** JSON mode against its floor: the validating parse of every value is the stamper's own work. */
-    static final double JSON_VS_FLOOR = 0.90;
-    static final double HEADER_VS_PEER = 1.10;
+    static final double HEADER_VS_PEER = 1.0;
+    /** Compact header mode against the UUID-header peer at {@link #COMPACT_GOAL_BYTES}; elsewhere {@link #HEADER_VS_PEER}. */
+    static final double COMPACT_VS_PEER = 1.10;
+    static final int COMPACT_GOAL_BYTES = 1024;
     static final double JSON_VS_PEER = 1.5;
-    /** Compact header mode against the headerless pass-through, at {@link #CEILING_GOAL_BYTES} only. */
-    static final double COMPACT_VS_CEILING = 0.90;
-    static final int CEILING_GOAL_BYTES = 1024;
+
+    /** JSON mode against its floor at 1 KiB and 4 KiB; no goal at other sizes (NaN). */
+    static double jsonVsFloor(int valueBytes) {
+        return switch (valueBytes) {
+            case 1024 -> 0.85;
+            case 4096 -> 0.75;
+            default -> Double.NaN;
+        };
+    }
 
     private BenchCases() {
     }
@@ -69,12 +81,12 @@ public final class BenchCases {
         cases.add(baseline(COMPACT_FLOOR, Role.FLOOR, Topo.FORWARD_COMPACT_HEADERS));
         cases.add(new Case(COMPACT, Role.STAMPER, Topo.HEADER_COMPACT, Settings.SHIPPED, List.of(
                 new Comparison(Role.FLOOR, COMPACT_FLOOR, HEADER_VS_FLOOR, HEADER_CPU_VS_FLOOR),
-                new Comparison(Role.PEER, UUID_PEER, HEADER_VS_PEER, Double.NaN),
-                valueBytes == CEILING_GOAL_BYTES ? new Comparison(Role.CEILING, CEILING, COMPACT_VS_CEILING, Double.NaN) : ceiling)));
+                new Comparison(Role.PEER, UUID_PEER, valueBytes == COMPACT_GOAL_BYTES ? COMPACT_VS_PEER : HEADER_VS_PEER, Double.NaN),
+                ceiling)));
         cases.add(baseline(UUID_PEER, Role.PEER, Topo.UUID_HEADER));
         cases.add(baseline(JSON_FLOOR, Role.FLOOR, Topo.FORWARD_JSON));
         cases.add(new Case(JSON, Role.STAMPER, Topo.JSON, Settings.SHIPPED, List.of(
-                new Comparison(Role.FLOOR, JSON_FLOOR, JSON_VS_FLOOR, Double.NaN),
+                new Comparison(Role.FLOOR, JSON_FLOOR, jsonVsFloor(valueBytes), Double.NaN),
                 new Comparison(Role.PEER, JACKSON_PEER, JSON_VS_PEER, Double.NaN), ceiling)));
         cases.add(baseline(JACKSON_PEER, Role.PEER, Topo.JACKSON_UUID));
         if (breakdown) {

@@ -15,9 +15,6 @@ import io.snowstamp.stream.BadRecordException.Code;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 
 /**
  * Injects the ID into a JSON object value as its first member, keeping every other byte of the
@@ -55,9 +52,8 @@ public final class JsonIdSplicer {
 
     /** @param maxDepth deepest nesting of objects and arrays accepted ({@code stamp.max-depth}) */
     public JsonIdSplicer(String field, JsonType type, OnExistingField onExisting, int maxDepth) {
-        // Duplicate keys anywhere make the record ambiguous for every consumer: they are refused, by MemberNames
-        // rather than Jackson's STRICT_DUPLICATE_DETECTION, whose HashSet per object was a tenth of JSON mode's
-        // allocations (profiled, see benchmarks.md); same rule: equal names after unescaping, at every depth.
+        // Duplicate top-level names are refused by MemberNames rather than Jackson's STRICT_DUPLICATE_DETECTION,
+        // which keeps a HashSet per object at every depth; same rule: equal names after unescaping.
         this.factory = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(maxDepth).build())
                 .build();
@@ -68,7 +64,12 @@ public final class JsonIdSplicer {
         this.memberPrefix = ("\"" + name + "\":" + (quoted ? "\"" : "")).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Validates the value and finds where the ID goes. */
+    /**
+     * Validates the value and finds where the ID goes. One pass of Jackson's tokenizer over the bytes: the
+     * top-level names are read (the field, and duplicates among them); what lies below the top level is only
+     * tokenized, which checks its syntax, strings, escapes, numbers and nesting depth all the same. Then the
+     * UTF-8 rules Jackson's tokenizer leaves out ({@link Utf8}).
+     */
     public Plan inspect(byte[] value) {
         if (value == null) {
             throw new BadRecordException(Code.NOT_OBJECT, "value is null (a tombstone), not a JSON object");
@@ -86,12 +87,10 @@ public final class JsonIdSplicer {
             int members = 0;
             int existingFrom = -1;
             int existingTo = -1;
-            boolean existingIsLast = false;
-            JsonToken token;
-            MemberNames names = new MemberNames();
-            while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+            MemberNames names = new MemberNames(value.length);
+            String name;
+            while ((name = parser.nextFieldName()) != null) {
                 members++;
-                String name = parser.currentName();
                 names.add(name);
                 // a location is an allocation: asked for only around the existing field, not for every member
                 if (existingFrom >= 0 && existingTo < 0) {
@@ -99,31 +98,25 @@ public final class JsonIdSplicer {
                 } else if (existingFrom < 0 && field.equals(name)) {
                     existingFrom = (int) parser.currentTokenLocation().getByteOffset(); // only once: duplicates are refused
                 }
-                skipValue(parser, parser.nextToken());
+                JsonToken member = parser.nextToken();
+                if (member == JsonToken.START_OBJECT || member == JsonToken.START_ARRAY) {
+                    parser.skipChildren();      // every token below is still read, and checked, by the tokenizer
+                }
             }
-            if (token != JsonToken.END_OBJECT) {
+            if (parser.currentToken() != JsonToken.END_OBJECT) {
                 throw new BadRecordException(Code.NOT_JSON, "value is not well-formed JSON");
             }
             int closeBrace = existingTo < 0 && existingFrom >= 0 ? (int) parser.currentTokenLocation().getByteOffset() : -1;
             if (parser.nextToken() != null) {
                 throw new BadRecordException(Code.TRAILING_CONTENT, "value has content after the JSON object");
             }
-            if (existingFrom < 0) {
-                return new Plan(openBrace, -1, -1, members > 0, false);
+            int invalid = Utf8.firstInvalid(value);
+            if (invalid >= 0) {
+                throw new BadRecordException(Code.INVALID_UTF8, "value is not well-formed JSON: Invalid UTF-8 at byte " + invalid
+                        + " (an overlong form, a surrogate or a code point beyond U+10FFFF)");
             }
-            return switch (onExisting) {
-                case REJECT -> throw new BadRecordException(Code.FIELD_EXISTS,
-                        "field '" + field + "' already exists (stamp.on-existing-field=reject)");
-                case KEEP -> KEEP;
-                case OVERWRITE -> {
-                    if (existingTo < 0) {                   // the last member: also drop the comma before it
-                        existingTo = closeBrace;
-                        existingIsLast = true;
-                    }
-                    int from = existingIsLast ? commaBefore(value, existingFrom, openBrace) : existingFrom;
-                    yield new Plan(openBrace, from, existingTo, members > 1, false);
-                }
-            };
+            return existingFrom < 0 ? new Plan(openBrace, -1, -1, members > 0, false)
+                    : existing(value, openBrace, existingFrom, existingTo, closeBrace, members);
         } catch (StreamConstraintsException e) {
             throw new BadRecordException(e.getMessage().contains("nesting depth") ? Code.TOO_DEEP : Code.LIMIT_EXCEEDED,
                     "value exceeds a JSON limit: " + e.getOriginalMessage());
@@ -132,6 +125,18 @@ public final class JsonIdSplicer {
         } catch (IOException e) {
             throw new BadRecordException(Code.NOT_JSON, "value cannot be read as JSON: " + e.getMessage());
         }
+    }
+
+    /** The plan for a value that has the field at the top level, as {@code stamp.on-existing-field} says. */
+    private Plan existing(byte[] value, int openBrace, int existingFrom, int existingTo, int closeBrace, int members) {
+        return switch (onExisting) {
+            case REJECT -> throw new BadRecordException(Code.FIELD_EXISTS,
+                    "field '" + field + "' already exists (stamp.on-existing-field=reject)");
+            case KEEP -> KEEP;
+            case OVERWRITE -> existingTo >= 0 ? new Plan(openBrace, existingFrom, existingTo, members > 1, false)
+                    // the last member: also drop the comma before it
+                    : new Plan(openBrace, commaBefore(value, existingFrom, openBrace), closeBrace, members > 1, false);
+        };
     }
 
     /** The value with the ID spliced in as planned; the value itself when the plan says keep. */
@@ -187,144 +192,6 @@ public final class JsonIdSplicer {
             return Code.TRUNCATED;
         }
         return Code.NOT_JSON;
-    }
-
-    /**
-     * Skips the value the parser has just read the first token of, refusing duplicate member names in
-     * every object inside it. Iterative: the depth is bounded by the parser's nesting limit, not the stack.
-     */
-    private static void skipValue(JsonParser parser, JsonToken first) throws IOException {
-        if (first != JsonToken.START_OBJECT && first != JsonToken.START_ARRAY) {
-            return;     // a scalar: read whole already (a string's content is checked when skipped past)
-        }
-        ArrayList<MemberNames> open = new ArrayList<>();     // null for an array
-        open.add(first == JsonToken.START_OBJECT ? new MemberNames() : null);
-        while (!open.isEmpty()) {
-            JsonToken token = parser.nextToken();
-            if (token == null) {
-                throw new BadRecordException(Code.TRUNCATED, "value is not well-formed JSON: unexpected end-of-input");
-            }
-            switch (token) {
-                case FIELD_NAME -> open.get(open.size() - 1).add(parser.currentName());
-                case START_OBJECT -> open.add(new MemberNames());
-                case START_ARRAY -> open.add(null);
-                case END_OBJECT, END_ARRAY -> open.remove(open.size() - 1);
-                default -> {
-                }
-            }
-        }
-    }
-
-    /**
-     * The member names of one object so far. A few names are compared one by one (objects in events are
-     * small); past {@link #LINEAR} they go to an open-addressing table of the names themselves (no entry
-     * objects: {@code HashSet}'s node per name and its resizes were ~30% of checking a 4 KiB event of 200
-     * members, profiled, see benchmarks.md). Names that collide on purpose ({@code String.hashCode} is easy
-     * to collide) make long probe runs: past {@link #MAX_PROBE} the names move to a {@code HashSet}, whose
-     * bins turn into trees under collisions, so a hostile object still costs n log n, not n squared.
-     */
-    private static final class MemberNames {
-        private static final int LINEAR = 16;
-        private static final int MAX_PROBE = 16;
-        private String[] names;
-        private int count;
-        /** Open addressing, linear probing, at most half full; null until past {@link #LINEAR} names. */
-        private String[] table;
-        private HashSet<String> many;
-
-        void add(String name) {
-            if (table != null || many != null) {
-                insert(name);
-                return;
-            }
-            for (int i = 0; i < count; i++) {
-                if (names[i].equals(name)) {
-                    throw duplicate(name);
-                }
-            }
-            if (count == LINEAR) {
-                table = new String[4 * LINEAR];
-                count = 0;
-                for (String known : names) {
-                    if (!place(known)) {
-                        many = new HashSet<>(Arrays.asList(names));
-                        table = null;
-                        break;
-                    }
-                }
-                names = null;
-                insert(name);
-                return;
-            }
-            if (names == null) {
-                names = new String[LINEAR];
-            }
-            names[count++] = name;
-        }
-
-        private void insert(String name) {
-            if (table != null && 2 * (count + 1) > table.length) {
-                grow();
-            }
-            if (table != null) {
-                if (place(name)) {
-                    return;
-                }
-                many = all(table);
-                table = null;
-            }
-            if (!many.add(name)) {
-                throw duplicate(name);
-            }
-        }
-
-        private void grow() {
-            String[] old = table;
-            table = new String[2 * old.length];
-            count = 0;
-            for (String known : old) {
-                if (known != null && !place(known)) {
-                    many = all(old);
-                    table = null;
-                    return;
-                }
-            }
-        }
-
-        /** Puts a name in the table; false, changing nothing, when its probe run would grow too long. */
-        private boolean place(String name) {
-            int mask = table.length - 1;
-            // Fibonacci hashing, the product's top bits: names like f10, f11, ... have consecutive hashes, which
-            // linear probing would pile into one long run; the multiplication spreads them over the table
-            int i = name.hashCode() * 0x9E3779B9 >>> Integer.numberOfLeadingZeros(mask);
-            for (int probe = 0; table[i] != null; probe++) {
-                if (table[i].equals(name)) {
-                    throw duplicate(name);
-                }
-                if (probe == MAX_PROBE) {
-                    return false;
-                }
-                i = (i + 1) & mask;
-            }
-            table[i] = name;
-            count++;
-            return true;
-        }
-
-        private static HashSet<String> all(String[] table) {
-            HashSet<String> set = new HashSet<>();
-            for (String name : table) {
-                if (name != null) {
-                    set.add(name);
-                }
-            }
-            return set;
-        }
-
-        private static BadRecordException duplicate(String name) {
-            // Jackson's wording, which the tests and the dead-letter reasons have always shown
-            return new BadRecordException(Code.DUPLICATE_KEY, "value is not well-formed JSON: Duplicate field '" + name + "'");
-        }
     }
 
     /** Start of the comma (and blanks) preceding a last member, so no dangling comma remains. */

@@ -157,15 +157,74 @@ class JsonIdSplicerTest {
     }
 
     @Test
-    void shouldRefuseDuplicateKeysAtAnyDepth() {
-        for (String value : new String[] {"{\"a\":1,\"a\":2}", "{\"a\":{\"b\":1,\"b\":2}}", "{\"a\":[{\"c\":1,\"c\":1}]}"}) {
+    void shouldRefuseDuplicateKeysAtTheTopLevel() {
+        for (String value : new String[] {"{\"a\":1,\"a\":2}", "{\"a\":{\"b\":1},\"a\":[]}", "{\"a\":1,\"\\u0061\":1}"}) {
             BadRecordException e = refusal(NUMBER_REJECT, value);
+            assertThat(e).as(value).isNotNull();
             assertThat(e.code()).as(value).isEqualTo(Code.DUPLICATE_KEY);
-            assertThat(e).hasMessageContaining("Duplicate field");
+            assertThat(e).hasMessageContaining("Duplicate field 'a'");
         }
     }
 
-    /** Past a few members the names go to a hash set: still every duplicate, at the top and nested, in objects of any size. */
+    /**
+     * Duplicate names below the top level are legal JSON syntax, RFC 8259 leaves their meaning to the reader, and
+     * the splice never touches them: the value is stamped, byte for byte.
+     */
+    @Test
+    void shouldStampAValueWithDuplicateNamesBelowTheTopLevel() {
+        for (String value : new String[] {"{\"a\":{\"b\":1,\"b\":2}}", "{\"a\":[{\"c\":1,\"c\":1}]}",
+                "{\"x\":1,\"a\":{\"id\":1,\"id\":2,\"d\":{\"e\":[],\"e\":{}}}}"}) {
+            assertThat(splice(NUMBER_REJECT, value)).as(value).isEqualTo("{\"id\":7312345678901234567," + value.substring(1));
+        }
+    }
+
+    /** Below the top level every byte is still checked: each kind of bad value nested at depth 1 and 3 is refused. */
+    static Stream<Arguments> badNested() {
+        return Stream.of(
+                Arguments.of("{\"b\":1,}", Code.NOT_JSON),                 // trailing comma
+                Arguments.of("{'b':1}", Code.NOT_JSON),                       // single quotes
+                Arguments.of("{b:1}", Code.NOT_JSON),                         // unquoted name
+                Arguments.of("[1 /* c */]", Code.NOT_JSON),                   // comment
+                Arguments.of("[NaN]", Code.NOT_JSON),
+                Arguments.of("[01]", Code.NOT_JSON),                          // leading zero
+                Arguments.of("[1.]", Code.NOT_JSON),
+                Arguments.of("[-]", Code.NOT_JSON),
+                Arguments.of("[1e]", Code.NOT_JSON),
+                Arguments.of("[tru]", Code.NOT_JSON),
+                Arguments.of("[\"\\x\"]", Code.NOT_JSON),                    // unknown escape
+                Arguments.of("[\"\\u12g4\"]", Code.NOT_JSON),                // bad \\u escape
+                Arguments.of("[\"a\tb\"]", Code.NOT_JSON),                    // raw control character in a string
+                Arguments.of("{\"a\nb\":1}", Code.NOT_JSON),                  // ... and in a name
+                Arguments.of("[1 2]", Code.NOT_JSON),                         // missing comma
+                Arguments.of("{\"b\" 1}", Code.NOT_JSON),                     // missing colon
+                Arguments.of("[1}", Code.NOT_JSON),                           // mismatched close
+                Arguments.of("[\"\u00ff\"]", null));                          // valid: a control for the cases above
+    }
+
+    @ParameterizedTest
+    @MethodSource("badNested")
+    void shouldRefuseBadContentBelowTheTopLevel(String nested, Code code) {
+        for (String value : new String[] {"{\"a\":" + nested + ",\"z\":0}", "{\"a\":[{\"b\":[" + nested + "]}],\"z\":0}"}) {
+            if (code == null) {
+                assertThat(splice(NUMBER_REJECT, value)).as(value).startsWith("{\"id\":");
+                continue;
+            }
+            BadRecordException e = refusal(NUMBER_REJECT, value);
+            assertThat(e).as(value).isNotNull();
+            assertThat(e.code()).as(value).isEqualTo(code);
+        }
+    }
+
+    @Test
+    void shouldRefuseTruncationBelowTheTopLevel() {
+        for (String value : new String[] {"{\"a\":{\"b\":[1,{\"c\":", "{\"a\":[[[", "{\"a\":{\"b\":\"x", "{\"a\":[1,2"}) {
+            BadRecordException e = refusal(NUMBER_REJECT, value);
+            assertThat(e).as(value).isNotNull();
+            assertThat(e.code()).as(value).isEqualTo(Code.TRUNCATED);
+        }
+    }
+
+    /** Past a few members the names go to a table: every duplicate at the top of objects of any size; nested ones pass. */
     @Test
     void shouldRefuseDuplicateKeysInLargeObjectsAndAcceptDistinctOnes() {
         StringBuilder distinct = new StringBuilder();
@@ -175,11 +234,10 @@ class JsonIdSplicerTest {
         assertThat(splice(NUMBER_REJECT, "{" + distinct + "}")).startsWith("{\"id\":").contains("\"k39\":39");
         assertThat(splice(NUMBER_REJECT, "{\"a\":[{" + distinct + "},[{" + distinct + "}]]}")).startsWith("{\"id\":");
         for (String dup : new String[] {"k0", "k15", "k16", "k39"}) {
-            for (String value : new String[] {"{" + distinct + ",\"" + dup + "\":0}", "{\"a\":[[{" + distinct + ",\"" + dup + "\":0}]]}"}) {
-                BadRecordException e = refusal(NUMBER_REJECT, value);
-                assertThat(e.code()).as(value).isEqualTo(Code.DUPLICATE_KEY);
-                assertThat(e).hasMessageContaining("Duplicate field '" + dup + "'");
-            }
+            BadRecordException e = refusal(NUMBER_REJECT, "{" + distinct + ",\"" + dup + "\":0}");
+            assertThat(e.code()).as(dup).isEqualTo(Code.DUPLICATE_KEY);
+            assertThat(e).hasMessageContaining("Duplicate field '" + dup + "'");
+            assertThat(splice(NUMBER_REJECT, "{\"a\":[[{" + distinct + ",\"" + dup + "\":0}]]}")).startsWith("{\"id\":");
         }
         // the same name in sibling or nested objects is no duplicate
         assertThat(splice(NUMBER_REJECT, "{\"a\":{\"x\":1},\"b\":{\"x\":{\"x\":2}},\"x\":[{\"x\":3},{\"x\":4}]}")).startsWith("{\"id\":");
@@ -370,6 +428,48 @@ class JsonIdSplicerTest {
         assertThat(refusal(NUMBER_REJECT, value).code()).isEqualTo(Code.INVALID_UTF8);
         byte[] badContinuation = {'{', '"', 'a', '"', ':', '"', (byte) 0xc3, (byte) 0x28, '"', '}'};
         assertThat(refusal(NUMBER_REJECT, badContinuation).code()).isEqualTo(Code.INVALID_UTF8);
+    }
+
+    /**
+     * Sequences of the right shape that UTF-8 (RFC 3629) still forbids, which Jackson's tokenizer lets through in
+     * the strings it skips: refused wherever they are, in a string or a name, at the top level or nested.
+     */
+    @Test
+    void shouldRefuseOverlongFormsSurrogatesAndCodePointsBeyondUnicode() {
+        int[][] forbidden = {{0xC0, 0x80}, {0xC1, 0xBF}, {0xE0, 0x80, 0x80}, {0xE0, 0x9F, 0xBF}, {0xED, 0xA0, 0x80},
+            {0xED, 0xBF, 0xBF}, {0xF0, 0x80, 0x80, 0x80}, {0xF0, 0x8F, 0xBF, 0xBF}, {0xF4, 0x90, 0x80, 0x80},
+            {0xF5, 0x80, 0x80, 0x80}, {0xF7, 0xBF, 0xBF, 0xBF}};
+        for (int[] sequence : forbidden) {
+            for (String template : new String[] {"{\"a\":\"x?y\"}", "{\"x?\":1}", "{\"a\":[{\"b\":\"?\"}]}", "{\"a\":{\"?\":0}}"}) {
+                byte[] value = withBytes(template, sequence);
+                BadRecordException e = refusal(NUMBER_REJECT, value);
+                assertThat(e).as("%s in %s", java.util.Arrays.toString(sequence), template).isNotNull();
+                assertThat(e.code()).as(template).isEqualTo(Code.INVALID_UTF8);
+            }
+        }
+        // the edges of each range are well-formed
+        int[][] allowed = {{0xC2, 0x80}, {0xDF, 0xBF}, {0xE0, 0xA0, 0x80}, {0xED, 0x9F, 0xBF}, {0xEE, 0x80, 0x80},
+            {0xF0, 0x90, 0x80, 0x80}, {0xF4, 0x8F, 0xBF, 0xBF}};
+        for (int[] sequence : allowed) {
+            byte[] value = withBytes("{\"a\":[{\"?\":\"?\"}]}", sequence);
+            assertThat(NUMBER_REJECT.write(value, NUMBER_REJECT.inspect(value), ID)).as(java.util.Arrays.toString(sequence))
+                    .startsWith("{\"id\":".getBytes(UTF_8));
+        }
+    }
+
+    /** The template's UTF-8 bytes with each {@code ?} replaced by the sequence. */
+    private static byte[] withBytes(String template, int[] sequence) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte b : template.getBytes(UTF_8)) {
+            if (b == '?') {
+                for (int s : sequence) {
+                    out.write(s);
+                }
+            } else {
+                out.write(b);
+            }
+        }
+        return out.toByteArray();
     }
 
     static Stream<Charset> otherEncodings() {
