@@ -43,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * inserts with {@code ON CONFLICT DO NOTHING}, so an ID issued twice would show as a missing row.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: a PostgreSQL server and a stamper SIGKILLed in both modes (development.md)
 @Timeout(300)
 @ExtendWith(SharedPostgres.class)
 class PostgresConsumerIT extends OnSharedBroker {
