@@ -44,7 +44,7 @@ class DocsTest {
 
     @Test
     void shouldKeepTheReadmeAFrontDoor() throws Exception {
-        assertThat(Files.readAllLines(README)).as("README.md lines: longer material belongs in src/site/markdown/").hasSizeLessThan(300);
+        assertThat(Files.readAllLines(README)).as("README.md lines: longer material belongs in src/site/markdown/").hasSizeLessThan(250);
     }
 
     @Test
