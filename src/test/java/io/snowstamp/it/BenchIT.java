@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * table and the JSON line agree. Only that it works: no timing is asserted (src/site/markdown/benchmarks.md has the numbers).
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: every bench case at every size, minutes of both cores (development.md)
 @Order(9)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(600)
 class BenchIT extends OnSharedBroker {

@@ -48,6 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code read_committed} (rule 1) must keep it out of the table.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: a PostgreSQL server and a Kafka Connect worker (development.md)
 @Timeout(300)
 @ExtendWith(SharedPostgres.class)
 class ConnectPostgresIT extends OnSharedBroker {

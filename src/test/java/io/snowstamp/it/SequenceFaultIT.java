@@ -68,6 +68,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * default; {@code -Dsnowstamp.soak=true} runs three rounds, slower.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of fault rounds through child JVMs (development.md)
 @Order(2)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(1_800)
 class SequenceFaultIT extends OnSharedBroker {

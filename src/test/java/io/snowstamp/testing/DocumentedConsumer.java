@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -31,6 +32,13 @@ public final class DocumentedConsumer {
                 id      bigint PRIMARY KEY,   -- the snowstamp ID
                 source  text UNIQUE,          -- snowstamp-src: topic/partition/offset of the input record
                 payload jsonb
+            );
+            -- the records whose value events refuses (not JSON, or a JSON string holding U+0000), as they came
+            CREATE TABLE events_refused (
+                id      bigint PRIMARY KEY,
+                source  text,
+                value   bytea,
+                reason  text                  -- what PostgreSQL said
             );
             """;
 
@@ -52,9 +60,11 @@ public final class DocumentedConsumer {
 
         // rule 3: a row whose id (a replay) or source (at_least_once's second copy) is there already is skipped
         String sql = "INSERT INTO events (id, source, payload) VALUES (?, ?, ?::jsonb) ON CONFLICT DO NOTHING";
+        String refusedSql = "INSERT INTO events_refused (id, source, value, reason) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
              Connection db = DriverManager.getConnection(jdbcUrl);
-             PreparedStatement insert = db.prepareStatement(sql)) {
+             PreparedStatement insert = db.prepareStatement(sql);
+             PreparedStatement refused = db.prepareStatement(refusedSql)) {
             db.setAutoCommit(false);
             consumer.subscribe(List.of(topic));
             while (running.getAsBoolean()) {
@@ -62,19 +72,69 @@ public final class DocumentedConsumer {
                 if (records.isEmpty()) {
                     continue;
                 }
-                for (ConsumerRecord<byte[], byte[]> record : records) {
-                    Header id = record.headers().lastHeader("snowstamp-id");                   // rule 2
-                    Header source = record.headers().lastHeader("snowstamp-src");
-                    insert.setLong(1, Long.parseLong(new String(id.value(), StandardCharsets.US_ASCII)));
-                    insert.setString(2, source == null ? null : new String(source.value(), StandardCharsets.UTF_8));
-                    insert.setString(3, record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8));
-                    insert.addBatch();
+                try {
+                    for (ConsumerRecord<byte[], byte[]> record : records) {
+                        bind(insert, record);
+                        insert.addBatch();
+                    }
+                    insert.executeBatch();
+                } catch (SQLException e) {
+                    if (!refusesTheValue(e)) {
+                        throw e;   // the database is down, or the table wrong: stop; a restart replays the batch
+                    }
+                    db.rollback();   // one value the table refuses: the batch again, record by record
+                    insert.clearBatch();
+                    for (ConsumerRecord<byte[], byte[]> record : records) {
+                        insertOrRefuse(db, insert, refused, record);
+                    }
                 }
-                insert.executeBatch();
                 db.commit();
                 consumer.commitSync();   // a crash before this line replays the batch: rule 3 makes that harmless
             }
         }
+    }
+
+    /** One record into events, or, when events refuses its value, into events_refused with PostgreSQL's reason. */
+    private static void insertOrRefuse(Connection db, PreparedStatement insert, PreparedStatement refused,
+                                       ConsumerRecord<byte[], byte[]> record) throws SQLException {
+        Savepoint before = db.setSavepoint();
+        try {
+            bind(insert, record);
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            if (!refusesTheValue(e)) {
+                throw e;
+            }
+            db.rollback(before);
+            refused.setLong(1, id(record));
+            refused.setString(2, source(record));
+            refused.setBytes(3, record.value());
+            refused.setString(4, e.getMessage());
+            refused.executeUpdate();
+        }
+        db.releaseSavepoint(before);
+    }
+
+    private static void bind(PreparedStatement insert, ConsumerRecord<byte[], byte[]> record) throws SQLException {
+        insert.setLong(1, id(record));
+        insert.setString(2, source(record));
+        insert.setString(3, record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8));
+    }
+
+    /** Rule 2: the ID the stamper gave the record. */
+    private static long id(ConsumerRecord<byte[], byte[]> record) {
+        return Long.parseLong(new String(record.headers().lastHeader("snowstamp-id").value(), StandardCharsets.US_ASCII));
+    }
+
+    /** snowstamp-src: topic/partition/offset of the input record (null with stamp.provenance=false). */
+    private static String source(ConsumerRecord<byte[], byte[]> record) {
+        Header source = record.headers().lastHeader("snowstamp-src");
+        return source == null ? null : new String(source.value(), StandardCharsets.UTF_8);
+    }
+
+    /** SQLSTATE class 22, data exception: the value itself (22P02: not JSON; 22P05: U+0000 in a JSON string). */
+    private static boolean refusesTheValue(SQLException e) {
+        return e.getSQLState() != null && e.getSQLState().startsWith("22");
     }
     // consuming.md: end
 }

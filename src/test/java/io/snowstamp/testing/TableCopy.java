@@ -1,6 +1,6 @@
 package io.snowstamp.testing;
 
-
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -25,6 +25,10 @@ import java.util.stream.Collectors;
 public final class TableCopy implements AutoCloseable {
     /** One row of {@code events}: the ID, {@code source} and the producer's number in {@code payload} (-1 without). */
     public record Row(long id, String source, long n) {
+    }
+
+    /** One row of {@code events_refused}: the ID, {@code source}, the value as text and PostgreSQL's reason. */
+    public record Refused(long id, String source, String value, String reason) {
     }
 
     /** The moment of the crash: the IDs in the table, and the offsets the group had committed (per partition). */
@@ -91,6 +95,18 @@ public final class TableCopy implements AutoCloseable {
     /** The rows of {@code events}, ordered by ID. */
     public List<Row> rows() throws SQLException {
         return rows(url, EVENTS);
+    }
+
+    /** The rows of {@code events_refused}, ordered by ID. */
+    public List<Refused> refused() throws SQLException {
+        List<Refused> rows = new ArrayList<>();
+        try (Connection db = DriverManager.getConnection(url); Statement statement = db.createStatement();
+             ResultSet result = statement.executeQuery("SELECT id, source, value, reason FROM events_refused ORDER BY id")) {
+            while (result.next()) {
+                rows.add(new Refused(result.getLong(1), result.getString(2), new String(result.getBytes(3), StandardCharsets.UTF_8), result.getString(4)));
+            }
+        }
+        return rows;
     }
 
     /** {@code SELECT id, source, n ...}: the rows it returns. */

@@ -81,6 +81,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stampers': what the fault costs Kafka Streams itself.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: three nodes in child JVMs and every fault, minutes of both cores (development.md)
 @Order(0)   // the longest: starts first in the parallel run (see development.md)
 @Timeout(1500)
 @ExtendWith(SharedCluster.class)

@@ -34,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * fails otherwise) and prints the table; benchmarks.md reports it beside the single-broker figures.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only, like every test on the three-node cluster (development.md)
 @ExtendWith(SharedCluster.class)
 @ResourceLock(SharedCluster.LOCK)
 @EnabledIfSystemProperty(named = "cluster.footprint", matches = "[0-9]+(,[0-9]+)*")

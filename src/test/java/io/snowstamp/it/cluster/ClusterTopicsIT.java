@@ -25,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * writes go on while one is down; and the command says what it chose.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: it starts the three-node cluster (development.md)
 @ExtendWith(SharedCluster.class)
 @ResourceLock(SharedCluster.LOCK)
 class ClusterTopicsIT {

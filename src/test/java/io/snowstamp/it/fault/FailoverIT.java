@@ -48,6 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code mvn verify -Dit.test=FailoverIT} prints the figures the README's failure table quotes.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: the longest single-broker class, minutes of failover scenarios (development.md)
 @Order(1)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(600)
 class FailoverIT extends OnSharedBroker {

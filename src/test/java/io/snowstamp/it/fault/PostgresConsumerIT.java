@@ -17,6 +17,8 @@ import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
 import io.snowstamp.testing.TopicEnds;
 import io.snowstamp.testing.Verification;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,6 +36,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The plain-consumer recipe of {@code consuming.md} ({@link io.snowstamp.testing.DocumentedConsumer},
@@ -43,6 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * inserts with {@code ON CONFLICT DO NOTHING}, so an ID issued twice would show as a missing row.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: a PostgreSQL server and a stamper SIGKILLed in both modes (development.md)
 @Timeout(300)
 @ExtendWith(SharedPostgres.class)
 class PostgresConsumerIT extends OnSharedBroker {
@@ -198,6 +203,48 @@ class PostgresConsumerIT extends OnSharedBroker {
                 }
                 assertThat(second.terminate(60)).as(second.logs()).isIn(0, 143);
             }
+        }
+    }
+
+    /**
+     * Header mode passes any value through, and the recipe's payload is {@code jsonb}: a value that is not JSON,
+     * and a JSON string holding U+0000 (which {@code jsonb} cannot store), go to {@code events_refused}
+     * with PostgreSQL's reason, and the copy goes on. Without that, the one bad value rolls its batch back, the
+     * consumer stops, and every restart replays the same batch: the copy stops for good.
+     */
+    @Test
+    void shouldSetAsideTheValuesTheTableRefusesAndCopyOn() throws Exception {
+        Timeline timeline = new Timeline("pg-refused");
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 4);
+        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "a");
+        String url = table("refused");
+        List<String> refusedValues = List.of("not json", "{\"note\":\"a\\u0000b\"}");
+
+        try (TableCopy copy = TableCopy.start(broker.bootstrapServers(), TestBroker.unique("db"), topics.out(), url, 0);
+             ChildJvm running = stamper.start()) {
+            NumberedProducer.send(broker.bootstrapServers(), topics.in(), 0, BATCH);
+            try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+                for (int partition = 0; partition < refusedValues.size(); partition++) {
+                    producer.send(new ProducerRecord<>(topics.in(), partition, null, refusedValues.get(partition).getBytes(StandardCharsets.UTF_8)));
+                }
+            }
+            NumberedProducer.send(broker.bootstrapServers(), topics.in(), BATCH, BATCH);   // behind them in their partitions
+            copy.await(2 * BATCH, false, Duration.ofSeconds(90));
+            List<Stamped> output = StampedRecords.read(broker.bootstrapServers(), topics.out());
+            List<TableCopy.Refused> refused = copy.refused();
+            timeline.mark("%d committed output records, %d rows, %d refused: %s", output.size(), copy.count(), refused.size(), refused);
+
+            assertThat(output).as("every input record stamped").hasSize(2 * BATCH + refusedValues.size());
+            assertThat(copy.rows()).as("every JSON value has its row, under the ID its output record carries")
+                    .containsExactlyInAnyOrderElementsOf(output.stream().filter(r -> r.n() >= 0).map(PostgresConsumerIT::row).toList());
+            assertThat(refused).as("the values events refused, with their ID, source and the database's reason")
+                    .extracting(TableCopy.Refused::id, TableCopy.Refused::source, TableCopy.Refused::value)
+                    .containsExactlyInAnyOrderElementsOf(output.stream().filter(r -> r.n() < 0)
+                            .map(r -> tuple(r.id(), r.source(), refusedValues.get(r.partition()))).toList());
+            assertThat(refused).extracting(TableCopy.Refused::reason)
+                    .anySatisfy(reason -> assertThat(reason).containsIgnoringCase("json"))
+                    .anySatisfy(reason -> assertThat(reason).containsIgnoringCase("unicode"));
+            assertThat(running.terminate(60)).as(running.logs()).isIn(0, 143);
         }
     }
 
