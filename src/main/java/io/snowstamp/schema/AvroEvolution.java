@@ -47,16 +47,16 @@ public final class AvroEvolution {
         for (Map.Entry<String, Object> prop : input.getObjectProps().entrySet()) {
             output.addProp(prop.getKey(), prop.getValue());
         }
-        return new Evolution(Evolution.Kind.APPEND, output.toString(), 0);
+        return new Evolution(Evolution.Kind.APPEND, output.toString(), 0, input.getFullName());
     }
 
     private static Evolution onExisting(Schema input, Schema.Field existing, OnExistingField onExisting) {
         switch (onExisting) {
             case KEEP:
-                return new Evolution(Evolution.Kind.KEEP, input.toString(), 0);
+                return new Evolution(Evolution.Kind.KEEP, input.toString(), 0, input.getFullName());
             case OVERWRITE:
                 if (existing.schema().getType() == Schema.Type.LONG) {
-                    return new Evolution(Evolution.Kind.OVERWRITE, input.toString(), 0);
+                    return new Evolution(Evolution.Kind.OVERWRITE, input.toString(), 0, input.getFullName());
                 }
                 throw new SchemaRefusedException(Reason.FIELD_EXISTS, "field '" + existing.name() + "' already exists as "
                         + describe(existing.schema()) + ", which an ID (a long) cannot overwrite");

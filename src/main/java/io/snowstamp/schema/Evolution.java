@@ -6,8 +6,9 @@ package io.snowstamp.schema;
  * @param kind        how each value changes
  * @param schema      the output schema's text (the input's when the field is there already)
  * @param fieldNumber Protobuf: the number of the field whose tag is appended; 0 for Avro
+ * @param fullName    the record's (Avro) or message's (Protobuf) full name, which the record subject strategies use
  */
-public record Evolution(Kind kind, String schema, int fieldNumber) {
+public record Evolution(Kind kind, String schema, int fieldNumber, String fullName) {
     /** How a value of the input schema becomes one of the output schema. */
     public enum Kind {
         /** the field's bytes appended (Protobuf: also where the field exists, as the last value of a field wins) */

@@ -49,7 +49,7 @@ public final class ProtobufEvolution {
         MessageElement message = path[path.length - 1];
         FieldElement existing = field(message, field);
         if (existing != null) {
-            return onExisting(schemaText, message, existing, onExisting);
+            return onExisting(schemaText, fullName(file, path), message, existing, onExisting);
         }
         if (reservedName(message, field)) {
             throw new SchemaRefusedException(Reason.FIELD_EXISTS, "field name '" + field + "' is reserved in Protobuf message "
@@ -67,7 +67,16 @@ public final class ProtobufEvolution {
         ProtoFileElement output = new ProtoFileElement(file.getLocation(), file.getPackageName(), file.getSyntax(),
                 file.getImports(), file.getPublicImports(), file.getWeakImports(), replaced(file.getTypes(), path[0], replacement),
                 file.getServices(), file.getExtendDeclarations(), file.getOptions());
-        return new Evolution(Evolution.Kind.APPEND, withoutWireHeader(output.toSchema()), number);
+        return new Evolution(Evolution.Kind.APPEND, withoutWireHeader(output.toSchema()), number, fullName(file, path));
+    }
+
+    /** {@code package.Outer.Inner}, as Confluent's record subject strategies name a message. */
+    private static String fullName(ProtoFileElement file, MessageElement[] path) {
+        StringBuilder name = new StringBuilder(file.getPackageName() == null ? "" : file.getPackageName());
+        for (MessageElement m : path) {
+            name.append(name.length() == 0 ? "" : ".").append(m.getName());
+        }
+        return name.toString();
     }
 
     /** Wire prints fields in the order of their place in the source: the new one goes one line below the last. */
@@ -85,14 +94,15 @@ public final class ProtobufEvolution {
         return printed.startsWith(header) ? printed.substring(header.length()) : printed;
     }
 
-    private static Evolution onExisting(String schemaText, MessageElement message, FieldElement existing, OnExistingField onExisting) {
+    private static Evolution onExisting(String schemaText, String fullName, MessageElement message, FieldElement existing,
+                                        OnExistingField onExisting) {
         switch (onExisting) {
             case KEEP:
-                return new Evolution(Evolution.Kind.KEEP, schemaText, existing.getTag());
+                return new Evolution(Evolution.Kind.KEEP, schemaText, existing.getTag(), fullName);
             case OVERWRITE:
                 if (existing.getLabel() != Field.Label.REPEATED && OVERWRITABLE.contains(existing.getType())) {
                     // a singular scalar field takes the last value the encoding holds: appended, the ID wins
-                    return new Evolution(Evolution.Kind.APPEND, schemaText, existing.getTag());
+                    return new Evolution(Evolution.Kind.APPEND, schemaText, existing.getTag(), fullName);
                 }
                 throw new SchemaRefusedException(Reason.FIELD_EXISTS, "field '" + existing.getName() + "' already exists in Protobuf"
                         + " message " + message.getName() + " as " + (existing.getLabel() == Field.Label.REPEATED ? "repeated " : "")
