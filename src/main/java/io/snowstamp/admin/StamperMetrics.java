@@ -61,6 +61,11 @@ final class StamperMetrics implements AutoCloseable {
                 .description("records routed to the dead-letter topic").register(registry);
         FunctionCounter.builder("snowstamp.tasks.started", stats, StamperStats::tasksStarted)
                 .description("task starts (restarts and rebalances included)").register(registry);
+        FunctionCounter.builder("snowstamp.schema.registry.failures", stats, s -> s.schemaRegistry().failures())
+                .description("schema registry requests that found it unreachable or failing (each retried)").register(registry);
+        Gauge.builder("snowstamp.schema.registry.waiting", stats, s -> s.schemaRegistry().waitingSince() >= 0 ? 1 : 0)
+                .description("1 while a task waits for the schema registry to stamp a value of a new schema").strongReference(true)
+                .register(registry);
         Gauge.builder("snowstamp.tasks", this, m -> m.live.size())
                 .description("tasks (partitions) this instance stamps now").strongReference(true).register(registry);
         Gauge.builder("snowstamp.ready", this, m -> m.runner.state() == KafkaStreams.State.RUNNING ? 1 : 0)

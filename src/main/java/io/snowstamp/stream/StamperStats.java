@@ -20,6 +20,7 @@ public final class StamperStats {
     private final Map<String, Long> retiredResumes = new HashMap<>();
     private final AtomicLong deadLetters = new AtomicLong();
     private final AtomicLong tasksStarted = new AtomicLong();
+    private final SchemaRegistryWait schemaRegistry = new SchemaRegistryWait();
 
     /**
      * Counters of one partition summed over every task this instance ran for it.
@@ -86,6 +87,11 @@ public final class StamperStats {
 
     public long deadLetters() {
         return deadLetters.get();
+    }
+
+    /** Whether tasks wait for the schema registry of Avro and Protobuf values now. */
+    public SchemaRegistryWait schemaRegistry() {
+        return schemaRegistry;
     }
 
     /** Task starts since this instance started (restarts and rebalances included). */
