@@ -56,6 +56,7 @@ class ArchitectureTest {
             List.of("runtime"),
             List.of("sequence"),
             List.of("stream", "registry", "verify"),
+            List.of("schema"),
             List.of("recovery"),
             List.of("resume"),
             List.of("lease"),

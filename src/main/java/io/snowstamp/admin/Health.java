@@ -2,6 +2,7 @@ package io.snowstamp.admin;
 
 import io.snowstamp.runtime.Errors;
 import io.snowstamp.runtime.StreamsRunner;
+import io.snowstamp.stream.SchemaRegistryWait;
 import io.snowstamp.stream.TaskStats;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.ThreadMetadata;
@@ -51,7 +52,8 @@ final class Health {
      * Ready when Kafka Streams is RUNNING and every active task assigned to this instance has
      * restored its state and finished {@code init} (it published its resume decision). An instance
      * with no task (more instances than partitions) is ready: it is a healthy spare. In sequence
-     * mode ({@code id.mode=sequence}): ready when Kafka Streams is RUNNING.
+     * mode ({@code id.mode=sequence}): ready when Kafka Streams is RUNNING. Not ready while a task waits for the
+     * schema registry (Avro and Protobuf values of a schema the registry has not answered for yet).
      */
     Check ready() {
         KafkaStreams.State state = runner.state();
@@ -68,6 +70,15 @@ final class Health {
             // tasks have restored and initialized
             body.put("status", "ready");
             return new Check(true, body);
+        }
+        SchemaRegistryWait registry = runner.stats().schemaRegistry();
+        long waitingSince = registry.waitingSince();
+        if (waitingSince >= 0) {
+            // not a failure of this instance (live stays up), but it stamps nothing new until the registry answers
+            body.put("status", "not-ready");
+            body.put("reason", "waiting for the schema registry since " + java.time.Instant.ofEpochMilli(waitingSince)
+                    + " (" + registry.reason() + ")");
+            return new Check(false, body);
         }
         Set<Integer> assigned = new TreeSet<>();
         for (ThreadMetadata thread : runner.streams().metadataForLocalThreads()) {

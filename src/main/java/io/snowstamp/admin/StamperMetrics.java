@@ -66,6 +66,11 @@ final class StamperMetrics implements AutoCloseable {
                 .register(registry);
         FunctionCounter.builder("snowstamp.reservation.wait.seconds", stats, StamperStats::reservationWaitSeconds)
                 .description("time IDs waited for their write-ahead reservation to be acknowledged").register(registry);
+        FunctionCounter.builder("snowstamp.schema.registry.failures", stats, s -> s.schemaRegistry().failures())
+                .description("schema registry requests that found it unreachable or failing (each retried)").register(registry);
+        Gauge.builder("snowstamp.schema.registry.waiting", stats, s -> s.schemaRegistry().waitingSince() >= 0 ? 1 : 0)
+                .description("1 while a task waits for the schema registry to stamp a value of a new schema").strongReference(true)
+                .register(registry);
         Gauge.builder("snowstamp.tasks", this, m -> m.live.size())
                 .description("tasks (partitions) this instance stamps now").strongReference(true).register(registry);
         Gauge.builder("snowstamp.ready", this, m -> m.runner.state() == KafkaStreams.State.RUNNING ? 1 : 0)

@@ -50,6 +50,19 @@ public final class Keys {
     public static final String STAMP_PROVENANCE = "stamp.provenance";
     public static final String STAMP_HEADER_FORMAT = "stamp.header-format";
     public static final String STAMP_MAX_DEPTH = "stamp.max-depth";
+    public static final String STAMP_VALUE_FORMAT = "stamp.value-format";
+    public static final String STAMP_SCHEMA_FIELD = "stamp.schema-field";
+    public static final String STAMP_PROTOBUF_FIELD_NUMBER = "stamp.protobuf-field-number";
+    public static final String SCHEMA_REGISTRY_URL = "schema-registry.url";
+    public static final String SCHEMA_REGISTRY_SUBJECT_STRATEGY = "schema-registry.subject-strategy";
+    public static final String SCHEMA_REGISTRY_USERNAME = "schema-registry.username";
+    public static final String SCHEMA_REGISTRY_PASSWORD = "schema-registry.password";
+    public static final String SCHEMA_REGISTRY_TRUSTSTORE = "schema-registry.truststore";
+    public static final String SCHEMA_REGISTRY_TRUSTSTORE_PASSWORD = "schema-registry.truststore-password";
+    public static final String SCHEMA_REGISTRY_KEYSTORE = "schema-registry.keystore";
+    public static final String SCHEMA_REGISTRY_KEYSTORE_PASSWORD = "schema-registry.keystore-password";
+    public static final String SCHEMA_REGISTRY_TIMEOUT = "schema-registry.timeout";
+    public static final String SCHEMA_REGISTRY_CACHE_SIZE = "schema-registry.cache-size";
     public static final String ID_MAX_LEAD = "id.max-lead";
     public static final String ID_ON_EXCESS_LEAD = "id.on-excess-lead";
     public static final String ID_RESERVATION = "id.reservation";
@@ -116,6 +129,23 @@ public final class Keys {
         define(STAMP_HEADER_FORMAT, "text", "`text`: headers `snowstamp-id` (decimal digits) and `snowstamp-src`; `compact`"
                 + " (mode=snowflake only): `snowid` = the ID and `snowsrc` = the input offset, 8 bytes big-endian each, which costs"
                 + " less CPU per record (see [Benchmarks](benchmarks.md)); every snowstamp command reads both");
+        define(STAMP_VALUE_FORMAT, "json", "`json`: values pass unchanged, or get `stamp.json-field`; `avro` or `protobuf`: values framed for a"
+                + " schema registry get the ID as field `stamp.schema-field`, appended without decoding them, under an output schema"
+                + " registered in `schema-registry.url` ([Schema-registry values](schema-registry.md))");
+        define(STAMP_SCHEMA_FIELD, "id", "`avro`/`protobuf`: the field the ID is written to (a `long` / `int64`)");
+        define(STAMP_PROTOBUF_FIELD_NUMBER, "", "`protobuf`: the new field's number; empty: one above the highest number the message uses or reserves");
+        define(SCHEMA_REGISTRY_URL, "", "`avro`/`protobuf`: the schema registry's Confluent-compatible API, one URL or several separated by commas"
+                + " (Apicurio: `http://host:8080/apis/ccompat/v7`)");
+        define(SCHEMA_REGISTRY_SUBJECT_STRATEGY, "topic", "the subject the output schema is registered under: `topic` (`<output.topic>-value`),"
+                + " `record` (the record's or message's full name) or `topic-record` (`<output.topic>-<full name>`)");
+        define(SCHEMA_REGISTRY_USERNAME, "", "user name for the registry's HTTP basic authentication (empty: none)");
+        define(SCHEMA_REGISTRY_PASSWORD, "", "password for the registry's HTTP basic authentication");
+        define(SCHEMA_REGISTRY_TRUSTSTORE, "", "`https`: trust store (PKCS12 or JKS file) of the registry's certificate authority; empty: the JVM's");
+        define(SCHEMA_REGISTRY_TRUSTSTORE_PASSWORD, "", "password of `schema-registry.truststore`");
+        define(SCHEMA_REGISTRY_KEYSTORE, "", "`https`: key store (PKCS12 or JKS file) with this client's certificate, for registries that ask for one");
+        define(SCHEMA_REGISTRY_KEYSTORE_PASSWORD, "", "password of `schema-registry.keystore` and of its key");
+        define(SCHEMA_REGISTRY_TIMEOUT, "10s", "how long one registry request may take before it counts as a failure (retried: see `stamp.value-format`)");
+        define(SCHEMA_REGISTRY_CACHE_SIZE, "1000", "input schemas whose output schema is kept in memory (the registry is asked once for each)");
         define(PROFILE, "default", "`default` (exactly-once, 100 ms commits) or `throughput` (1 s commits: fewer, larger transactions, about 1 s latency); see [Performance](benchmarks.md#performance)");
         define(STATE_DIR, "data/streams", "local state directory, one sub-directory per instance; only `id.on-excess-lead=pause` writes to it (its RocksDB pause buffer): the worker state is kept in memory and restored from its changelog");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");

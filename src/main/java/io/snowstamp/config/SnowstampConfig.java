@@ -19,6 +19,7 @@ import java.util.Map;
  * @param sequence   the {@code sequence.*} keys (used in sequence mode only)
  * @param registry   the worker registry keys (snowflake mode); with {@code id.worker-offset=auto}
  *                   {@code ids.workerOffset} is 0 until the registry has chosen ({@link #withWorkerOffset})
+ * @param schemaRegistry the {@code schema-registry.*} keys: the schema registry of Avro and Protobuf values
  */
 public record SnowstampConfig(
         ConnectionSettings connection,
@@ -29,7 +30,8 @@ public record SnowstampConfig(
         AdminSettings admin,
         IdMode idMode,
         SequenceSettings sequence,
-        RegistrySettings registry) {
+        RegistrySettings registry,
+        SchemaRegistrySettings schemaRegistry) {
 
     /** What the stamper issues. */
     public enum IdMode {
@@ -51,6 +53,12 @@ public record SnowstampConfig(
         if (registry == null) {
             registry = RegistrySettings.off();
         }
+        if (schemaRegistry == null) {
+            schemaRegistry = SchemaRegistrySettings.off();
+        }
+        if (stamp.schemaRegistryValues() && idMode == IdMode.SEQUENCE) {
+            throw new ConfigException(Keys.STAMP_VALUE_FORMAT, stamp.valueFormat(), "json with mode=sequence");
+        }
         if (idMode == IdMode.SEQUENCE) {
             String tags = sequence.tagsTopic();
             if (topics.contains(tags)) {
@@ -67,34 +75,44 @@ public record SnowstampConfig(
         }
     }
 
+    /** Without a schema registry (JSON values). */
+    public SnowstampConfig(ConnectionSettings connection, TopicSettings topics, IdSettings ids, StampSettings stamp,
+                           RecoverySettings recovery, AdminSettings admin, IdMode idMode, SequenceSettings sequence,
+                           RegistrySettings registry) {
+        this(connection, topics, ids, stamp, recovery, admin, idMode, sequence, registry, null);
+    }
+
     /** Validates a merged key/value map (see {@link ConfigLoader}). */
     public static SnowstampConfig from(Map<String, String> raw) {
         Values v = new Values(raw);
         ConnectionSettings connection = ConnectionSettings.from(v, raw);
         RegistrySettings registry = RegistrySettings.from(v);
+        StampSettings stamp = StampSettings.from(v);
         return new SnowstampConfig(
                 connection,
                 TopicSettings.from(v),
                 IdSettings.from(v, registry.autoOffset()),
-                StampSettings.from(v),
+                stamp,
                 RecoverySettings.from(v, connection.processingGuarantee()),
                 new AdminSettings(v.isSet(Keys.ADMIN_PORT) ? v.intInRange(Keys.ADMIN_PORT, 0, 65_535) : AdminSettings.OFF,
                         v.string(Keys.ADMIN_BIND),
                         v.isSet(Keys.ADMIN_ADVERTISED_HOST) ? v.string(Keys.ADMIN_ADVERTISED_HOST) : null),
                 v.choice(Keys.ID_MODE, IdMode.class),
                 SequenceSettings.from(v),
-                registry);
+                registry,
+                SchemaRegistrySettings.from(v, stamp));
     }
 
     /** A copy with {@code kafka.bootstrap.servers} set (used once the embedded broker is up). */
     public SnowstampConfig withBootstrapServers(String servers) {
         return new SnowstampConfig(connection.withBootstrapServers(servers), topics, ids, stamp, recovery, admin, idMode, sequence,
-                registry);
+                registry, schemaRegistry);
     }
 
     /** A copy with the worker offset the registry granted ({@code id.worker-offset=auto}). */
     public SnowstampConfig withWorkerOffset(long offset) {
-        return new SnowstampConfig(connection, topics, ids.withWorkerOffset(offset), stamp, recovery, admin, idMode, sequence, registry);
+        return new SnowstampConfig(connection, topics, ids.withWorkerOffset(offset), stamp, recovery, admin, idMode, sequence, registry,
+                schemaRegistry);
     }
 
     /** Never the raw record text: it would show secrets. */
@@ -115,6 +133,8 @@ public record SnowstampConfig(
                 .append(" reservation=").append(Durations.format(ids.reservation()))
                 .append(" tail-guard=").append(recovery.tailGuard()).append(" takeover-gap=").append(Durations.format(recovery.takeoverGap()))
                 .append(" json-field=").append(stamp.jsonField() == null ? "(header only)" : stamp.jsonField())
+                .append(stamp.schemaRegistryValues() ? " value-format=" + stamp.valueFormat() + " schema-field=" + stamp.schemaField()
+                        + " schema-registry=" + schemaRegistry.describe() : "")
                 .append(" admin=").append(admin.describe())
                 .append(" instance=").append(connection.instanceId());
         if (idMode == IdMode.SEQUENCE) {       // snowflake mode, the default, is described as before

@@ -268,6 +268,8 @@ public final class StreamsRunner implements AutoCloseable {
             log.atInfo().addKeyValue("event", "shutdown").addKeyValue("tasks", stats.tasks().keySet())
                     .log("stamper stopping: committing in-flight work of tasks {} (up to {})", stats.tasks().keySet(),
                             io.snowstamp.config.Durations.format(timeout));
+            // a task waiting for the schema registry stops waiting (its record stays unprocessed: nothing is lost)
+            stats.schemaRegistry().stop();
             // leave the group: the partitions move to the other instances now, not after the session timeout
             boolean clean = streams.close(CloseOptions.timeout(timeout)
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));

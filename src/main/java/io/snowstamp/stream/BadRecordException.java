@@ -36,7 +36,27 @@ public final class BadRecordException extends RuntimeException {
         /** sequence mode: the tag is not valid text (not UTF-8, control characters, too long, not a string) */
         INVALID_TAG,
         /** sequence mode: the tag is not registered and {@code sequence.auto-create=false} */
-        UNKNOWN_TAG;
+        UNKNOWN_TAG,
+        /** Avro/Protobuf: not framed for a schema registry (no value, too short, first byte not 0) */
+        NO_MAGIC_BYTE,
+        /** Avro/Protobuf: the registry has no schema of the value's ID */
+        UNKNOWN_SCHEMA,
+        /** Avro/Protobuf: the value's schema is of the other format */
+        WRONG_SCHEMA_TYPE,
+        /** Avro/Protobuf: the value's schema does not parse */
+        INVALID_SCHEMA,
+        /** Avro: the value's schema is not a record */
+        NOT_RECORD,
+        /** Protobuf: the message indexes are cut off or name no message */
+        BAD_MESSAGE_INDEXES,
+        /** Protobuf: {@code stamp.protobuf-field-number} is used or reserved in the message, or no number is free */
+        FIELD_NUMBER_TAKEN,
+        /** Avro: the schema refers to other schemas */
+        SCHEMA_REFERENCES,
+        /** Avro, {@code stamp.on-existing-field=overwrite}: the value does not decode with its schema */
+        INVALID_VALUE,
+        /** Avro/Protobuf: the registry refused the output schema (incompatible with the output subject) */
+        OUTPUT_SCHEMA_REFUSED;
 
         /** The header value, e.g. {@code not-json}. */
         public String header() {

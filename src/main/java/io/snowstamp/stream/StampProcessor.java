@@ -66,7 +66,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final StamperStats stats;
     private final PreCommitHooks preCommitHooks;
     private final Runnable recordLastId = this::recordLastId;
-    private final JsonIdSplicer splicer;
+    /** The ID in the value too (JSON member, schema-registry field), or null: header only. */
+    private final ValueField values;
     /**
      * {@code stamp.header-format=compact}: 8-byte binary ID and offset under short names. The headers are most of what
      * stamping costs (Kafka's work per header: benchmarks.md, "Where the cost is"); fewer header bytes measured ~10%
@@ -119,7 +120,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     StampProcessor(IdSettings ids, StampSettings stamp, RecoverySettings recovery, ConnectionSettings connection, LongSupplier clock,
                    TailProbe tailProbe, StamperStats stats, PreCommitHooks preCommitHooks,
                    java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
-                   EarlyLeases earlyLeases, WriteAcks acks) {
+                   EarlyLeases earlyLeases, WriteAcks acks, ValueField values) {
         this.registryMarks = registryMarks;
         this.acks = acks;
         this.leases = leases;
@@ -133,9 +134,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.preCommitHooks = preCommitHooks;
         this.clock = clock;
         this.tailProbe = tailProbe;
-        this.splicer = JsonIdSplicer.of(stamp);
+        this.values = values;
         this.compact = stamp.headerFormat() == StampSettings.HeaderFormat.COMPACT;
-        this.maxRecordBytes = connection.maxRequestSize() - SIZE_MARGIN_BYTES - (splicer == null ? 0 : stamp.jsonField().length());
+        this.maxRecordBytes = connection.maxRequestSize() - SIZE_MARGIN_BYTES - (values == null ? 0 : values.maxGrowth());
         long unit = ids.layout().unitMillis();
         this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit;
         this.renewEvery = reservationUnits == 0 ? Duration.ZERO
@@ -211,7 +212,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     @Override
     public void process(Record<byte[], byte[]> record) {
         checkSize(record);
-        JsonIdSplicer.Plan plan = splicer == null ? null : splicer.inspect(record.value());
+        Object plan = values == null ? null : values.inspect(record.value());
         if (paused != null && (!paused.isEmpty() || leadExceeded())) {
             holdBack(record);
             return;
@@ -240,7 +241,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      *
      * @param addSource add the provenance header (held-back records already carry it)
      */
-    private void stamp(Record<byte[], byte[]> record, JsonIdSplicer.Plan plan, boolean addSource) {
+    private void stamp(Record<byte[], byte[]> record, Object plan, boolean addSource) {
         long id = issuer.issue();
         lastIssued = id;
         if (!lastIdPending) {
@@ -249,9 +250,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         taskStats.issued(id, ids.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
-        // the digits only where they are written: the value in JSON mode, the header in the text format
-        byte[] digits = plan != null || !compact ? IdHeader.ascii(id) : null;
-        byte[] value = plan == null ? record.value() : splicer.write(record.value(), plan, digits);
+        // the digits only where they are written: the header in the text format (a JSON value makes its own otherwise)
+        byte[] digits = compact ? null : IdHeader.ascii(id);
+        byte[] value = plan == null ? record.value() : values.write(record.value(), plan, id, digits);
         // withValue copies the headers: the headers are added to the copy, so the input's (usually none) are
         // copied, not ours too (one list copy per record fewer; profiled, see benchmarks.md)
         Record<byte[], StampedValue> stamped = record.withValue(new StampedValue(partition, value));
@@ -364,7 +365,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         int drained = 0;
         while (!paused.isEmpty() && !leadExceeded() && drained < DRAIN_BATCH) {
             Record<byte[], byte[]> record = paused.peek();
-            stamp(record, splicer == null ? null : splicer.inspect(record.value()), false);
+            stamp(record, values == null ? null : values.inspect(record.value()), false);
             paused.removeHead();
             drained++;
         }

@@ -1,12 +1,16 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.config.IdSettings;
+import io.snowstamp.config.SchemaRegistrySettings;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.config.StampSettings;
 import io.snowstamp.lease.LeaseCodec;
 import io.snowstamp.lease.LeaseMark;
 import io.snowstamp.lease.Leases;
 import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.resume.TailProbe;
+import io.snowstamp.schema.HttpSchemaRegistry;
+import io.snowstamp.schema.SchemaStamper;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -69,6 +73,22 @@ public final class StampTopology {
                 Stores.inMemoryKeyValueStore(Names.STORE));
     }
 
+    /**
+     * Where the ID goes in the value besides the header, as {@code stamp.*} says: a JSON member, a field of
+     * schema-registry values (one registry client and schema cache for all tasks), or nowhere (null).
+     */
+    static ValueField valueField(SnowstampConfig config, LongSupplier clock, StamperStats stats) {
+        StampSettings stamp = config.stamp();
+        if (stamp.schemaRegistryValues()) {
+            SchemaRegistrySettings registry = config.schemaRegistry();
+            SchemaStamper stamper = new SchemaStamper(stamp, registry.subjectStrategy(), config.topics().output(),
+                    HttpSchemaRegistry.of(registry), registry.cacheSize());
+            return new SchemaValueField(stamper, stats.schemaRegistry(), clock);
+        }
+        JsonIdSplicer json = JsonIdSplicer.of(stamp);
+        return json == null ? null : new JsonValueField(json, stamp.jsonField());
+    }
+
     /** How the worker-state changelog's records name their lease (each holds one partition's whole state). */
     public static LeaseCodec leaseCodec() {
         WorkerStateSerde serde = new WorkerStateSerde();
@@ -97,10 +117,11 @@ public final class StampTopology {
                           EarlyLeases early, WriteAcks acks, KeyValueBytesStoreSupplier workerStore) {
         Topology topology = new Topology();
         PreCommitHooks hooks = new PreCommitHooks();
+        ValueField values = valueField(config, clock, stats);
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
                 () -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
-                        tailProbe, stats, hooks, registryMarks, fence, leases, early, acks), Names.SOURCE);
+                        tailProbe, stats, hooks, registryMarks, fence, leases, early, acks, values), Names.SOURCE);
         // in memory: a task holds ONE small record, and a RocksDB instance per task cost ~4 MB of state directory (4 GB at
         // 1,024 partitions). Same name, serdes and topic configs as the RocksDB store it replaced, so the same changelog
         // topic and record format: a deployment upgrades in place. Kafka Streams restores an in-memory store from the

@@ -22,6 +22,7 @@ public final class StamperStats {
     private final AtomicLong tasksStarted = new AtomicLong();
     private final AtomicLong reservationWaits = new AtomicLong();
     private final AtomicLong reservationWaitNanos = new AtomicLong();
+    private final SchemaRegistryWait schemaRegistry = new SchemaRegistryWait();
 
     /**
      * Counters of one partition summed over every task this instance ran for it.
@@ -104,6 +105,11 @@ public final class StamperStats {
     /** How long they waited in all, in seconds. */
     public double reservationWaitSeconds() {
         return reservationWaitNanos.get() / 1e9;
+    }
+
+    /** Whether tasks wait for the schema registry of Avro and Protobuf values now. */
+    public SchemaRegistryWait schemaRegistry() {
+        return schemaRegistry;
     }
 
     /** Task starts since this instance started (restarts and rebalances included). */

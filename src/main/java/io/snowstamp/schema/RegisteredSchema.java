@@ -1,0 +1,23 @@
+package io.snowstamp.schema;
+
+import java.util.List;
+
+/**
+ * A schema as the registry's API carries it.
+ *
+ * @param type       {@code AVRO} or {@code PROTOBUF} (the API leaves it out for Avro)
+ * @param schema     the schema text
+ * @param references the other schemas it names (Protobuf imports), passed on unchanged to the output schema
+ */
+public record RegisteredSchema(String type, String schema, List<Reference> references) {
+    public static final String AVRO = "AVRO";
+    public static final String PROTOBUF = "PROTOBUF";
+
+    public RegisteredSchema {
+        references = List.copyOf(references);
+    }
+
+    /** A reference to a version of another subject's schema, under the name the schema uses for it. */
+    public record Reference(String name, String subject, int version) {
+    }
+}

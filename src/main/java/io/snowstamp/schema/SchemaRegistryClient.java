@@ -1,0 +1,23 @@
+package io.snowstamp.schema;
+
+/**
+ * The two calls of a schema registry's Confluent-compatible API the stamper makes.
+ * Implementations are thread-safe.
+ */
+public interface SchemaRegistryClient {
+    /**
+     * The schema of an ID.
+     *
+     * @throws SchemaRefusedException       {@code UNKNOWN_SCHEMA} when the registry has no such ID
+     * @throws RegistryUnavailableException when the registry cannot answer now (retry later)
+     */
+    RegisteredSchema schema(int id);
+
+    /**
+     * Registers a schema under a subject (or finds it there) and returns its ID.
+     *
+     * @throws SchemaRefusedException       {@code OUTPUT_SCHEMA_REFUSED} when the registry refuses it (incompatible, invalid)
+     * @throws RegistryUnavailableException when the registry cannot answer now (retry later)
+     */
+    int register(String subject, RegisteredSchema schema);
+}

@@ -1,0 +1,131 @@
+package io.snowstamp.schema;
+
+import io.snowstamp.config.SchemaRegistrySettings.SubjectStrategy;
+import io.snowstamp.config.StampSettings;
+import io.snowstamp.config.StampSettings.OnExistingField;
+import io.snowstamp.config.StampSettings.ValueFormat;
+import io.snowstamp.schema.SchemaRefusedException.Reason;
+
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Finds how a framed value is stamped: per input schema (Protobuf: per schema and message), once, the
+ * input schema from the registry, the output schema ({@link AvroEvolution}, {@link ProtobufEvolution})
+ * registered under the output subject, and its {@link Stamping}; after that from a bounded cache, so
+ * known schemas keep stamping while the registry is down. A schema that cannot take the field is
+ * remembered as such too: a flood of bad values does not become a flood of registry requests.
+ * Thread-safe: the stream threads of one instance share it.
+ */
+public final class SchemaStamper {
+    private final ValueFormat format;
+    private final String field;
+    private final int protobufFieldNumber;
+    private final OnExistingField onExisting;
+    private final SubjectStrategy subjects;
+    private final String outputTopic;
+    private final SchemaRegistryClient registry;
+    private final int capacity;
+    /** input key -> {@link Stamping}, or the {@link SchemaRefusedException} that refuses its values. */
+    private final ConcurrentHashMap<Object, Object> cache = new ConcurrentHashMap<>();
+
+    /**
+     * @param capacity input schemas remembered; past it an arbitrary one is forgotten (asked for again when it comes back)
+     */
+    public SchemaStamper(StampSettings stamp, SubjectStrategy subjects, String outputTopic, SchemaRegistryClient registry, int capacity) {
+        if (!stamp.schemaRegistryValues()) {
+            throw new IllegalArgumentException("not a schema-registry value format: " + stamp.valueFormat());
+        }
+        this.format = stamp.valueFormat();
+        this.field = stamp.schemaField();
+        this.protobufFieldNumber = stamp.protobufFieldNumber();
+        this.onExisting = stamp.onExistingField();
+        this.subjects = subjects;
+        this.outputTopic = outputTopic;
+        this.registry = registry;
+        this.capacity = capacity;
+    }
+
+    /**
+     * How this value is stamped. Issues no ID.
+     *
+     * @throws SchemaRefusedException       the value cannot be stamped (to the dead-letter topic)
+     * @throws RegistryUnavailableException the registry is needed and does not answer (retry later)
+     */
+    public Stamping inspect(byte[] value) {
+        int schemaId = WireFormat.schemaId(value);
+        int[] indexes = format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null;
+        // the common cases (every Avro value, the first message of a Protobuf file) need no key object
+        Object key = indexes == null || (indexes.length == 1 && indexes[0] == 0) ? Integer.valueOf(schemaId) : new MessageKey(schemaId, indexes);
+        Object known = cache.get(key);
+        if (known == null) {
+            known = resolve(schemaId, indexes);
+            remember(key, known);
+        }
+        if (known instanceof SchemaRefusedException refused) {
+            throw refused;
+        }
+        return (Stamping) known;
+    }
+
+    /** Input schemas remembered now. */
+    public int cached() {
+        return cache.size();
+    }
+
+    private Object resolve(int schemaId, int[] indexes) {
+        try {
+            RegisteredSchema input = registry.schema(schemaId);
+            String expected = format == ValueFormat.AVRO ? RegisteredSchema.AVRO : RegisteredSchema.PROTOBUF;
+            if (!input.type().equals(expected)) {
+                throw new SchemaRefusedException(Reason.WRONG_SCHEMA_TYPE, "schema ID " + schemaId + " is a " + input.type()
+                        + " schema, not " + expected + " (stamp.value-format=" + format + ")");
+            }
+            Evolution evolution;
+            if (format == ValueFormat.AVRO) {
+                if (!input.references().isEmpty()) {
+                    throw new SchemaRefusedException(Reason.SCHEMA_REFERENCES, "Avro schema ID " + schemaId
+                            + " refers to other schemas, which snowstamp does not resolve");
+                }
+                evolution = AvroEvolution.evolve(input.schema(), field, onExisting);
+            } else {
+                evolution = ProtobufEvolution.evolve(input.schema(), indexes, field, protobufFieldNumber, onExisting);
+            }
+            int outputId = registry.register(subjects.subject(outputTopic, evolution.fullName()),
+                    new RegisteredSchema(input.type(), evolution.schema(), input.references()));
+            return format == ValueFormat.AVRO ? Stamping.avro(evolution, field, outputId) : Stamping.protobuf(evolution, outputId);
+        } catch (SchemaRefusedException refused) {
+            return refused;
+        }
+    }
+
+    private void remember(Object key, Object resolved) {
+        if (cache.size() >= capacity) {
+            Iterator<Object> keys = cache.keySet().iterator();
+            if (keys.hasNext()) {
+                keys.next();
+                keys.remove();
+            }
+        }
+        cache.put(key, resolved);
+    }
+
+    /** A Protobuf schema and the path of one of its messages. */
+    private record MessageKey(int schemaId, int[] indexes) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof MessageKey key && key.schemaId == schemaId && Arrays.equals(key.indexes, indexes);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * schemaId + Arrays.hashCode(indexes);
+        }
+
+        @Override
+        public String toString() {
+            return schemaId + WireFormat.describe(indexes);
+        }
+    }
+}

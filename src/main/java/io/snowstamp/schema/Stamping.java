@@ -1,0 +1,106 @@
+package io.snowstamp.schema;
+
+import io.snowstamp.schema.SchemaRefusedException.Reason;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+
+/**
+ * What one input schema's values get, per value: the frame's schema ID replaced by the output schema's,
+ * and the ID's bytes appended (Avro: its zig-zag varint; Protobuf: the field's tag and the ID as a
+ * varint). Immutable and thread-safe; the stream threads share one per input schema.
+ */
+public final class Stamping {
+    private final Evolution.Kind kind;
+    private final int outputId;
+    /** Protobuf: the field's tag; empty for Avro. */
+    private final byte[] tag;
+    private final boolean zigZag;
+    /** Avro, {@code overwrite}: the schema the value is decoded and written with; the field's position. */
+    private final Schema overwriteSchema;
+    private final int overwritePosition;
+
+    private Stamping(Evolution.Kind kind, int outputId, byte[] tag, boolean zigZag, Schema overwriteSchema, int overwritePosition) {
+        this.kind = kind;
+        this.outputId = outputId;
+        this.tag = tag;
+        this.zigZag = zigZag;
+        this.overwriteSchema = overwriteSchema;
+        this.overwritePosition = overwritePosition;
+    }
+
+    /** Avro values of an input schema evolved as {@code evolution}, written with output schema {@code outputId}. */
+    public static Stamping avro(Evolution evolution, String field, int outputId) {
+        Schema overwrite = evolution.kind() == Evolution.Kind.OVERWRITE ? AvroEvolution.parse(evolution.schema()) : null;
+        return new Stamping(evolution.kind(), outputId, new byte[0], true, overwrite,
+                overwrite == null ? -1 : overwrite.getField(field).pos());
+    }
+
+    /** Protobuf values of an input schema evolved as {@code evolution}, written with output schema {@code outputId}. */
+    public static Stamping protobuf(Evolution evolution, int outputId) {
+        return new Stamping(evolution.kind(), outputId, Varints.bytes((long) evolution.fieldNumber() << 3), false, null, -1);
+    }
+
+    /** The output schema's ID. */
+    public int outputId() {
+        return outputId;
+    }
+
+    /** The stamped value of a framed input value (not changed). */
+    public byte[] stamp(byte[] value, long id) {
+        return switch (kind) {
+            case APPEND -> append(value, id);
+            case KEEP -> reframed(value);
+            case OVERWRITE -> overwrite(value, id);
+        };
+    }
+
+    private byte[] append(byte[] value, long id) {
+        long encoded = zigZag ? Varints.zigZag(id) : id;
+        byte[] out = new byte[value.length + tag.length + Varints.size(encoded)];
+        System.arraycopy(value, 0, out, 0, value.length);
+        WireFormat.putSchemaId(out, outputId);
+        System.arraycopy(tag, 0, out, value.length, tag.length);
+        Varints.write(encoded, out, value.length + tag.length);
+        return out;
+    }
+
+    private byte[] reframed(byte[] value) {
+        if (WireFormat.schemaId(value) == outputId) {
+            return value;
+        }
+        byte[] out = value.clone();
+        WireFormat.putSchemaId(out, outputId);
+        return out;
+    }
+
+    private byte[] overwrite(byte[] value, long id) {
+        try {
+            BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(value, WireFormat.HEADER_BYTES,
+                    value.length - WireFormat.HEADER_BYTES, null);
+            GenericData.Record record = new GenericDatumReader<GenericData.Record>(overwriteSchema).read(null, decoder);
+            if (!decoder.isEnd()) {
+                throw new IOException("bytes left after the record");
+            }
+            record.put(overwritePosition, id);
+            ByteArrayOutputStream out = new ByteArrayOutputStream(value.length + 10);
+            out.write(new byte[WireFormat.HEADER_BYTES]);
+            BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
+            new GenericDatumWriter<GenericData.Record>(overwriteSchema).write(record, encoder);
+            encoder.flush();
+            byte[] bytes = out.toByteArray();
+            WireFormat.putSchemaId(bytes, outputId);
+            return bytes;
+        } catch (IOException | RuntimeException e) {
+            throw new SchemaRefusedException(Reason.INVALID_VALUE, "the value does not decode with its Avro schema: " + e.getMessage());
+        }
+    }
+}

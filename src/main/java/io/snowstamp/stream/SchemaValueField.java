@@ -1,0 +1,88 @@
+package io.snowstamp.stream;
+
+import io.snowstamp.schema.RegistryUnavailableException;
+import io.snowstamp.schema.SchemaRefusedException;
+import io.snowstamp.schema.SchemaStamper;
+import io.snowstamp.schema.Stamping;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.function.LongSupplier;
+
+/**
+ * The ID as a field of Avro or Protobuf values framed for a schema registry ({@link SchemaStamper}):
+ * a schema that cannot take it is a bad record ({@link BadRecordException}, with the reason's code);
+ * a registry that does not answer is not. Then the task waits in {@link #inspect}, asking again with
+ * a growing pause (up to 5 s), and stamps the record once the registry answers: no record is
+ * dead-lettered, skipped or stamped on a guess for an outage. The wait holds the stream thread;
+ * under exactly-once a wait longer than the transaction timeout makes the broker abort the open
+ * transaction, and the task's records since its last commit are read and stamped again (their IDs
+ * are never reused). Known schemas need no registry: they keep stamping while it is down.
+ */
+final class SchemaValueField implements ValueField {
+    private static final Logger log = LoggerFactory.getLogger(SchemaValueField.class);
+    private static final long FIRST_PAUSE_MILLIS = 100;
+    private static final long LONGEST_PAUSE_MILLIS = 5_000;
+    /** A tag of up to 5 bytes and a 10-byte varint. */
+    private static final int GROWTH = 15;
+
+    private final SchemaStamper stamper;
+    private final SchemaRegistryWait wait;
+    private final LongSupplier clock;
+
+    SchemaValueField(SchemaStamper stamper, SchemaRegistryWait wait, LongSupplier clock) {
+        this.stamper = stamper;
+        this.wait = wait;
+        this.clock = clock;
+    }
+
+    @Override
+    public Object inspect(byte[] value) {
+        long pause = FIRST_PAUSE_MILLIS;
+        while (true) {
+            try {
+                Stamping stamping = stamper.inspect(value);
+                if (wait.waitingSince() >= 0) {
+                    long began = wait.answered();
+                    if (began >= 0) {
+                        log.info("the schema registry answers again after {} s; stamping resumed", (clock.getAsLong() - began) / 1000);
+                    }
+                }
+                return stamping;
+            } catch (SchemaRefusedException refused) {
+                throw new BadRecordException(BadRecordException.Code.valueOf(refused.reason().name()), refused.getMessage());
+            } catch (RegistryUnavailableException outage) {
+                if (wait.stopped()) {
+                    throw outage;       // stopping: the record stays unprocessed and is read again by the next owner
+                }
+                long now = clock.getAsLong();
+                if (wait.failed(outage.getMessage(), now)) {
+                    log.warn("waiting for the schema registry since {} to stamp a value of a new schema ({}); nothing is"
+                            + " dead-lettered or skipped meanwhile", Instant.ofEpochMilli(wait.waitingSince()), outage.getMessage());
+                }
+                sleep(pause);
+                pause = Math.min(pause * 2, LONGEST_PAUSE_MILLIS);
+            }
+        }
+    }
+
+    @Override
+    public byte[] write(byte[] value, Object plan, long id, byte[] digits) {
+        return ((Stamping) plan).stamp(value, id);
+    }
+
+    @Override
+    public int maxGrowth() {
+        return GROWTH;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RegistryUnavailableException("interrupted while waiting for the schema registry");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package io.snowstamp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.snowstamp.config.SchemaRegistrySettings;
+import io.snowstamp.config.SchemaRegistrySettings.SubjectStrategy;
+import io.snowstamp.config.StampSettings;
+import io.snowstamp.config.StampSettings.HeaderFormat;
+import io.snowstamp.config.StampSettings.JsonType;
+import io.snowstamp.config.StampSettings.OnExistingField;
+import io.snowstamp.config.StampSettings.ValueFormat;
+import io.snowstamp.schema.HttpSchemaRegistry;
+import io.snowstamp.schema.SchemaRefusedException;
+import io.snowstamp.schema.SchemaStamper;
+import io.snowstamp.schema.Stamping;
+import io.snowstamp.testing.ApicurioRegistry;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The registry client and the output schemas against a real schema registry (Apicurio's server, its
+ * Confluent-compatible API): an input subject evolving through three versions under BACKWARD, each
+ * output schema registered in an output subject that is BACKWARD too, every stamped value read by
+ * Apache Avro's reader with the schema the registry serves for the value's output ID.
+ */
+@Tag("integration")
+@Timeout(300)
+class SchemaRegistryIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String[] VERSIONS = {
+        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"}]}",
+        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"},"
+                + "{\"name\":\"quantity\",\"type\":\"int\",\"default\":1}]}",
+        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"},"
+                + "{\"name\":\"quantity\",\"type\":\"int\",\"default\":1},{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}]}"};
+
+    private static ApicurioRegistry registry;
+
+    @BeforeAll
+    static void startRegistry() throws Exception {
+        registry = ApicurioRegistry.start();
+    }
+
+    @AfterAll
+    static void stopRegistry() throws Exception {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    @Test
+    void shouldEvolveTheOutputSubjectWithTheInputThroughThreeVersions() throws Exception {
+        String topic = "orders-" + System.nanoTime();
+        compatibility(topic + "-in-value", "BACKWARD");
+        compatibility(topic + "-value", "BACKWARD");
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, topic, OnExistingField.REJECT);
+
+        for (int version = 0; version < VERSIONS.length; version++) {
+            int inputId = register(topic + "-in-value", VERSIONS[version]);
+            Schema input = new Schema.Parser().parse(VERSIONS[version]);
+            GenericRecord order = new GenericData.Record(input);
+            for (Schema.Field field : input.getFields()) {
+                order.put(field.name(), field.name().equals("customer") ? "customer " + version
+                        : field.name().equals("quantity") ? 7 + version : "note " + version);
+            }
+            long id = 912_099_150_311_464_960L + version;
+
+            Stamping stamping = stamper.inspect(framed(inputId, order));
+            byte[] stamped = stamping.stamp(framed(inputId, order), id);
+
+            int outputId = ByteBuffer.wrap(stamped, 1, 4).getInt();
+            Schema output = new Schema.Parser().parse(schemaById(outputId));
+            GenericRecord read = decodeWhole(output, stamped);
+            assertThat(read.get("id")).isEqualTo(id);
+            assertThat(read.get("customer").toString()).isEqualTo("customer " + version);
+            assertThat(output.getFields()).hasSize(input.getFields().size() + 1);
+        }
+        JsonNode versions = JSON.readTree(registry.call("GET", "/subjects/" + topic + "-value/versions", null).body());
+        assertThat(versions).as("one output version per input version").hasSize(3);
+    }
+
+    @Test
+    void shouldRegisterTheSameOutputOnceAndRefuseAnUnknownIdAndARecordlessSchema() throws Exception {
+        String topic = "ids-" + System.nanoTime();
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, topic, OnExistingField.REJECT);
+        int inputId = register(topic + "-in-value", VERSIONS[0]);
+        Schema input = new Schema.Parser().parse(VERSIONS[0]);
+        GenericRecord order = new GenericData.Record(input);
+        order.put("customer", "x");
+
+        int first = stamper.inspect(framed(inputId, order)).outputId();
+        int again = stamper(ValueFormat.AVRO, topic, OnExistingField.REJECT).inspect(framed(inputId, order)).outputId();
+
+        assertThat(again).as("a second instance finds the same output schema").isEqualTo(first);
+        SchemaRefusedException unknown = catchThrowableOfType(SchemaRefusedException.class,
+                () -> stamper.inspect(new byte[] {0, 0x7F, 0, 0, 1, 2}));
+        assertThat(unknown.reason()).isEqualTo(SchemaRefusedException.Reason.UNKNOWN_SCHEMA);
+        int primitive = register(topic + "-prim-value", "\"string\"");
+        assertThat(catchThrowableOfType(SchemaRefusedException.class,
+                () -> stamper.inspect(new byte[] {0, 0, 0, 0, (byte) primitive, 0})).reason()).isEqualTo(SchemaRefusedException.Reason.NOT_RECORD);
+    }
+
+    @Test
+    void shouldRegisterTheProtobufOutputSchema() throws Exception {
+        String topic = "proto-" + System.nanoTime();
+        String proto = "syntax = \"proto3\";\npackage acme;\n\nmessage Order {\n  string customer = 1;\n  int32 quantity = 2;\n}\n";
+        int inputId = register(topic + "-in-value", proto, "PROTOBUF");
+        SchemaStamper stamper = stamper(ValueFormat.PROTOBUF, topic, OnExistingField.REJECT);
+        byte[] value = {0, 0, 0, 0, (byte) inputId, 0, 10, 1, 'x'};
+
+        byte[] stamped = stamper.inspect(value).stamp(value, 300L);
+
+        JsonNode output = JSON.readTree(registry.call("GET", "/schemas/ids/" + ByteBuffer.wrap(stamped, 1, 4).getInt(), null).body());
+        assertThat(output.path("schemaType").asText()).isEqualTo("PROTOBUF");
+        assertThat(output.path("schema").asText()).contains("int64 id = 3;");
+        assertThat(stamped).endsWith(24, (byte) 0xAC, 0x02);      // tag (3 << 3 | 0), 300 as a varint
+    }
+
+    private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting) {
+        StampSettings stamp = new StampSettings(null, JsonType.NUMBER, onExisting, 64, true, HeaderFormat.TEXT, format, "id", 0);
+        SchemaRegistrySettings settings = new SchemaRegistrySettings(List.of(registry.url()), SubjectStrategy.TOPIC, null, null,
+                null, null, null, null, Duration.ofSeconds(30), 100);
+        return new SchemaStamper(stamp, SubjectStrategy.TOPIC, topic, HttpSchemaRegistry.of(settings), 100);
+    }
+
+    private static void compatibility(String subject, String level) throws Exception {
+        assertThat(registry.call("PUT", "/config/" + subject, "{\"compatibility\":\"" + level + "\"}").statusCode()).isEqualTo(200);
+    }
+
+    private static int register(String subject, String schema) throws Exception {
+        return register(subject, schema, "AVRO");
+    }
+
+    private static int register(String subject, String schema, String type) throws Exception {
+        String body = JSON.createObjectNode().put("schema", schema).put("schemaType", type).toString();
+        var answer = registry.call("POST", "/subjects/" + subject + "/versions", body);
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        return JSON.readTree(answer.body()).path("id").asInt();
+    }
+
+    private static String schemaById(int id) throws Exception {
+        return JSON.readTree(registry.call("GET", "/schemas/ids/" + id, null).body()).path("schema").asText();
+    }
+
+    private static byte[] framed(int schemaId, GenericRecord record) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(ByteBuffer.allocate(5).put((byte) 0).putInt(schemaId).array());
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(record.getSchema()).write(record, encoder);
+        encoder.flush();
+        return out.toByteArray();
+    }
+
+    private static GenericRecord decodeWhole(Schema schema, byte[] framed) throws Exception {
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(framed, 5, framed.length - 5, null);
+        GenericRecord record = new GenericDatumReader<GenericRecord>(schema).read(null, decoder);
+        assertThat(decoder.isEnd()).isTrue();
+        return record;
+    }
+}

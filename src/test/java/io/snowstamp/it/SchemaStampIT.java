@@ -1,0 +1,295 @@
+package io.snowstamp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import io.snowstamp.config.ConfigLoader;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.runtime.StreamsRunner;
+import io.snowstamp.state.IdHeader;
+import io.snowstamp.testing.ApicurioRegistry;
+import io.snowstamp.testing.OnSharedBroker;
+import io.snowstamp.testing.TestBroker;
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Avro values framed for a schema registry through the stamper, on the real broker against a real
+ * registry (Apicurio's server): the input schema evolves through three versions and the output subject
+ * (BACKWARD) with it; every stamped value is read by Apache Avro's reader with the schema the registry
+ * serves for the value's output ID, and its {@code id} field is the ID of its header; bad values go to
+ * the dead-letter topic with their reason; a registry outage holds a new schema's values back, loses
+ * nothing and dead-letters nothing, while values of known schemas keep being stamped.
+ */
+@Tag("integration")
+@Timeout(420)
+class SchemaStampIT extends OnSharedBroker {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String[] VERSIONS = {
+        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"}]}",
+        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"},"
+                + "{\"name\":\"quantity\",\"type\":\"int\",\"default\":1}]}",
+        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"},"
+                + "{\"name\":\"quantity\",\"type\":\"int\",\"default\":1},{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}]}"};
+
+    private static ApicurioRegistry registry;
+    private static SwitchableProxy proxy;
+    @TempDir
+    Path work;
+
+    @BeforeAll
+    static void startRegistry() throws Exception {
+        registry = ApicurioRegistry.start();
+        proxy = new SwitchableProxy(registry.url());
+    }
+
+    @AfterAll
+    static void stopRegistry() throws Exception {
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    @Test
+    void shouldStampThreeSchemaVersionsAndDeadLetterTheBadValues() throws Exception {
+        String in = TestBroker.unique("avro-in");
+        String out = TestBroker.unique("avro-out");
+        String dlq = TestBroker.unique("avro-dlq");
+        topics(in, out, dlq);
+        compatibility(in + "-value", "BACKWARD");
+        compatibility(out + "-value", "BACKWARD");
+        int[] ids = new int[VERSIONS.length];
+        for (int v = 0; v < VERSIONS.length; v++) {
+            ids[v] = register(in + "-value", VERSIONS[v]);
+        }
+        int primitive = register(in + "-prim", "\"string\"");
+        int good = 300;
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            for (int n = 0; n < good; n++) {
+                producer.send(new ProducerRecord<>(in, key(n), order(ids[n / 100], VERSIONS[n / 100], n)));
+                if (n % 20 == 0) {
+                    producer.send(new ProducerRecord<>(in, key(-1), "{\"customer\":\"json\"}".getBytes(StandardCharsets.UTF_8)));
+                    producer.send(new ProducerRecord<>(in, key(-2), new byte[] {0, 0x7F, 0, 0, 9, 2, 'x'}));
+                    producer.send(new ProducerRecord<>(in, key(-3), new byte[] {0, 0, 0, 0, (byte) primitive, 2, 'x'}));
+                }
+            }
+        }
+
+        try (StreamsRunner runner = new StreamsRunner(config(in, out, dlq), System::currentTimeMillis)) {
+            runner.start();
+            List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(out, good, Duration.ofSeconds(180));
+            List<ConsumerRecord<byte[], byte[]>> dead = broker.consume(dlq, 45, Duration.ofSeconds(60));
+
+            assertThat(stamped).hasSize(good);
+            Map<Integer, Schema> outputs = new HashMap<>();
+            for (ConsumerRecord<byte[], byte[]> record : stamped) {
+                int outputId = ByteBuffer.wrap(record.value(), 1, 4).getInt();
+                Schema schema = outputs.computeIfAbsent(outputId, SchemaStampIT::schemaById);
+                GenericRecord read = decodeWhole(schema, record.value());
+                int n = Integer.parseInt(new String(record.key(), StandardCharsets.UTF_8));
+                assertThat(read.get("id")).isEqualTo(IdHeader.parse(record.headers().lastHeader(IdHeader.ID).value()));
+                assertThat(read.get("customer").toString()).isEqualTo("customer " + n);
+                assertThat(schema.getFields()).hasSize(n / 100 + 2);
+            }
+            assertThat(outputs).as("one output schema per input version").hasSize(3);
+            assertThat(JSON.readTree(registry.call("GET", "/subjects/" + out + "-value/versions", null).body())).hasSize(3);
+            Map<String, Integer> codes = new TreeMap<>();
+            dead.forEach(r -> codes.merge(new String(r.headers().lastHeader(IdHeader.ERROR).value(), StandardCharsets.UTF_8), 1, Integer::sum));
+            assertThat(codes).containsExactly(Map.entry("no-magic-byte", 15), Map.entry("not-record", 15), Map.entry("unknown-schema", 15));
+        }
+    }
+
+    @Test
+    void shouldHoldANewSchemasValuesWhileTheRegistryIsDownAndLoseNothing() throws Exception {
+        String in = TestBroker.unique("outage-in");
+        String out = TestBroker.unique("outage-out");
+        String dlq = TestBroker.unique("outage-dlq");
+        topics(in, out, dlq);
+        int v1 = register(in + "-value", VERSIONS[0]);
+        try (StreamsRunner runner = new StreamsRunner(config(in, out, dlq), System::currentTimeMillis);
+             KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            runner.start();
+            send(producer, in, v1, VERSIONS[0], 0, 50);
+            assertThat(broker.consume(out, 50, Duration.ofSeconds(180))).hasSize(50);
+
+            proxy.down = true;
+            send(producer, in, v1, VERSIONS[0], 50, 100);
+            assertThat(broker.consume(out, 100, Duration.ofSeconds(60))).as("a known schema needs no registry").hasSize(100);
+            int v2 = register(in + "-value", VERSIONS[1]);         // the registry itself is up: only the stamper cannot reach it
+            send(producer, in, v2, VERSIONS[1], 100, 150);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (runner.stats().schemaRegistry().waitingSince() < 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(runner.stats().schemaRegistry().waitingSince()).as("waiting").isPositive();
+            Thread.sleep(3_000);
+            assertThat(broker.consume(out, 101, Duration.ofSeconds(2))).as("nothing stamped on a guess").hasSize(100);
+            assertThat(broker.consume(dlq, 1, Duration.ofSeconds(1))).as("nothing dead-lettered").isEmpty();
+
+            proxy.down = false;
+            List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(out, 150, Duration.ofSeconds(120));
+            assertThat(stamped).hasSize(150);
+            assertThat(stamped.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).distinct().count()).isEqualTo(150);
+            assertThat(runner.stats().schemaRegistry().waitingSince()).isEqualTo(-1);
+            assertThat(runner.stats().schemaRegistry().failures()).isPositive();
+        }
+        assertThat(broker.consume(dlq, 1, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    private SnowstampConfig config(String in, String out, String dlq) {
+        return ConfigLoader.load(null, Map.of(), Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
+                "state.dir", work.resolve("state").toString(), "instance.id", "schema",
+                "application.id", TestBroker.unique("schema-app"), "input.topic", in, "output.topic", out, "dlq.topic", dlq,
+                "id.worker-registry", "off", "stamp.value-format", "avro", "schema-registry.url", proxy.url().toString()));
+    }
+
+    private static void topics(String in, String out, String dlq) throws Exception {
+        broker.createTopic(in, 2);
+        broker.createTopic(out, 2);
+        broker.createTopic(dlq, 1);
+    }
+
+    private static void send(KafkaProducer<byte[], byte[]> producer, String topic, int schemaId, String schema, int from, int to)
+            throws Exception {
+        for (int n = from; n < to; n++) {
+            producer.send(new ProducerRecord<>(topic, key(n), order(schemaId, schema, n)));
+        }
+        producer.flush();
+    }
+
+    private static byte[] key(int n) {
+        return String.valueOf(n).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] order(int schemaId, String schemaText, int n) throws Exception {
+        Schema schema = new Schema.Parser().parse(schemaText);
+        GenericRecord order = new GenericData.Record(schema);
+        order.put("customer", "customer " + n);
+        if (schema.getField("quantity") != null) {
+            order.put("quantity", n);
+        }
+        if (schema.getField("note") != null) {
+            order.put("note", n % 2 == 0 ? null : "note " + n);
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        bytes.write(ByteBuffer.allocate(5).put((byte) 0).putInt(schemaId).array());
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
+        new GenericDatumWriter<GenericRecord>(schema).write(order, encoder);
+        encoder.flush();
+        return bytes.toByteArray();
+    }
+
+    private static void compatibility(String subject, String level) throws Exception {
+        assertThat(registry.call("PUT", "/config/" + subject, "{\"compatibility\":\"" + level + "\"}").statusCode()).isEqualTo(200);
+    }
+
+    private static int register(String subject, String schema) throws Exception {
+        HttpResponse<String> answer = registry.call("POST", "/subjects/" + subject + "/versions",
+                JSON.createObjectNode().put("schema", schema).toString());
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        return JSON.readTree(answer.body()).path("id").asInt();
+    }
+
+    private static Schema schemaById(int id) {
+        try {
+            return new Schema.Parser().parse(JSON.readTree(registry.call("GET", "/schemas/ids/" + id, null).body()).path("schema").asText());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static GenericRecord decodeWhole(Schema schema, byte[] framed) throws Exception {
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(framed, 5, framed.length - 5, null);
+        GenericRecord record = new GenericDatumReader<GenericRecord>(schema).read(null, decoder);
+        assertThat(decoder.isEnd()).isTrue();
+        return record;
+    }
+
+    /** Forwards to the registry, or answers 503 while {@link #down}: an outage the registry's data survives. */
+    private static final class SwitchableProxy implements AutoCloseable {
+        private static final HttpClient HTTP = HttpClient.newHttpClient();
+        private final HttpServer server;
+        private final java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+        volatile boolean down;
+
+        SwitchableProxy(URI target) throws Exception {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            server.createContext("/", exchange -> {
+                byte[] body = exchange.getRequestBody().readAllBytes();
+                int status;
+                byte[] answer;
+                if (down) {
+                    status = 503;
+                    answer = "{\"error_code\":50301,\"message\":\"down\"}".getBytes(StandardCharsets.UTF_8);
+                } else {
+                    String path = exchange.getRequestURI().getRawPath().substring("/registry".length());
+                    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target + path))
+                            .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
+                    String type = exchange.getRequestHeaders().getFirst("Content-Type");
+                    if (type != null) {
+                        request.header("Content-Type", type);
+                    }
+                    try {
+                        HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+                        status = response.statusCode();
+                        answer = response.body();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        status = 503;
+                        answer = new byte[0];
+                    }
+                }
+                exchange.getResponseHeaders().add("Content-Type", "application/json");
+                exchange.sendResponseHeaders(status, answer.length == 0 ? -1 : answer.length);
+                exchange.getResponseBody().write(answer);
+                exchange.close();
+            });
+            server.setExecutor(threads);
+            server.start();
+        }
+
+        URI url() {
+            return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/registry");
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+            threads.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.snowstamp.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.snowstamp.config.StampSettings.OnExistingField;
+import io.snowstamp.schema.SchemaRefusedException.Reason;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaCompatibility;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Avro values stamped without decoding, judged by Apache Avro's own reader with the output schema. */
+class AvroStampingTest {
+    private static final String ORDER = """
+            {"type": "record", "name": "Order", "namespace": "com.acme", "doc": "an order", "aliases": ["Purchase"],
+             "owner": "team-a",
+             "fields": [
+               {"name": "customer", "type": "string"},
+               {"name": "quantity", "type": "int", "default": 1},
+               {"name": "placed", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+               {"name": "note", "type": ["null", "string"], "default": null},
+               {"name": "status", "type": {"type": "enum", "name": "Status", "symbols": ["NEW", "PAID"]}},
+               {"name": "lines", "type": {"type": "array", "items":
+                 {"type": "record", "name": "Line", "fields": [{"name": "sku", "type": "string"}, {"name": "price", "type": "double"}]}}},
+               {"name": "tags", "type": {"type": "map", "values": "int"}},
+               {"name": "digest", "type": {"type": "fixed", "name": "Digest", "size": 4}},
+               {"name": "raw", "type": "bytes"}
+             ]}""";
+    private static final int INPUT_ID = 7;
+    private static final int OUTPUT_ID = 0x01020304;
+
+    @ParameterizedTest
+    @ValueSource(longs = {0L, 1L, 63L, 64L, 912_099_150_311_464_960L, Long.MAX_VALUE, -1L, Long.MIN_VALUE})
+    void shouldAppendTheIdSoThatAvroReadsEveryFieldAndTheId(long id) throws IOException {
+        Schema input = new Schema.Parser().parse(ORDER);
+        GenericRecord order = sampleOrder(input);
+        Evolution evolution = AvroEvolution.evolve(ORDER, "id", OnExistingField.REJECT);
+        assertThat(evolution.kind()).isEqualTo(Evolution.Kind.APPEND);
+
+        byte[] stamped = Stamping.avro(evolution, "id", OUTPUT_ID).stamp(framed(INPUT_ID, encode(input, order)), id);
+
+        assertThat(stamped[0]).isZero();
+        assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
+        Schema output = new Schema.Parser().parse(evolution.schema());
+        GenericRecord read = decodeWhole(output, stamped);
+        assertThat(read.get("id")).isEqualTo(id);
+        for (Schema.Field field : input.getFields()) {
+            // as text: Avro reads strings as Utf8, written as String
+            assertThat(GenericData.get().toString(read.get(field.name()))).as(field.name())
+                    .isEqualTo(GenericData.get().toString(order.get(field.name())));
+        }
+    }
+
+    @Test
+    void shouldKeepTheInputSchemaWholeAndAddALongFieldWithADefaultLast() {
+        Schema input = new Schema.Parser().parse(ORDER);
+        Schema output = new Schema.Parser().parse(AvroEvolution.evolve(ORDER, "id", OnExistingField.REJECT).schema());
+
+        assertThat(output.getFullName()).isEqualTo("com.acme.Order");
+        assertThat(output.getDoc()).isEqualTo("an order");
+        assertThat(output.getAliases()).containsExactly("com.acme.Purchase");
+        assertThat(output.getProp("owner")).isEqualTo("team-a");
+        assertThat(output.getFields()).hasSize(input.getFields().size() + 1);
+        for (Schema.Field field : input.getFields()) {
+            Schema.Field copy = output.getField(field.name());
+            assertThat(copy.pos()).isEqualTo(field.pos());
+            assertThat(copy.schema()).isEqualTo(field.schema());
+            assertThat(copy.defaultVal()).isEqualTo(field.defaultVal());
+        }
+        Schema.Field id = output.getFields().get(output.getFields().size() - 1);
+        assertThat(id.name()).isEqualTo("id");
+        assertThat(id.schema().getType()).isEqualTo(Schema.Type.LONG);
+        assertThat(id.defaultVal()).isEqualTo(AvroEvolution.DEFAULT);
+    }
+
+    @Test
+    void shouldLetTheOutputSubjectEvolveWithTheInput() {
+        // BACKWARD, as registries check it: the newest output schema reads data of the previous one; and an
+        // output schema reads the input's data (the default), so the output subject may start on un-stamped data
+        String v1 = "{\"type\":\"record\",\"name\":\"E\",\"fields\":[{\"name\":\"a\",\"type\":\"string\"}]}";
+        String v2 = "{\"type\":\"record\",\"name\":\"E\",\"fields\":[{\"name\":\"a\",\"type\":\"string\"},"
+                + "{\"name\":\"b\",\"type\":\"int\",\"default\":0}]}";
+        Schema out1 = new Schema.Parser().parse(AvroEvolution.evolve(v1, "id", OnExistingField.REJECT).schema());
+        Schema out2 = new Schema.Parser().parse(AvroEvolution.evolve(v2, "id", OnExistingField.REJECT).schema());
+
+        assertThat(compatible(out2, out1)).isTrue();
+        assertThat(compatible(out1, new Schema.Parser().parse(v1))).isTrue();
+        assertThat(compatible(out2, new Schema.Parser().parse(v1))).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"string\"", "\"long\"", "{\"type\":\"array\",\"items\":\"int\"}",
+            "[\"null\",{\"type\":\"record\",\"name\":\"E\",\"fields\":[]}]", "{\"type\":\"enum\",\"name\":\"S\",\"symbols\":[\"A\"]}"})
+    void shouldRefuseATopLevelSchemaThatIsNotARecord(String schema) {
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> AvroEvolution.evolve(schema, "id", OnExistingField.REJECT));
+        assertThat(refused.reason()).isEqualTo(Reason.NOT_RECORD);
+        assertThat(refused.getMessage()).contains("not a record");
+    }
+
+    @Test
+    void shouldRefuseSchemaTextThatDoesNotParse() {
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> AvroEvolution.evolve("{\"type\":\"record\"", "id", OnExistingField.REJECT));
+        assertThat(refused.reason()).isEqualTo(Reason.INVALID_SCHEMA);
+    }
+
+    @Test
+    void shouldRefuseAnExistingFieldUnderReject() {
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> AvroEvolution.evolve(ORDER, "customer", OnExistingField.REJECT));
+        assertThat(refused.reason()).isEqualTo(Reason.FIELD_EXISTS);
+        assertThat(refused.getMessage()).isEqualTo(
+                "field 'customer' already exists in Avro record com.acme.Order (stamp.on-existing-field=reject)");
+    }
+
+    @Test
+    void shouldKeepAValueWithTheFieldUnchangedButItsSchemaId() throws IOException {
+        String schema = withIdField("long");
+        byte[] value = valueWithId5(schema);
+        Evolution evolution = AvroEvolution.evolve(schema, "id", OnExistingField.KEEP);
+
+        byte[] stamped = Stamping.avro(evolution, "id", OUTPUT_ID).stamp(value, 99L);
+
+        assertThat(evolution.kind()).isEqualTo(Evolution.Kind.KEEP);
+        assertThat(java.util.Arrays.copyOfRange(stamped, 5, stamped.length)).isEqualTo(java.util.Arrays.copyOfRange(value, 5, value.length));
+        assertThat(decodeWhole(new Schema.Parser().parse(evolution.schema()), stamped).get("id")).isEqualTo(5L);
+        assertThat(Stamping.avro(evolution, "id", INPUT_ID).stamp(value, 99L)).isSameAs(value);
+    }
+
+    @Test
+    void shouldOverwriteALongFieldByDecodingTheValue() throws IOException {
+        String schema = withIdField("long");
+        Evolution evolution = AvroEvolution.evolve(schema, "id", OnExistingField.OVERWRITE);
+
+        byte[] stamped = Stamping.avro(evolution, "id", OUTPUT_ID).stamp(valueWithId5(schema), 912_099_150_311_464_960L);
+
+        GenericRecord read = decodeWhole(new Schema.Parser().parse(evolution.schema()), stamped);
+        assertThat(read.get("id")).isEqualTo(912_099_150_311_464_960L);
+        assertThat(read.get("name").toString()).isEqualTo("x");
+        assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
+    }
+
+    @Test
+    void shouldRefuseToOverwriteAFieldOfAnotherType() {
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> AvroEvolution.evolve(withIdField("string"), "id", OnExistingField.OVERWRITE));
+        assertThat(refused.reason()).isEqualTo(Reason.FIELD_EXISTS);
+        assertThat(refused.getMessage()).contains("of type string");
+    }
+
+    @Test
+    void shouldRefuseAValueThatDoesNotDecodeWhenOverwriting() {
+        Evolution evolution = AvroEvolution.evolve(withIdField("long"), "id", OnExistingField.OVERWRITE);
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> Stamping.avro(evolution, "id", OUTPUT_ID).stamp(new byte[] {0, 0, 0, 0, 7, 20, 'a'}, 1L));
+        assertThat(refused.reason()).isEqualTo(Reason.INVALID_VALUE);
+    }
+
+    /** A framed value of {@link #withIdField}'s long version: name "x", id 5. */
+    private static byte[] valueWithId5(String schema) throws IOException {
+        Schema input = new Schema.Parser().parse(schema);
+        GenericRecord record = new GenericData.Record(input);
+        record.put("name", "x");
+        record.put("id", 5L);
+        return framed(INPUT_ID, encode(input, record));
+    }
+
+    private static String withIdField(String type) {
+        return "{\"type\":\"record\",\"name\":\"E\",\"fields\":[{\"name\":\"name\",\"type\":\"string\"},"
+                + "{\"name\":\"id\",\"type\":\"" + type + "\"}]}";
+    }
+
+    private static boolean compatible(Schema reader, Schema writer) {
+        return SchemaCompatibility.checkReaderWriterCompatibility(reader, writer).getType()
+                == SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE;
+    }
+
+    static GenericRecord sampleOrder(Schema schema) {
+        GenericRecord order = new GenericData.Record(schema);
+        order.put("customer", "Ann Lee");
+        order.put("quantity", 3);
+        order.put("placed", 1_700_000_000_000L);
+        order.put("note", "leave at the door");
+        order.put("status", new GenericData.EnumSymbol(schema.getField("status").schema(), "PAID"));
+        Schema lineSchema = schema.getField("lines").schema().getElementType();
+        GenericRecord line = new GenericData.Record(lineSchema);
+        line.put("sku", "A-1");
+        line.put("price", 9.5);
+        order.put("lines", new GenericData.Array<>(schema.getField("lines").schema(), List.of(line, line)));
+        order.put("tags", Map.of("a", 1));
+        order.put("digest", new GenericData.Fixed(schema.getField("digest").schema(), new byte[] {1, 2, 3, 4}));
+        order.put("raw", ByteBuffer.wrap(new byte[] {9, 8}));
+        return order;
+    }
+
+    static byte[] encode(Schema schema, GenericRecord record) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
+        encoder.flush();
+        return out.toByteArray();
+    }
+
+    static byte[] framed(int schemaId, byte[] payload) {
+        return ByteBuffer.allocate(5 + payload.length).put((byte) 0).putInt(schemaId).put(payload).array();
+    }
+
+    /** Decodes the payload with Avro's reader and checks that the record takes every byte. */
+    static GenericRecord decodeWhole(Schema schema, byte[] framed) throws IOException {
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(framed, 5, framed.length - 5, null);
+        GenericRecord record = new GenericDatumReader<GenericRecord>(schema).read(null, decoder);
+        assertThat(decoder.isEnd()).as("every byte read").isTrue();
+        return record;
+    }
+}

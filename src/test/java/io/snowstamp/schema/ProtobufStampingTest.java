@@ -1,0 +1,248 @@
+package io.snowstamp.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.google.protobuf.DescriptorProtos.DescriptorProto;
+import com.google.protobuf.DescriptorProtos.FieldDescriptorProto;
+import com.google.protobuf.DescriptorProtos.FieldDescriptorProto.Label;
+import com.google.protobuf.DescriptorProtos.FieldDescriptorProto.Type;
+import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
+import com.google.protobuf.DescriptorProtos.OneofDescriptorProto;
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.DynamicMessage;
+import com.squareup.wire.schema.internal.parser.FieldElement;
+import com.squareup.wire.schema.internal.parser.MessageElement;
+import com.squareup.wire.schema.internal.parser.OneOfElement;
+import com.squareup.wire.schema.internal.parser.ProtoFileElement;
+import com.squareup.wire.schema.internal.parser.ReservedElement;
+import com.squareup.wire.schema.internal.parser.TypeElement;
+import io.snowstamp.config.StampSettings.OnExistingField;
+import io.snowstamp.schema.SchemaRefusedException.Reason;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Protobuf values stamped without decoding, judged by protobuf-java's {@link DynamicMessage} with a
+ * descriptor of the output schema built here by hand, and the output schema's text read back by Wire.
+ */
+class ProtobufStampingTest {
+    private static final String ORDERS = """
+            syntax = "proto3";
+            package acme;
+
+            // an order
+            message Order {
+              string customer = 1;
+              int32 quantity = 2;
+              repeated Line lines = 3;
+              reserved 5, 8 to 10;
+              reserved "old";
+              oneof pay {
+                string card = 4;
+                string iban = 12;
+              }
+              message Line {
+                string sku = 1;
+                double price = 2;
+              }
+            }
+            enum Status { NEW = 0; }
+            message Refund {
+              int64 order_id = 1;
+              string reason = 2;
+            }
+            """;
+    private static final long ID = 912_099_150_311_464_960L;
+    private static final int OUTPUT_ID = 0x0A0B0C0D;
+
+    @Test
+    void shouldAppendTheFieldSoThatProtobufReadsEveryFieldAndTheId() throws Exception {
+        Evolution evolution = ProtobufEvolution.evolve(ORDERS, new int[] {0}, "id", 0, OnExistingField.REJECT);
+        assertThat(evolution.fieldNumber()).as("one above the highest used or reserved (iban = 12)").isEqualTo(13);
+
+        DynamicMessage order = sampleOrder(descriptors(false).findMessageTypeByName("Order"));
+        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(framed(7, new byte[] {0}, order.toByteArray()), ID);
+
+        assertThat(stamped[0]).isZero();
+        assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
+        assertThat(stamped[5]).as("message indexes kept").isZero();
+        Descriptor output = descriptors(true).findMessageTypeByName("Order");
+        DynamicMessage read = DynamicMessage.parseFrom(output, Arrays.copyOfRange(stamped, 6, stamped.length));
+        assertThat(read.getUnknownFields().asMap()).isEmpty();
+        assertThat(read.getField(output.findFieldByName("id"))).isEqualTo(ID);
+        for (Descriptors.FieldDescriptor field : order.getDescriptorForType().getFields()) {
+            assertThat(read.getField(output.findFieldByName(field.getName())).toString()).as(field.getName())
+                    .isEqualTo(order.getField(field).toString());
+        }
+    }
+
+    @Test
+    void shouldDeclareTheFieldInTheMessageTheIndexesNameAndKeepTheRest() {
+        ProtoFileElement output = ProtobufEvolution.parse(
+                ProtobufEvolution.evolve(ORDERS, new int[] {0}, "id", 0, OnExistingField.REJECT).schema());
+        ProtoFileElement input = ProtobufEvolution.parse(ORDERS);
+
+        MessageElement order = (MessageElement) output.getTypes().get(0);
+        FieldElement id = order.getFields().get(order.getFields().size() - 1);
+        assertThat(id.getName()).isEqualTo("id");
+        assertThat(id.getType()).isEqualTo("int64");
+        assertThat(id.getTag()).isEqualTo(13);
+        assertThat(id.getLabel()).as("proto3: no label").isNull();
+        MessageElement inputOrder = (MessageElement) input.getTypes().get(0);
+        // as printed text: the elements' source locations differ between the two files
+        assertThat(order.getFields().subList(0, order.getFields().size() - 1)).extracting(FieldElement::toSchema)
+                .isEqualTo(inputOrder.getFields().stream().map(FieldElement::toSchema).toList());
+        assertThat(order.getOneOfs()).extracting(OneOfElement::toSchema)
+                .isEqualTo(inputOrder.getOneOfs().stream().map(OneOfElement::toSchema).toList());
+        assertThat(order.getReserveds()).extracting(ReservedElement::toSchema)
+                .isEqualTo(inputOrder.getReserveds().stream().map(ReservedElement::toSchema).toList());
+        assertThat(order.getNestedTypes()).extracting(TypeElement::toSchema)
+                .isEqualTo(inputOrder.getNestedTypes().stream().map(TypeElement::toSchema).toList());
+        assertThat(output.getTypes().subList(1, 3)).extracting(TypeElement::toSchema)
+                .isEqualTo(input.getTypes().subList(1, 3).stream().map(TypeElement::toSchema).toList());
+        assertThat(output.getPackageName()).isEqualTo("acme");
+    }
+
+    @Test
+    void shouldFindNestedMessagesAndCountOnlyMessages() throws Exception {
+        Evolution line = ProtobufEvolution.evolve(ORDERS, new int[] {0, 0}, "id", 0, OnExistingField.REJECT);
+        assertThat(line.fieldNumber()).isEqualTo(3);
+        MessageElement order = (MessageElement) ProtobufEvolution.parse(line.schema()).getTypes().get(0);
+        MessageElement lineMessage = (MessageElement) order.getNestedTypes().get(0);
+        assertThat(lineMessage.getFields()).extracting(FieldElement::getName).containsExactly("sku", "price", "id");
+        assertThat(order.getFields()).extracting(FieldElement::getName).doesNotContain("id");
+
+        Evolution refund = ProtobufEvolution.evolve(ORDERS, new int[] {1}, "id", 0, OnExistingField.REJECT);
+        assertThat(refund.fieldNumber()).as("the enum between them is not a message").isEqualTo(3);
+        Descriptor refundType = descriptors(false).findMessageTypeByName("Refund");
+        DynamicMessage value = DynamicMessage.newBuilder(refundType).setField(refundType.findFieldByName("order_id"), 5L).build();
+        byte[] stamped = Stamping.protobuf(refund, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
+        DynamicMessage read = DynamicMessage.parseFrom(refundType, Arrays.copyOfRange(stamped, 7, stamped.length));
+        assertThat(read.getUnknownFields().getField(3).getVarintList()).containsExactly(ID);
+        assertThat(read.getField(refundType.findFieldByName("order_id"))).isEqualTo(5L);
+    }
+
+    @Test
+    void shouldRefuseIndexesThatNameNoMessage() {
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> ProtobufEvolution.evolve(ORDERS, new int[] {2}, "id", 0, OnExistingField.REJECT));
+        assertThat(refused.reason()).isEqualTo(Reason.BAD_MESSAGE_INDEXES);
+        assertThat(refused.getMessage()).isEqualTo("message indexes [2] name no message of the value's Protobuf schema");
+    }
+
+    @Test
+    void shouldUseAConfiguredNumberUnlessItIsUsedOrReserved() {
+        assertThat(ProtobufEvolution.evolve(ORDERS, new int[] {0}, "id", 20, OnExistingField.REJECT).fieldNumber()).isEqualTo(20);
+        for (int taken : new int[] {1, 4, 5, 9, 12}) {
+            SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                    () -> ProtobufEvolution.evolve(ORDERS, new int[] {0}, "id", taken, OnExistingField.REJECT));
+            assertThat(refused.reason()).as("number %d", taken).isEqualTo(Reason.FIELD_NUMBER_TAKEN);
+            assertThat(refused.getMessage()).contains("field number " + taken + " is already used or reserved in Protobuf message Order");
+        }
+    }
+
+    @Test
+    void shouldRefuseAReservedNameAndAnExistingFieldUnderReject() {
+        SchemaRefusedException reserved = catchThrowableOfType(SchemaRefusedException.class,
+                () -> ProtobufEvolution.evolve(ORDERS, new int[] {0}, "old", 0, OnExistingField.REJECT));
+        assertThat(reserved.getMessage()).isEqualTo("field name 'old' is reserved in Protobuf message Order");
+        SchemaRefusedException existing = catchThrowableOfType(SchemaRefusedException.class,
+                () -> ProtobufEvolution.evolve(ORDERS, new int[] {0}, "card", 0, OnExistingField.REJECT));
+        assertThat(existing.reason()).isEqualTo(Reason.FIELD_EXISTS);
+        assertThat(existing.getMessage()).isEqualTo("field 'card' already exists in Protobuf message Order (stamp.on-existing-field=reject)");
+    }
+
+    @Test
+    void shouldOverwriteAnInt64FieldByAppendingItAgain() throws Exception {
+        Evolution evolution = ProtobufEvolution.evolve(ORDERS, new int[] {1}, "order_id", 0, OnExistingField.OVERWRITE);
+        assertThat(evolution.kind()).isEqualTo(Evolution.Kind.APPEND);
+        assertThat(evolution.schema()).isEqualTo(ORDERS);
+        Descriptor refund = descriptors(false).findMessageTypeByName("Refund");
+        DynamicMessage value = DynamicMessage.newBuilder(refund).setField(refund.findFieldByName("order_id"), 5L)
+                .setField(refund.findFieldByName("reason"), "late").build();
+
+        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
+
+        DynamicMessage read = DynamicMessage.parseFrom(refund, Arrays.copyOfRange(stamped, 7, stamped.length));
+        assertThat(read.getField(refund.findFieldByName("order_id"))).as("the last value wins").isEqualTo(ID);
+        assertThat(read.getField(refund.findFieldByName("reason"))).isEqualTo("late");
+
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> ProtobufEvolution.evolve(ORDERS, new int[] {1}, "reason", 0, OnExistingField.OVERWRITE));
+        assertThat(refused.getMessage()).isEqualTo("field 'reason' already exists in Protobuf message Refund as string,"
+                + " which an ID (int64) cannot overwrite");
+    }
+
+    @Test
+    void shouldKeepAValueWithTheFieldUnderKeep() {
+        Evolution evolution = ProtobufEvolution.evolve(ORDERS, new int[] {1}, "reason", 0, OnExistingField.KEEP);
+        byte[] value = framed(7, new byte[] {2, 2}, new byte[] {8, 5});
+        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(value, ID);
+        assertThat(Arrays.copyOfRange(stamped, 5, stamped.length)).isEqualTo(Arrays.copyOfRange(value, 5, value.length));
+        assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
+    }
+
+    @Test
+    void shouldSkipTheNumbersProtobufKeepsAndLabelProto2FieldsOptional() {
+        String proto2 = "syntax = \"proto2\";\nmessage M {\n  optional string a = 18999;\n}\n";
+        Evolution evolution = ProtobufEvolution.evolve(proto2, new int[] {0}, "id", 0, OnExistingField.REJECT);
+        assertThat(evolution.fieldNumber()).isEqualTo(20_000);
+        assertThat(evolution.schema()).contains("optional int64 id = 20000;");
+
+        String full = "syntax = \"proto3\";\nmessage M {\n  reserved 2 to max;\n  string a = 1;\n}\n";
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> ProtobufEvolution.evolve(full, new int[] {0}, "id", 0, OnExistingField.REJECT));
+        assertThat(refused.reason()).isEqualTo(Reason.FIELD_NUMBER_TAKEN);
+    }
+
+    @Test
+    void shouldRefuseSchemaTextThatDoesNotParse() {
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> ProtobufEvolution.evolve("message {", new int[] {0}, "id", 0, OnExistingField.REJECT));
+        assertThat(refused.reason()).isEqualTo(Reason.INVALID_SCHEMA);
+    }
+
+    /** The file above as protobuf-java describes it, with (withId) or without Order's field {@code int64 id = 13}. */
+    private static Descriptors.FileDescriptor descriptors(boolean withId) throws Descriptors.DescriptorValidationException {
+        DescriptorProto line = DescriptorProto.newBuilder().setName("Line")
+                .addField(field("sku", 1, Type.TYPE_STRING)).addField(field("price", 2, Type.TYPE_DOUBLE)).build();
+        DescriptorProto.Builder order = DescriptorProto.newBuilder().setName("Order")
+                .addField(field("customer", 1, Type.TYPE_STRING))
+                .addField(field("quantity", 2, Type.TYPE_INT32))
+                .addField(field("lines", 3, Type.TYPE_MESSAGE).toBuilder().setLabel(Label.LABEL_REPEATED).setTypeName(".acme.Order.Line"))
+                .addField(field("card", 4, Type.TYPE_STRING).toBuilder().setOneofIndex(0))
+                .addField(field("iban", 12, Type.TYPE_STRING).toBuilder().setOneofIndex(0))
+                .addOneofDecl(OneofDescriptorProto.newBuilder().setName("pay"))
+                .addNestedType(line);
+        if (withId) {
+            order.addField(field("id", 13, Type.TYPE_INT64));
+        }
+        DescriptorProto refund = DescriptorProto.newBuilder().setName("Refund")
+                .addField(field("order_id", 1, Type.TYPE_INT64)).addField(field("reason", 2, Type.TYPE_STRING)).build();
+        FileDescriptorProto file = FileDescriptorProto.newBuilder().setName("orders.proto").setPackage("acme").setSyntax("proto3")
+                .addMessageType(order).addMessageType(refund).build();
+        return Descriptors.FileDescriptor.buildFrom(file, new Descriptors.FileDescriptor[0]);
+    }
+
+    private static FieldDescriptorProto field(String name, int number, Type type) {
+        return FieldDescriptorProto.newBuilder().setName(name).setNumber(number).setType(type).setLabel(Label.LABEL_OPTIONAL).build();
+    }
+
+    private static DynamicMessage sampleOrder(Descriptor order) {
+        Descriptor line = order.findNestedTypeByName("Line");
+        DynamicMessage oneLine = DynamicMessage.newBuilder(line).setField(line.findFieldByName("sku"), "A-1")
+                .setField(line.findFieldByName("price"), 9.5).build();
+        return DynamicMessage.newBuilder(order).setField(order.findFieldByName("customer"), "Ann Lee")
+                .setField(order.findFieldByName("quantity"), 3)
+                .addRepeatedField(order.findFieldByName("lines"), oneLine)
+                .addRepeatedField(order.findFieldByName("lines"), oneLine)
+                .setField(order.findFieldByName("iban"), "DE00 1234").build();
+    }
+
+    static byte[] framed(int schemaId, byte[] indexes, byte[] payload) {
+        return ByteBuffer.allocate(5 + indexes.length + payload.length).put((byte) 0).putInt(schemaId).put(indexes).put(payload).array();
+    }
+}

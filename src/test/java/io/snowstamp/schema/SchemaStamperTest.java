@@ -1,0 +1,160 @@
+package io.snowstamp.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.snowstamp.config.SchemaRegistrySettings.SubjectStrategy;
+import io.snowstamp.config.StampSettings;
+import io.snowstamp.config.StampSettings.HeaderFormat;
+import io.snowstamp.config.StampSettings.JsonType;
+import io.snowstamp.config.StampSettings.OnExistingField;
+import io.snowstamp.config.StampSettings.ValueFormat;
+import io.snowstamp.schema.SchemaRefusedException.Reason;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.junit.jupiter.api.Test;
+
+/** The cache and the registry calls around the pure core, with a registry kept in memory. */
+class SchemaStamperTest {
+    private static final String ORDER = "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\","
+            + "\"fields\":[{\"name\":\"customer\",\"type\":\"string\"}]}";
+    private static final String PROTO = "syntax = \"proto3\";\npackage acme;\nmessage A { string x = 1; }\nmessage B { int32 y = 4; }\n";
+
+    private final MemoryRegistry registry = new MemoryRegistry();
+
+    @Test
+    void shouldAskTheRegistryOncePerInputSchemaAndKeepStampingWhileItIsDown() throws Exception {
+        int input = registry.add(RegisteredSchema.AVRO, ORDER);
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
+        byte[] value = AvroStampingTest.framed(input, new byte[] {6, 'A', 'n', 'n'});
+
+        Stamping first = stamper.inspect(value);
+        registry.down = true;
+        Stamping again = stamper.inspect(value);
+
+        assertThat(again).isSameAs(first);
+        assertThat(registry.calls).containsExactly("schema " + input, "register out-value");
+        byte[] stamped = first.stamp(value, 300L);
+        Schema output = new Schema.Parser().parse(registry.schemas.get(first.outputId()).schema());
+        assertThat(AvroStampingTest.decodeWhole(output, stamped).get("id")).isEqualTo(300L);
+        assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(first.outputId()).isNotEqualTo(input);
+    }
+
+    @Test
+    void shouldReportAnOutageOfTheRegistryForAnUnknownSchemaAndStampOnceItIsBack() {
+        int input = registry.add(RegisteredSchema.AVRO, ORDER);
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
+        byte[] value = AvroStampingTest.framed(input, new byte[] {0});
+        registry.down = true;
+
+        assertThatThrownBy(() -> stamper.inspect(value)).isInstanceOf(RegistryUnavailableException.class);
+        assertThat(stamper.cached()).isZero();
+        registry.down = false;
+        assertThat(stamper.inspect(value).outputId()).isPositive();
+    }
+
+    @Test
+    void shouldRememberARefusedSchemaWithoutAskingAgain() {
+        int primitive = registry.add(RegisteredSchema.AVRO, "\"string\"");
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
+        byte[] value = AvroStampingTest.framed(primitive, new byte[] {0});
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(catchThrowableOfType(SchemaRefusedException.class, () -> stamper.inspect(value)).reason()).isEqualTo(Reason.NOT_RECORD);
+        }
+        SchemaRefusedException unknown = catchThrowableOfType(SchemaRefusedException.class,
+                () -> stamper.inspect(AvroStampingTest.framed(999, new byte[] {0})));
+        assertThat(unknown.reason()).isEqualTo(Reason.UNKNOWN_SCHEMA);
+        assertThat(registry.calls).containsExactly("schema " + primitive, "schema 999");
+    }
+
+    @Test
+    void shouldRefuseASchemaOfTheOtherFormatAndAvroReferences() {
+        int proto = registry.add(RegisteredSchema.PROTOBUF, PROTO);
+        int referring = registry.add(new RegisteredSchema(RegisteredSchema.AVRO, ORDER, List.of(new RegisteredSchema.Reference("x", "y", 1))));
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
+
+        SchemaRefusedException wrong = catchThrowableOfType(SchemaRefusedException.class,
+                () -> stamper.inspect(AvroStampingTest.framed(proto, new byte[] {0})));
+        assertThat(wrong.reason()).isEqualTo(Reason.WRONG_SCHEMA_TYPE);
+        assertThat(wrong.getMessage()).isEqualTo("schema ID " + proto + " is a PROTOBUF schema, not AVRO (stamp.value-format=avro)");
+        assertThat(catchThrowableOfType(SchemaRefusedException.class,
+                () -> stamper.inspect(AvroStampingTest.framed(referring, new byte[] {0}))).reason()).isEqualTo(Reason.SCHEMA_REFERENCES);
+        assertThat(catchThrowableOfType(SchemaRefusedException.class,
+                () -> stamper.inspect(new byte[] {1, 0, 0, 0, 1})).reason()).isEqualTo(Reason.NO_MAGIC_BYTE);
+    }
+
+    @Test
+    void shouldForgetSchemasBeyondItsCapacity() {
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 2);
+        for (int i = 0; i < 5; i++) {
+            stamper.inspect(AvroStampingTest.framed(registry.add(RegisteredSchema.AVRO, ORDER), new byte[] {0}));
+            assertThat(stamper.cached()).isLessThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void shouldRegisterUnderTheSubjectTheStrategyNames() {
+        int avro = registry.add(RegisteredSchema.AVRO, ORDER);
+        stamper(ValueFormat.AVRO, SubjectStrategy.RECORD, 10).inspect(AvroStampingTest.framed(avro, new byte[] {0}));
+        stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC_RECORD, 10).inspect(AvroStampingTest.framed(avro, new byte[] {0}));
+        int proto = registry.add(RegisteredSchema.PROTOBUF, PROTO);
+        SchemaStamper protobuf = stamper(ValueFormat.PROTOBUF, SubjectStrategy.TOPIC_RECORD, 10);
+        protobuf.inspect(ProtobufStampingTest.framed(proto, new byte[] {0}, new byte[0]));
+        protobuf.inspect(ProtobufStampingTest.framed(proto, new byte[] {2, 2}, new byte[0]));
+
+        assertThat(registry.calls).filteredOn(call -> call.startsWith("register"))
+                .containsExactly("register com.acme.Order", "register out-com.acme.Order", "register out-acme.A", "register out-acme.B");
+        assertThat(protobuf.cached()).as("one per message").isEqualTo(2);
+    }
+
+    private SchemaStamper stamper(ValueFormat format, SubjectStrategy strategy, int capacity) {
+        StampSettings stamp = new StampSettings(null, JsonType.NUMBER, OnExistingField.REJECT, 64, true, HeaderFormat.TEXT, format, "id", 0);
+        return new SchemaStamper(stamp, strategy, "out", registry, capacity);
+    }
+
+    /** IDs global across subjects, the same schema text under one ID, as registries do. */
+    private static final class MemoryRegistry implements SchemaRegistryClient {
+        final Map<Integer, RegisteredSchema> schemas = new HashMap<>();
+        final List<String> calls = new ArrayList<>();
+        boolean down;
+
+        int add(String type, String schema) {
+            return add(new RegisteredSchema(type, schema, List.of()));
+        }
+
+        int add(RegisteredSchema schema) {
+            schemas.put(schemas.size() + 1, schema);
+            return schemas.size();
+        }
+
+        @Override
+        public RegisteredSchema schema(int id) {
+            check();
+            calls.add("schema " + id);
+            RegisteredSchema schema = schemas.get(id);
+            if (schema == null) {
+                throw new SchemaRefusedException(Reason.UNKNOWN_SCHEMA, "schema ID " + id + " is not in the schema registry");
+            }
+            return schema;
+        }
+
+        @Override
+        public int register(String subject, RegisteredSchema schema) {
+            check();
+            calls.add("register " + subject);
+            return add(schema);
+        }
+
+        private void check() {
+            if (down) {
+                throw new RegistryUnavailableException("the schema registry did not answer: down");
+            }
+        }
+    }
+}
