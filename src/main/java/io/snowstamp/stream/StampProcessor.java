@@ -22,7 +22,6 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +86,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final long maxRecordBytes;
 
     private ProcessorContext<byte[], StampedValue> context;
-    private KeyValueStore<Integer, WorkerState> store;
     private PauseBuffer paused;
     private int partition;
     private IdGenerator generator;
@@ -98,7 +96,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private long activeAt;
     /** {@link #lastIssued} at the last renewal tick (the record path does not read the clock for this). */
     private long seenIssued;
-    private WorkerState state;
+    private TaskState taskState;
     private long lastIssued = -1;
     /** The task's {@link #recordLastId} waits in {@link PreCommitHooks} for the next commit. */
     private boolean lastIdPending;
@@ -149,20 +147,20 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     public void init(ProcessorContext<byte[], StampedValue> context) {
         // Streams may close() and init() the same instance after restoring: rebuild everything here
         this.context = context;
-        this.store = context.getStateStore(Names.STORE);
         this.paused = ids.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
         this.lastIdPending = false;
         this.closed = false;
         long worker = workerForPartition();
-        WorkerState restored = restoredState(worker);
+        taskState = new TaskState(context.getStateStore(Names.STORE), partition, clock, acks);
+        WorkerState restored = taskState.restored(ids, worker);
         // the new lease first, straight to the changelog: the previous owner reads it there and stops, and the
-        // first ID here waits until its last term has run out (LeaseVerifier). The restored reservation stays,
-        // and the first ID above it reserves anew
+        // first ID here waits until its last term has run out (LeaseVerifier)
         lease.release();
         EarlyLeases.Taken early = earlyLeases == null ? null : earlyLeases.adopt(partition, restored, holder());
         boolean takenEarly = early != null;
+        WorkerState state;
         if (takenEarly) {
             // taken when the restore ended, from this very state (EarlyLeases): its wait has been running since
             state = early.state();
@@ -173,10 +171,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             lease = EarlyLeases.take(leases, context.taskId(), Names.changelogTopic(context.applicationId()), partition, state,
                     "partition " + partition + " worker " + worker);
         }
-        // then the store, whose put reaches the changelog at once (it does not cache) in the thread's open transaction:
-        // sent after the lease's own record, so that readers of committed data are not kept from the lease until the
-        // transaction commits (commitLease asks for that commit at once)
-        store.put(partition, state);
+        taskState.leased(state, lease);     // commitLease asks for the commit that makes it durable at once
         // a dead previous owner's open transaction would hide this task's records until the broker aborts it
         fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
@@ -197,7 +192,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
                 decision.describe(ids.layout()));
-        heartbeats.start(context, ids.heartbeat(), partition, this::heartbeat);
+        heartbeats.start(context, ids.heartbeat(), partition, () -> taskState.heartbeat(lastIssued));
         // under exactly-once the put in init waits in the thread's open transaction for a commit, which only a record or
         // a punctuation triggers: this one-shot punctuation asks for one, so the lease in the store is durable at once
         leaseWrite = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, ignored -> commitLease());
@@ -277,8 +272,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private void startIssuing(long worker) {
         String name = "partition " + partition + " worker " + worker;
         ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease.ticker(),
-                this::reserve, name, stats::reservationWaited);
-        acks.register(partition, ahead);
+                until -> taskState.reserve(until, lastIssued), name, stats::reservationWaited);
+        taskState.issuing(ahead);
         issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name));
         activeAt = System.nanoTime();
         seenIssued = lastIssued;
@@ -304,21 +299,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         ahead.renew(Math.max(generator.lastTime(), ids.layout().unitsSinceEpoch(clock.getAsLong())));
     }
 
-    /** {@link WriteAhead.Writer}: the state with a reservation up to {@code until}; nothing once the lease lapsed. */
-    private boolean reserve(long until) {
-        if (!lease.mayWrite()) {
-            return false;
-        }
-        write(state.withLastId(Math.max(state.lastId(), lastIssued)).withReservedUntil(Math.max(until, state.reservedUntil())));
-        return true;
-    }
-
-    private void heartbeat() {
-        if (lease.mayWrite()) {
-            write(state.withHeartbeat(clock.getAsLong()).withLastId(Math.max(state.lastId(), lastIssued)));
-        }
-    }
-
     private void commitLease() {
         leaseWrite.cancel();
         leaseWrite = null;
@@ -332,17 +312,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      */
     private void recordLastId() {
         lastIdPending = false;
-        if (!closed && lastIssued > state.lastId() && lease.mayWrite()) {
-            write(state.withLastId(lastIssued));
-        }
-    }
-
-    /** Every state write: the new state, stamped with the writer's wall clock. */
-    private void write(WorkerState next) {
-        state = next.withWrittenAt(clock.getAsLong());
-        store.put(partition, state);
-        if (acks.isImmediate()) {
-            ahead.acknowledged(state.reservedUntil());
+        if (!closed) {
+            taskState.recordLastId(lastIssued);
         }
     }
 
@@ -403,23 +374,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         return worker;
     }
 
-    private WorkerState restoredState(long worker) {
-        String fingerprint = ids.layout().fingerprint();
-        WorkerState stored = store.get(partition);
-        if (stored == null) {
-            return WorkerState.initial(fingerprint, worker);
-        }
-        if (!stored.layoutFingerprint().equals(fingerprint)) {
-            throw new LayoutChangedException(partition, stored.layoutFingerprint(), fingerprint);
-        }
-        if (stored.workerId() != worker) {
-            throw new ConfigException(Keys.ID_WORKER_OFFSET, ids.workerOffset(), "the offset the state of partition "
-                    + partition + " was written with (worker " + stored.workerId() + ", now " + worker
-                    + "): a changed worker ID could repeat another partition's IDs");
-        }
-        return stored;
-    }
-
     private String holder() {
         return EarlyLeases.holder(connection.instanceId());
     }
@@ -430,8 +384,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         lease.release();
         lease = LeaseGuard.none();
         heartbeats.cancel();
-        if (ahead != null) {
-            acks.unregister(partition, ahead);
+        if (taskState != null) {
+            taskState.close();
         }
         if (renewal != null) {
             renewal.cancel();
@@ -449,9 +403,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         if (generator != null) {
             log.atInfo().addKeyValue("event", "task-closed").addKeyValue("partition", partition)
-                    .addKeyValue("worker", generator.workerId()).addKeyValue("epoch", state.epoch())
+                    .addKeyValue("worker", generator.workerId()).addKeyValue("epoch", taskState.state().epoch())
                     .log("partition {} worker {}: task closed after lease epoch {}; last ID issued {}", partition,
-                            generator.workerId(), state.epoch(), lastIssued < 0 ? "none" : lastIssued);
+                            generator.workerId(), taskState.state().epoch(), lastIssued < 0 ? "none" : lastIssued);
         }
     }
 }
