@@ -223,7 +223,7 @@ class SequenceFaultIT extends OnSharedBroker {
     }
 
     private ChildJvm tookPartitions(Stamper stamper, ChildJvm child, TopicEnds ends, AtomicLong produced) throws Exception {
-        child.awaitLog("taken by " + stamper.instanceId() + "/", 180);
+        child.awaitLog("taken by " + stamper.instanceId() + "#", 180);
         progress(ends, produced, stamper.instanceId() + " took partitions");
         return child;
     }

@@ -660,7 +660,7 @@ class ClusterFaultIT {
         void awaitStamping() throws Exception {
             for (Map.Entry<String, ChildJvm> instance : instances.entrySet()) {
                 instance.getValue().awaitOutput(Stamper.STARTED + topics.in(), 180);
-                instance.getValue().awaitLog("taken by " + instance.getKey() + "/", 180);
+                instance.getValue().awaitLog("taken by " + instance.getKey() + "#", 180);
             }
             timeline.mark("%s: %s stamping (%s, uids %s)", name, instances.keySet(), applicationId, uids.values());
         }

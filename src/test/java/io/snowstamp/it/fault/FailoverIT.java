@@ -206,7 +206,7 @@ class FailoverIT extends OnSharedBroker {
             }
             for (int i = 0; i < ids.length; i++) {
                 children.get(i).awaitOutput(Stamper.STARTED + topics.in(), 120);
-                children.get(i).awaitLog("taken by " + ids[i] + "/", 120);
+                children.get(i).awaitLog("taken by " + ids[i] + "#", 120);
             }
             timeline.mark("%s stamping", String.join(", ", ids));
             return children.toArray(ChildJvm[]::new);
@@ -215,7 +215,7 @@ class FailoverIT extends OnSharedBroker {
         ChildJvm start(Stamper stamper) throws Exception {
             ChildJvm child = stamper.start();
             started.add(child);
-            child.awaitLog("taken by " + stamper.instanceId() + "/", 120);
+            child.awaitLog("taken by " + stamper.instanceId() + "#", 120);
             return child;
         }
 

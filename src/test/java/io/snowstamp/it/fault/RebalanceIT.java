@@ -98,7 +98,7 @@ class RebalanceIT extends OnSharedBroker {
 
     private static ChildJvm tookPartitions(Stamper stamper, ChildJvm child, TopicEnds ends, Timeline timeline) throws Exception {
         // the resume log line names the holder: instance id, then the stream thread
-        child.awaitLog("taken by " + stamper.instanceId() + "/", 180);
+        child.awaitLog("taken by " + stamper.instanceId() + "#", 180);
         progress(ends, stamper.topics(), timeline, stamper.instanceId() + " took partitions");
         return child;
     }
