@@ -52,11 +52,18 @@ public class JsonCheckBenchmark {
 
     @Setup
     public void setUp() {
-        values = new byte[VALUES][];
+        values = values(shape, size);
+    }
+
+    /** The values of a shape and size, each one that passes the check. */
+    static byte[][] values(String shape, int size) {
+        JsonIdSplicer splicer = new JsonIdSplicer("id", JsonType.NUMBER, OnExistingField.REJECT, 64);
+        byte[][] values = new byte[VALUES][];
         for (int n = 0; n < VALUES; n++) {
             values[n] = shape.equals("flat") ? SampleValues.value(n, size) : nested(n, size);
-            splicer.inspect(values[n]);       // every value passes the check
+            splicer.inspect(values[n]);
         }
+        return values;
     }
 
     private byte[] value() {
@@ -77,7 +84,7 @@ public class JsonCheckBenchmark {
         return tokens(noCanon, value());
     }
 
-    private static int tokens(JsonFactory factory, byte[] value) throws IOException {
+    static int tokens(JsonFactory factory, byte[] value) throws IOException {
         int tokens = 0;
         try (JsonParser parser = factory.createParser(value)) {
             while (parser.nextToken() != null) {

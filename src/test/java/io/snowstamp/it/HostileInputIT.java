@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +41,7 @@ class HostileInputIT extends OnSharedBroker {
     private static final int HOSTILE = 10_000;
     private static final int VALID = 5_000;
     private static final int LIMIT = 60_000;        // the stamper's max.request.size
+    private static final String NESTED_DUPLICATE = "{\"nested\":{\"b\":1,\"b\":[{\"c\":2,\"c\":3}]}}";
     @TempDir
     Path work;
 
@@ -52,7 +54,7 @@ class HostileInputIT extends OnSharedBroker {
 
     private static Case hostile(SplittableRandom random, int n) {
         String deep = "[".repeat(80) + "]".repeat(80);
-        return switch (n % 14) {
+        return switch (n % 16) {
             case 0 -> new Case(randomBytes(random, 1 + random.nextInt(200)), null);      // judged below
             case 1 -> new Case(bytes("{\"a\":1,\"b\":[1,2"), "truncated");
             case 2 -> new Case(bytes("[1,2,3]"), "not-object");
@@ -66,6 +68,9 @@ class HostileInputIT extends OnSharedBroker {
             case 10 -> new Case(bytes("{\"a\":1} {\"b\":2}"), "trailing-content");
             case 11 -> new Case(bytes("{\"pad\":\"" + "x".repeat(LIMIT - 900) + "\"}"), "too-large");
             case 12 -> new Case(bytes("{\"a\":1,}"), "not-json");
+            case 13 -> new Case(bytes(NESTED_DUPLICATE), null);                       // legal syntax: stamped
+            case 14 -> new Case(new byte[] {'{', '"', 'a', '"', ':', '"', (byte) 0xed, (byte) 0xa0, (byte) 0x80, '"', '}'},
+                    "invalid-utf8");                                                    // a surrogate, shaped like UTF-8
             default -> new Case(null, "not-object");                                   // a tombstone
         };
     }
@@ -109,6 +114,7 @@ class HostileInputIT extends OnSharedBroker {
         SplittableRandom random = new SplittableRandom(20261121);
         List<String> expectedCodes = new ArrayList<>();
         int valid = 0;
+        int nestedSent = 0;
         try (StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
              KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             runner.start();
@@ -120,6 +126,8 @@ class HostileInputIT extends OnSharedBroker {
                     expectedCodes.add(c.code());
                 } else if (c.valid()) {
                     valid++;
+                } else if (Arrays.equals(c.value(), bytes(NESTED_DUPLICATE))) {
+                    nestedSent++;
                 }
             }
             producer.flush();
@@ -146,6 +154,10 @@ class HostileInputIT extends OnSharedBroker {
         long validStamped = stamped.stream().filter(r -> new String(r.value(), StandardCharsets.UTF_8).matches(
                 "\\{\"id\":[0-9]+,\"valid\":[0-9]+}")).count();
         assertThat(validStamped).isEqualTo(valid);
+        long nestedDuplicates = stamped.stream().filter(r -> new String(r.value(), StandardCharsets.UTF_8).equals(
+                "{\"id\":" + new String(r.headers().lastHeader(IdHeader.ID).value(), StandardCharsets.UTF_8) + "," + NESTED_DUPLICATE.substring(1))).count();
+        assertThat(nestedSent).isPositive();
+        assertThat(nestedDuplicates).as("values with a name twice below the top level, stamped byte for byte").isEqualTo(nestedSent);
     }
 
     @Test
