@@ -68,6 +68,14 @@ public final class HttpSchemaRegistry implements SchemaRegistryClient {
         return new HttpSchemaRegistry(settings.urls(), http.build(), settings.username(), settings.password(), settings.timeout());
     }
 
+    /**
+     * Asks the registry for its subjects, as a check at start: refused credentials or a URL that is no
+     * registry API throw {@link ConfigException}; no answer throws {@link RegistryUnavailableException}.
+     */
+    public void check() {
+        expect(send("/subjects", null), 200);
+    }
+
     @Override
     public RegisteredSchema schema(int id) {
         Answer answer = send("/schemas/ids/" + id, null);

@@ -9,6 +9,8 @@ import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ApicurioRegistry;
+import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.OneLine;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import java.io.ByteArrayOutputStream;
@@ -168,6 +170,34 @@ class SchemaStampIT extends OnSharedBroker {
             assertThat(runner.stats().schemaRegistry().failures()).isPositive();
         }
         assertThat(broker.consume(dlq, 1, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    @Test
+    void shouldStopAtStartWithOneLineAndExit2OnRefusedCredentials() throws Exception {
+        String in = TestBroker.unique("creds-in");
+        String out = TestBroker.unique("creds-out");
+        String dlq = TestBroker.unique("creds-dlq");
+        topics(in, out, dlq);
+        // Apicurio's own authentication needs an OpenID server: a registry that refuses basic credentials stands in
+        HttpServer refusing = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        refusing.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(401, -1);
+            exchange.close();
+        });
+        refusing.start();
+        try {
+            String url = "http://127.0.0.1:" + refusing.getAddress().getPort();
+            Cli.Result run = Cli.run("run", "--bootstrap-servers", broker.bootstrapServers(), "--state-dir", work.resolve("state").toString(),
+                    "--set", "input.topic=" + in, "--set", "output.topic=" + out, "--set", "dlq.topic=" + dlq,
+                    "--set", "id.worker-registry=off", "--set", "stamp.value-format=avro", "--set", "schema-registry.url=" + url,
+                    "--set", "schema-registry.username=alice", "--set", "schema-registry.password=wrong");
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+            OneLine.assertOneErrorLine(run.err(), run.toString());
+            assertThat(run.err()).contains("schema-registry.username=alice: the schema registry at " + url
+                    + " refused these credentials (HTTP 401)").doesNotContain("wrong");
+        } finally {
+            refusing.stop(0);
+        }
     }
 
     private SnowstampConfig config(String in, String out, String dlq) {

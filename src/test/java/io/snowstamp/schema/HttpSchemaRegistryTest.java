@@ -105,7 +105,7 @@ class HttpSchemaRegistryTest {
     @Test
     void shouldStopOnRefusedCredentialsOrAUrlThatIsNoRegistry() {
         URI forbidden = server(exchange -> answer(exchange, 401, "{\"message\":\"Unauthorized\"}"));
-        assertThatThrownBy(() -> client("alice", "wrong", forbidden).schema(1)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> client("alice", "wrong", forbidden).check()).isInstanceOf(ConfigException.class)
                 .hasMessage("schema-registry.username=alice: the schema registry at " + forbidden + " refused these credentials (HTTP 401)");
         assertThatThrownBy(() -> client(null, null, forbidden).schema(1)).isInstanceOf(ConfigException.class)
                 .hasMessage("schema-registry.url=" + forbidden + ": the schema registry asks for credentials (HTTP 401);"
@@ -113,6 +113,10 @@ class HttpSchemaRegistryTest {
         URI notARegistry = server(exchange -> answer(exchange, 404, "<html>Not Found</html>"));
         assertThatThrownBy(() -> client(null, null, notARegistry).schema(1)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("answered HTTP 404 (<html>Not Found</html>): not a Confluent-compatible schema registry API");
+        assertThatThrownBy(() -> client(null, null, notARegistry).check()).isInstanceOf(ConfigException.class);
+        URI registry = server(exchange -> answer(exchange, 200, "[\"a-value\"]"));
+        client(null, null, registry).check();
+        assertThat(requests).last().asString().startsWith("GET /api/subjects");
     }
 
     private HttpSchemaRegistry client(String user, String password, URI... urls) {
