@@ -74,6 +74,8 @@ class AdminServerTest {
         assertThat(PrometheusText.sum(samples, "snowstamp_tasks_started_total")).isZero();
         assertThat(PrometheusText.sum(samples, "snowstamp_ready")).isZero();
         assertThat(PrometheusText.sum(samples, "snowstamp_tasks")).isZero();
+        assertThat(PrometheusText.sum(samples, "snowstamp_schema_registry_waiting")).isZero();
+        assertThat(metrics.body()).contains("# TYPE snowstamp_schema_registry_failures_total counter");
     }
 
     @Test
