@@ -21,7 +21,7 @@ import java.nio.ByteBuffer;
  */
 public final class AvroSampleValues {
     /** The framed sample event without padding fields. */
-    private static final int BASE_BYTES = 60;
+    private static final int BASE_BYTES = 43;
     private static final int FIELD_BYTES = 20;
     private static final String[] WORDS = {"order", "shipped", "parcel", "warehouse", "berlin", "lisbon", "express", "standard",
         "returned", "paid", "card", "invoice", "customer", "priority", "gift", "wrapped"};

@@ -9,6 +9,7 @@ import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ApicurioRegistry;
+import io.snowstamp.testing.AvroOrders;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.OneLine;
 import io.snowstamp.testing.OnSharedBroker;
@@ -58,12 +59,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(420)
 class SchemaStampIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String[] VERSIONS = {
-        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"}]}",
-        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"},"
-                + "{\"name\":\"quantity\",\"type\":\"int\",\"default\":1}]}",
-        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"},"
-                + "{\"name\":\"quantity\",\"type\":\"int\",\"default\":1},{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}]}"};
+    private static final String[] VERSIONS = AvroOrders.VERSIONS;
 
     private static ApicurioRegistry registry;
     private static SwitchableProxy proxy;
@@ -92,17 +88,17 @@ class SchemaStampIT extends OnSharedBroker {
         String out = TestBroker.unique("avro-out");
         String dlq = TestBroker.unique("avro-dlq");
         topics(in, out, dlq);
-        compatibility(in + "-value", "BACKWARD");
-        compatibility(out + "-value", "BACKWARD");
+        AvroOrders.compatibility(registry, in + "-value", "BACKWARD");
+        AvroOrders.compatibility(registry, out + "-value", "BACKWARD");
         int[] ids = new int[VERSIONS.length];
         for (int v = 0; v < VERSIONS.length; v++) {
-            ids[v] = register(in + "-value", VERSIONS[v]);
+            ids[v] = AvroOrders.register(registry, in + "-value", VERSIONS[v]);
         }
-        int primitive = register(in + "-prim", "\"string\"");
+        int primitive = AvroOrders.register(registry, in + "-prim", "\"string\"");
         int good = 300;
         try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             for (int n = 0; n < good; n++) {
-                producer.send(new ProducerRecord<>(in, key(n), order(ids[n / 100], VERSIONS[n / 100], n)));
+                producer.send(new ProducerRecord<>(in, key(n), AvroOrders.value(ids[n / 100], VERSIONS[n / 100], n)));
                 if (n % 20 == 0) {
                     producer.send(new ProducerRecord<>(in, key(-1), "{\"customer\":\"json\"}".getBytes(StandardCharsets.UTF_8)));
                     producer.send(new ProducerRecord<>(in, key(-2), new byte[] {0, 0x7F, 0, 0, 9, 2, 'x'}));
@@ -141,7 +137,7 @@ class SchemaStampIT extends OnSharedBroker {
         String out = TestBroker.unique("outage-out");
         String dlq = TestBroker.unique("outage-dlq");
         topics(in, out, dlq);
-        int v1 = register(in + "-value", VERSIONS[0]);
+        int v1 = AvroOrders.register(registry, in + "-value", VERSIONS[0]);
         try (StreamsRunner runner = new StreamsRunner(config(in, out, dlq), System::currentTimeMillis);
              KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             runner.start();
@@ -151,7 +147,7 @@ class SchemaStampIT extends OnSharedBroker {
             proxy.down = true;
             send(producer, in, v1, VERSIONS[0], 50, 100);
             assertThat(broker.consume(out, 100, Duration.ofSeconds(60))).as("a known schema needs no registry").hasSize(100);
-            int v2 = register(in + "-value", VERSIONS[1]);         // the registry itself is up: only the stamper cannot reach it
+            int v2 = AvroOrders.register(registry, in + "-value", VERSIONS[1]);         // the registry itself is up: only the stamper cannot reach it
             send(producer, in, v2, VERSIONS[1], 100, 150);
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (runner.stats().schemaRegistry().waitingSince() < 0 && System.nanoTime() < deadline) {
@@ -216,42 +212,13 @@ class SchemaStampIT extends OnSharedBroker {
     private static void send(KafkaProducer<byte[], byte[]> producer, String topic, int schemaId, String schema, int from, int to)
             throws Exception {
         for (int n = from; n < to; n++) {
-            producer.send(new ProducerRecord<>(topic, key(n), order(schemaId, schema, n)));
+            producer.send(new ProducerRecord<>(topic, key(n), AvroOrders.value(schemaId, schema, n)));
         }
         producer.flush();
     }
 
     private static byte[] key(int n) {
         return String.valueOf(n).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] order(int schemaId, String schemaText, int n) throws Exception {
-        Schema schema = new Schema.Parser().parse(schemaText);
-        GenericRecord order = new GenericData.Record(schema);
-        order.put("customer", "customer " + n);
-        if (schema.getField("quantity") != null) {
-            order.put("quantity", n);
-        }
-        if (schema.getField("note") != null) {
-            order.put("note", n % 2 == 0 ? null : "note " + n);
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        bytes.write(ByteBuffer.allocate(5).put((byte) 0).putInt(schemaId).array());
-        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
-        new GenericDatumWriter<GenericRecord>(schema).write(order, encoder);
-        encoder.flush();
-        return bytes.toByteArray();
-    }
-
-    private static void compatibility(String subject, String level) throws Exception {
-        assertThat(registry.call("PUT", "/config/" + subject, "{\"compatibility\":\"" + level + "\"}").statusCode()).isEqualTo(200);
-    }
-
-    private static int register(String subject, String schema) throws Exception {
-        HttpResponse<String> answer = registry.call("POST", "/subjects/" + subject + "/versions",
-                JSON.createObjectNode().put("schema", schema).toString());
-        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-        return JSON.readTree(answer.body()).path("id").asInt();
     }
 
     private static Schema schemaById(int id) {
