@@ -3,6 +3,9 @@ package io.snowstamp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.DescriptorProtos;
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.DynamicMessage;
 import com.sun.net.httpserver.HttpServer;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.SnowstampConfig;
@@ -53,7 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (BACKWARD) with it; every stamped value is read by Apache Avro's reader with the schema the registry
  * serves for the value's output ID, and its {@code id} field is the ID of its header; bad values go to
  * the dead-letter topic with their reason; a registry outage holds a new schema's values back, loses
- * nothing and dead-letters nothing, while values of known schemas keep being stamped.
+ * nothing and dead-letters nothing, while values of known schemas keep being stamped. Protobuf values
+ * too, read by protobuf-java's {@code DynamicMessage}; refused credentials stop the start.
  */
 @Tag("integration")
 @Timeout(420)
@@ -169,6 +173,66 @@ class SchemaStampIT extends OnSharedBroker {
     }
 
     @Test
+    void shouldStampProtobufValuesReadableByProtobufJava() throws Exception {
+        String in = TestBroker.unique("proto-in");
+        String out = TestBroker.unique("proto-out");
+        String dlq = TestBroker.unique("proto-dlq");
+        topics(in, out, dlq);
+        String proto = "syntax = \"proto3\";\npackage acme;\n\nmessage Order {\n  string customer = 1;\n  int32 quantity = 2;\n}\n";
+        HttpResponse<String> registered = registry.call("POST", "/subjects/" + in + "-value/versions",
+                JSON.createObjectNode().put("schema", proto).put("schemaType", "PROTOBUF").toString());
+        int inputId = JSON.readTree(registered.body()).path("id").asInt();
+        Descriptors.Descriptor input = orderDescriptor(false);
+        int count = 100;
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            for (int n = 0; n < count; n++) {
+                byte[] message = DynamicMessage.newBuilder(input).setField(input.findFieldByName("customer"), "customer " + n)
+                        .setField(input.findFieldByName("quantity"), n).build().toByteArray();
+                // byte 0, the schema ID, the message indexes [0] (one byte 0), the message
+                byte[] value = ByteBuffer.allocate(6 + message.length).put((byte) 0).putInt(inputId).put((byte) 0).put(message).array();
+                producer.send(new ProducerRecord<>(in, key(n), value));
+            }
+        }
+        Map<String, String> settings = new HashMap<>(Map.of("stamp.value-format", "protobuf"));
+        try (StreamsRunner runner = new StreamsRunner(config(in, out, dlq, settings), System::currentTimeMillis)) {
+            runner.start();
+            List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(out, count, Duration.ofSeconds(180));
+            assertThat(stamped).hasSize(count);
+            Descriptors.Descriptor output = orderDescriptor(true);
+            for (ConsumerRecord<byte[], byte[]> record : stamped) {
+                int outputId = ByteBuffer.wrap(record.value(), 1, 4).getInt();
+                assertThat(JSON.readTree(registry.call("GET", "/schemas/ids/" + outputId, null).body()).path("schema").asText())
+                        .contains("int64 id = 3;");
+                DynamicMessage read = DynamicMessage.parseFrom(output, java.util.Arrays.copyOfRange(record.value(), 6, record.value().length));
+                int n = Integer.parseInt(new String(record.key(), StandardCharsets.UTF_8));
+                assertThat(read.getField(output.findFieldByName("id"))).isEqualTo(IdHeader.parse(record.headers().lastHeader(IdHeader.ID).value()));
+                assertThat(read.getField(output.findFieldByName("customer"))).isEqualTo("customer " + n);
+                assertThat(read.getField(output.findFieldByName("quantity"))).isEqualTo(n);
+                assertThat(read.getUnknownFields().asMap()).isEmpty();
+            }
+        }
+        assertThat(broker.consume(dlq, 1, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    /** acme.Order as protobuf-java describes it, with (the stamper's output) or without {@code int64 id = 3}. */
+    private static Descriptors.Descriptor orderDescriptor(boolean withId) throws Exception {
+        DescriptorProtos.DescriptorProto.Builder order = DescriptorProtos.DescriptorProto.newBuilder().setName("Order")
+                .addField(field("customer", 1, DescriptorProtos.FieldDescriptorProto.Type.TYPE_STRING))
+                .addField(field("quantity", 2, DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT32));
+        if (withId) {
+            order.addField(field("id", 3, DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT64));
+        }
+        DescriptorProtos.FileDescriptorProto file = DescriptorProtos.FileDescriptorProto.newBuilder().setName("order.proto")
+                .setPackage("acme").setSyntax("proto3").addMessageType(order).build();
+        return Descriptors.FileDescriptor.buildFrom(file, new Descriptors.FileDescriptor[0]).findMessageTypeByName("Order");
+    }
+
+    private static DescriptorProtos.FieldDescriptorProto field(String name, int number, DescriptorProtos.FieldDescriptorProto.Type type) {
+        return DescriptorProtos.FieldDescriptorProto.newBuilder().setName(name).setNumber(number).setType(type)
+                .setLabel(DescriptorProtos.FieldDescriptorProto.Label.LABEL_OPTIONAL).build();
+    }
+
+    @Test
     void shouldStopAtStartWithOneLineAndExit2OnRefusedCredentials() throws Exception {
         String in = TestBroker.unique("creds-in");
         String out = TestBroker.unique("creds-out");
@@ -197,10 +261,17 @@ class SchemaStampIT extends OnSharedBroker {
     }
 
     private SnowstampConfig config(String in, String out, String dlq) {
-        return ConfigLoader.load(null, Map.of(), Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
+        return config(in, out, dlq, Map.of());
+    }
+
+    /** Avro values through the switchable proxy, unless {@code more} says otherwise. */
+    private SnowstampConfig config(String in, String out, String dlq, Map<String, String> more) {
+        Map<String, String> settings = new HashMap<>(Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
                 "state.dir", work.resolve("state").toString(), "instance.id", "schema",
                 "application.id", TestBroker.unique("schema-app"), "input.topic", in, "output.topic", out, "dlq.topic", dlq,
                 "id.worker-registry", "off", "stamp.value-format", "avro", "schema-registry.url", proxy.url().toString()));
+        settings.putAll(more);
+        return ConfigLoader.load(null, Map.of(), settings);
     }
 
     private static void topics(String in, String out, String dlq) throws Exception {
