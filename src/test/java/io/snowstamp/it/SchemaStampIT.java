@@ -88,10 +88,10 @@ class SchemaStampIT extends OnSharedBroker {
 
     @Test
     void shouldStampThreeSchemaVersionsAndDeadLetterTheBadValues() throws Exception {
-        String in = TestBroker.unique("avro-in");
-        String out = TestBroker.unique("avro-out");
-        String dlq = TestBroker.unique("avro-dlq");
-        topics(in, out, dlq);
+        Topics topics = topics("avro");
+        String in = topics.in();
+        String out = topics.out();
+        String dlq = topics.dlq();
         AvroOrders.compatibility(registry, in + "-value", "BACKWARD");
         AvroOrders.compatibility(registry, out + "-value", "BACKWARD");
         int[] ids = new int[VERSIONS.length];
@@ -137,10 +137,10 @@ class SchemaStampIT extends OnSharedBroker {
 
     @Test
     void shouldHoldANewSchemasValuesWhileTheRegistryIsDownAndLoseNothing() throws Exception {
-        String in = TestBroker.unique("outage-in");
-        String out = TestBroker.unique("outage-out");
-        String dlq = TestBroker.unique("outage-dlq");
-        topics(in, out, dlq);
+        Topics topics = topics("outage");
+        String in = topics.in();
+        String out = topics.out();
+        String dlq = topics.dlq();
         int v1 = AvroOrders.register(registry, in + "-value", VERSIONS[0]);
         try (StreamsRunner runner = new StreamsRunner(config(in, out, dlq), System::currentTimeMillis);
              KafkaProducer<byte[], byte[]> producer = broker.producer()) {
@@ -174,10 +174,10 @@ class SchemaStampIT extends OnSharedBroker {
 
     @Test
     void shouldStampProtobufValuesReadableByProtobufJava() throws Exception {
-        String in = TestBroker.unique("proto-in");
-        String out = TestBroker.unique("proto-out");
-        String dlq = TestBroker.unique("proto-dlq");
-        topics(in, out, dlq);
+        Topics topics = topics("proto");
+        String in = topics.in();
+        String out = topics.out();
+        String dlq = topics.dlq();
         String proto = "syntax = \"proto3\";\npackage acme;\n\nmessage Order {\n  string customer = 1;\n  int32 quantity = 2;\n}\n";
         HttpResponse<String> registered = registry.call("POST", "/subjects/" + in + "-value/versions",
                 JSON.createObjectNode().put("schema", proto).put("schemaType", "PROTOBUF").toString());
@@ -234,10 +234,10 @@ class SchemaStampIT extends OnSharedBroker {
 
     @Test
     void shouldStopAtStartWithOneLineAndExit2OnRefusedCredentials() throws Exception {
-        String in = TestBroker.unique("creds-in");
-        String out = TestBroker.unique("creds-out");
-        String dlq = TestBroker.unique("creds-dlq");
-        topics(in, out, dlq);
+        Topics topics = topics("creds");
+        String in = topics.in();
+        String out = topics.out();
+        String dlq = topics.dlq();
         // Apicurio's own authentication needs an OpenID server: a registry that refuses basic credentials stands in
         HttpServer refusing = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         refusing.createContext("/", exchange -> {
@@ -274,10 +274,16 @@ class SchemaStampIT extends OnSharedBroker {
         return ConfigLoader.load(null, Map.of(), settings);
     }
 
-    private static void topics(String in, String out, String dlq) throws Exception {
-        broker.createTopic(in, 2);
-        broker.createTopic(out, 2);
-        broker.createTopic(dlq, 1);
+    private record Topics(String in, String out, String dlq) {
+    }
+
+    /** Input and output of two partitions, a dead-letter topic of one, named after {@code prefix} and unique. */
+    private static Topics topics(String prefix) throws Exception {
+        Topics topics = new Topics(TestBroker.unique(prefix + "-in"), TestBroker.unique(prefix + "-out"), TestBroker.unique(prefix + "-dlq"));
+        broker.createTopic(topics.in(), 2);
+        broker.createTopic(topics.out(), 2);
+        broker.createTopic(topics.dlq(), 1);
+        return topics;
     }
 
     private static void send(KafkaProducer<byte[], byte[]> producer, String topic, int schemaId, String schema, int from, int to)
