@@ -1,5 +1,6 @@
 package io.snowstamp;
 
+import io.snowstamp.testing.DocumentedAvroConsumer;
 import io.snowstamp.testing.DocumentedConsumer;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ConsumingDocsTest {
     static final Path PAGE = Path.of("src/site/markdown/consuming.md");
     private static final Path CONSUMER = Path.of("src/test/java/io/snowstamp/testing/DocumentedConsumer.java");
+    private static final Path AVRO_CONSUMER = Path.of("src/test/java/io/snowstamp/testing/DocumentedAvroConsumer.java");
     private static final Path CONNECT = Path.of("src/test/resources/connect");
     private static final Pattern BLOCK = Pattern.compile("(<!-- from: ([^ ]+) -->\n```[a-z]*\n)(.*?)(```\n)", Pattern.DOTALL);
 
@@ -33,6 +35,8 @@ class ConsumingDocsTest {
         Map<String, String> sources = new LinkedHashMap<>();
         sources.put("DocumentedConsumer.TABLE", DocumentedConsumer.TABLE);
         sources.put("DocumentedConsumer.java", region(Files.readString(CONSUMER, StandardCharsets.UTF_8)));
+        sources.put("DocumentedAvroConsumer.TABLE", DocumentedAvroConsumer.TABLE);
+        sources.put("DocumentedAvroConsumer.java", region(Files.readString(AVRO_CONSUMER, StandardCharsets.UTF_8)));
         for (String file : List.of("events-to-postgres.properties", "orders-to-postgres.properties", "orders.sql")) {
             sources.put("connect/" + file, Files.readString(CONNECT.resolve(file), StandardCharsets.UTF_8));
         }

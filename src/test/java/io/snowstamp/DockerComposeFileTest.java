@@ -58,7 +58,25 @@ class DockerComposeFileTest {
         List<String> names = new ArrayList<>();
         services.fieldNames().forEachRemaining(names::add);
 
-        assertThat(names).containsExactly("kafka", "topics", "snowstamp");
+        assertThat(names).containsExactly("kafka", "topics", "snowstamp", "schema-registry");
+        assertThat(list(services.at("/schema-registry/profiles"))).as("not part of a plain 'docker compose up'").containsExactly("avro");
+    }
+
+    @Test
+    void shouldCarryACommentedAvroRunThatLoadsAndReachesTheRegistryService() throws Exception {
+        Map<String, String> env = environment("snowstamp");
+        for (String line : java.nio.file.Files.readAllLines(Path.of("docker-compose.yml"))) {
+            java.util.regex.Matcher commented = java.util.regex.Pattern.compile("^\\s+# (SNOWSTAMP_[A-Z_]+): (\\S+)$").matcher(line);
+            if (commented.matches()) {
+                env.put(commented.group(1), commented.group(2));
+            }
+        }
+        SnowstampConfig config = ConfigLoader.load(null, env, Map.of());
+
+        assertThat(config.stamp().valueFormat()).isEqualTo(io.snowstamp.config.StampSettings.ValueFormat.AVRO);
+        assertThat(config.schemaRegistry().urls()).containsExactly(java.net.URI.create("http://schema-registry:8080/apis/ccompat/v7"));
+        assertThat(services.at("/schema-registry/image").asText()).startsWith("apicurio/apicurio-registry:3.");
+        assertThat(list(services.at("/schema-registry/ports"))).containsExactly("8081:8080");
     }
 
     @Test

@@ -5,6 +5,9 @@ import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.runtime.TopicAdmin;
 import io.snowstamp.runtime.TopicSpec;
+import io.snowstamp.schema.HttpSchemaRegistry;
+import io.snowstamp.schema.RegisteredSchema;
+import org.apache.avro.Schema;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -44,12 +47,23 @@ public final class Bench {
         /** As {@link #FORWARD_HEADERS}, splicing the number into the JSON value too: JSON mode's floor. */
         FORWARD_JSON,
         /** A random UUID's text in a header: header mode's peer. */
-        UUID_HEADER;
+        UUID_HEADER,
+        /** The stamper with {@code stamp.value-format=avro} on Avro values (needs a schema registry). */
+        AVRO,
+        /** The stamper's topology carrying the Avro mode's bytes from a schema resolved before the run, no ID: its floor. */
+        FORWARD_AVRO,
+        /** Decode to a {@code GenericRecord}, set the field, encode with the output schema: the Avro mode's peer. */
+        AVRO_PEER;
+
+        /** Whether this reads Avro values framed for a schema registry. */
+        boolean avro() {
+            return this == AVRO || this == FORWARD_AVRO || this == AVRO_PEER;
+        }
 
         /** Whether this is snowstamp itself, which issues IDs (and reads its output's tail at task start). */
         boolean stamps() {
             return switch (this) {
-                case HEADER, HEADER_NO_PROVENANCE, HEADER_COMPACT, JSON, JSON_COMPACT -> true;
+                case HEADER, HEADER_NO_PROVENANCE, HEADER_COMPACT, JSON, JSON_COMPACT, AVRO -> true;
                 default -> false;
             };
         }
@@ -64,6 +78,10 @@ public final class Bench {
     public record Input(String topic, long records, int valueBytes, double meanValueBytes) {
     }
 
+    /** An Avro input's schema and its ID in the registry ({@link #loadAvro}). */
+    record AvroInput(Schema schema, int schemaId) {
+    }
+
     /** Which Kafka settings: Kafka Streams' defaults, snowstamp's shipped ones, or the throughput profile. */
     public enum Settings { KAFKA_DEFAULTS, SHIPPED, THROUGHPUT }
 
@@ -72,6 +90,8 @@ public final class Bench {
     private final int partitions;
     private final String input;
     private final AtomicLong runs = new AtomicLong();
+    /** Avro inputs by topic. */
+    private final Map<String, AvroInput> avroInputs = new java.util.concurrent.ConcurrentHashMap<>();
     /** The broker's process, when it runs on this machine and its CPU is to be measured too; null otherwise. */
     private final ProcessHandle broker;
 
@@ -103,6 +123,33 @@ public final class Bench {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
             for (long n = 0; n < records; n++) {
                 byte[] value = SampleValues.value(n, valueBytes);
+                bytes += value.length;
+                producer.send(new ProducerRecord<>(topic, SampleValues.key(n), value));
+            }
+            producer.flush();
+        }
+        return new Input(topic, records, valueBytes, (double) bytes / records);
+    }
+
+    /**
+     * Creates an input topic for Avro values of about {@code valueBytes} ({@link AvroSampleValues}), registers
+     * their schema under {@code <topic>-value} in the schema registry of the configuration, and writes
+     * {@code records} values framed with its ID.
+     */
+    public Input loadAvro(long records, int valueBytes) {
+        String topic = input + "-avro-" + valueBytes;
+        createTopic(topic);
+        Schema schema = AvroSampleValues.schema(valueBytes);
+        int schemaId = HttpSchemaRegistry.of(base.schemaRegistry()).register(topic + "-value",
+                new RegisteredSchema(RegisteredSchema.AVRO, schema.toString(), List.of()));
+        avroInputs.put(topic, new AvroInput(schema, schemaId));
+        Properties p = KafkaSettings.producer(base.connection());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+        long bytes = 0;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (long n = 0; n < records; n++) {
+                byte[] value = AvroSampleValues.value(n, schema, schemaId);
                 bytes += value.length;
                 producer.send(new ProducerRecord<>(topic, SampleValues.key(n), value));
             }
@@ -218,7 +265,10 @@ public final class Bench {
         if (topo == Topo.HEADER_NO_PROVENANCE) {
             raw.put("stamp.provenance", "false");
         }
-        return new BenchRun(configs.apply(raw), topo, settings, partitions, broker);
+        if (topo.avro()) {
+            raw.put("stamp.value-format", "avro");
+        }
+        return new BenchRun(configs.apply(raw), topo, settings, partitions, broker, avroInputs.get(raw.get("input.topic")));
     }
 
     /**

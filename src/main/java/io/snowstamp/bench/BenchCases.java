@@ -35,6 +35,10 @@ public final class BenchCases {
     public static final String HEADER = "snowstamp header";
     public static final String COMPACT = "snowstamp header, compact";
     public static final String JSON = "snowstamp json";
+    public static final String AVRO_CEILING = "ceiling: Avro pass-through, no headers";
+    public static final String AVRO_FLOOR = "floor: forward + 2 headers + Avro append, no ID";
+    public static final String AVRO_PEER = "peer: Avro decode, set field, encode";
+    public static final String AVRO = "snowstamp avro";
 
     /** Header mode's throughput against its floor: what issuing the ID may cost beyond its bytes. */
     static final double HEADER_VS_FLOOR = 0.97;
@@ -54,6 +58,12 @@ public final class BenchCases {
             default -> Double.NaN;
         };
     }
+    /** Avro mode against its floor: the append is all its own work per value, beside the header mode's. */
+    static final double AVRO_VS_FLOOR = 0.97;
+    /** Avro mode against decoding and encoding every value. */
+    static final double AVRO_VS_PEER = 3.0;
+    /** The Avro goals hold at this size (issue 32); the others are reported. */
+    static final int AVRO_GOAL_BYTES = 1024;
 
     private BenchCases() {
     }
@@ -101,6 +111,23 @@ public final class BenchCases {
                     List.of(ceiling)));
         }
         return cases;
+    }
+
+    /**
+     * The Avro cases at values of about {@code valueBytes} (on their own input: Avro values framed for a schema
+     * registry): the pass-through, the stamper, its floor and its peer; the goals hold at {@link #AVRO_GOAL_BYTES}.
+     */
+    public static List<Case> avroAt(int valueBytes) {
+        Comparison ceiling = new Comparison(Role.CEILING, AVRO_CEILING);
+        boolean goals = valueBytes == AVRO_GOAL_BYTES;
+        return List.of(
+                new Case(AVRO_CEILING, Role.CEILING, Topo.IDENTITY, Settings.SHIPPED),
+                new Case(AVRO_FLOOR, Role.FLOOR, Topo.FORWARD_AVRO, Settings.SHIPPED, List.of(ceiling)),
+                new Case(AVRO, Role.STAMPER, Topo.AVRO, Settings.SHIPPED, List.of(
+                        goals ? new Comparison(Role.FLOOR, AVRO_FLOOR, AVRO_VS_FLOOR, Double.NaN) : new Comparison(Role.FLOOR, AVRO_FLOOR),
+                        goals ? new Comparison(Role.PEER, AVRO_PEER, AVRO_VS_PEER, Double.NaN) : new Comparison(Role.PEER, AVRO_PEER),
+                        ceiling)),
+                new Case(AVRO_PEER, Role.PEER, Topo.AVRO_PEER, Settings.SHIPPED, List.of(ceiling)));
     }
 
     /** A baseline on the shipped settings, itself compared with the ceiling only. */

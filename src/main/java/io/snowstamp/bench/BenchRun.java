@@ -1,11 +1,15 @@
 package io.snowstamp.bench;
 
 import io.snowstamp.SnowstampException;
+import io.snowstamp.config.SchemaRegistrySettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.CachedClock;
 import io.snowstamp.resume.TailGuard;
 import io.snowstamp.resume.TailProbe;
 import io.snowstamp.runtime.KafkaSettings;
+import io.snowstamp.schema.HttpSchemaRegistry;
+import io.snowstamp.schema.SchemaStamper;
+import io.snowstamp.schema.Stamping;
 import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
@@ -51,7 +55,7 @@ final class BenchRun implements AutoCloseable {
      * @param config the run's configuration: its application id, output topic (already created) and input
      * @param broker the broker's process on this machine, or null
      */
-    BenchRun(SnowstampConfig config, Bench.Topo topo, Bench.Settings settings, int partitions, ProcessHandle broker) {
+    BenchRun(SnowstampConfig config, Bench.Topo topo, Bench.Settings settings, int partitions, ProcessHandle broker, Bench.AvroInput avro) {
         this.config = config;
         this.broker = broker;
         this.partitions = partitions;
@@ -71,13 +75,22 @@ final class BenchRun implements AutoCloseable {
             case FORWARD_COMPACT_HEADERS -> BenchTopologies.forward(input, output, BenchTopologies.Carry.COMPACT_HEADERS, null);
             case FORWARD_JSON -> BenchTopologies.forward(input, output, BenchTopologies.Carry.HEADERS_AND_JSON,
                     JsonIdSplicer.of(config.stamp()));
-            case HEADER, HEADER_NO_PROVENANCE, HEADER_COMPACT, JSON, JSON_COMPACT ->
+            case FORWARD_AVRO -> AvroTopologies.floor(input, output, resolved(config, avro));
+            case AVRO_PEER -> AvroTopologies.peer(input, output, avro.schema(), resolved(config, avro).outputId());
+            case HEADER, HEADER_NO_PROVENANCE, HEADER_COMPACT, JSON, JSON_COMPACT, AVRO ->
                     StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());
         };
         streams = new KafkaStreams(topology, props);
         // ready before the start, so that the first samples of the output see it empty
         sampler = Admin.create(KafkaSettings.client(config.connection()));
         written(sampler);
+    }
+
+    /** The Avro input's output schema, resolved and registered before the run as the stamper does it once per schema. */
+    private static Stamping resolved(SnowstampConfig config, Bench.AvroInput avro) {
+        SchemaRegistrySettings registry = config.schemaRegistry();
+        return new SchemaStamper(config.stamp(), registry.subjectStrategy(), config.topics().output(), HttpSchemaRegistry.of(registry), 1)
+                .inspect(AvroSampleValues.value(0, avro.schema(), avro.schemaId()));
     }
 
     long startAndAwaitRunning() {

@@ -121,6 +121,14 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--output-json", paramLabel = "FILE", description = "also write the JSON document to FILE (default: none)")
     Path outputJson;
 
+    @Option(names = "--schema-registry", paramLabel = "URL", description = "also run the Avro cases (values framed for a schema "
+            + "registry: the stamper with stamp.value-format=avro, its floor and its peer) against the schema registry at URL, e.g. "
+            + "http://127.0.0.1:8080/apis/ccompat/v7 (default: not run)")
+    String schemaRegistry;
+
+    @Option(names = "--avro-only", description = "with --schema-registry: run the Avro cases only")
+    boolean avroOnly;
+
     /**
      * Values up to this size are read --records at a time; larger ones in fewer records of the same bytes, so that a run
      * at 1 KiB or 4 KiB takes about as long as one at 80 bytes (measured: ~4x and ~16x fewer records per second).
@@ -168,6 +176,11 @@ final class BenchCommand implements Callable<Integer> {
         String input = "snowstamp-bench-in-" + ProcessHandle.current().pid();
         Map<String, String> flags = new HashMap<>(Map.of("input.topic", input, "state.dir",
                 (tmp != null ? tmp : Files.createTempDirectory("snowstamp-bench")).resolve("streams").toString()));
+        if (schemaRegistry != null) {
+            flags.put("schema-registry.url", schemaRegistry);
+        } else if (avroOnly) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--avro-only needs --schema-registry");
+        }
         SnowstampConfig loaded = options.load(flags);
         options.configOptions.requireIssuableLayout();
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
@@ -188,7 +201,12 @@ final class BenchCommand implements Callable<Integer> {
                 progress.println("loading " + n + " records of " + bytes + " bytes into " + input + "-" + bytes + " (" + partitions
                         + " partitions) at " + servers);
                 progress.flush();
-                sizes.add(new BenchOutput.Size(bench.load(n, bytes), n, new BenchSummary(BenchCases.at(bytes, breakdown, profiles))));
+                if (!avroOnly) {
+                    sizes.add(new BenchOutput.Size(bench.load(n, bytes), n, new BenchSummary(BenchCases.at(bytes, breakdown, profiles))));
+                }
+                if (schemaRegistry != null) {
+                    sizes.add(new BenchOutput.Size(bench.loadAvro(n, bytes), n, new BenchSummary(BenchCases.avroAt(bytes))));
+                }
             }
             // warm the JIT (the broker's too, when embedded) on every case first: one short warm-up left
             // the first repetition up to 2x slower than the next ones

@@ -3,6 +3,8 @@ package io.snowstamp.runtime;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.resume.TailPrefetch;
+import io.snowstamp.schema.HttpSchemaRegistry;
+import io.snowstamp.schema.RegistryUnavailableException;
 import io.snowstamp.stream.DeadLetterHandler;
 import io.snowstamp.stream.EarlyLeases;
 import io.snowstamp.stream.StamperStats;
@@ -59,6 +61,7 @@ public final class StreamsRunner implements AutoCloseable {
 
     /** Checks the topics, claims the workers, then starts Kafka Streams; returns without waiting for it to run. */
     public void start() {
+        checkSchemaRegistry();
         TopicPreflight.Checked checked = TopicPreflight.check(config);
         int outputPartitions = checked.outputPartitions();
         if (config.idMode() == SnowstampConfig.IdMode.SNOWFLAKE) {
@@ -138,6 +141,21 @@ public final class StreamsRunner implements AutoCloseable {
             }
         });
         return instance;
+    }
+
+    /**
+     * Avro and Protobuf values: wrong credentials or a URL that is no registry stop the start (one line, exit 2);
+     * a registry that does not answer yet does not: values wait for it.
+     */
+    private void checkSchemaRegistry() {
+        if (!config.stamp().schemaRegistryValues()) {
+            return;
+        }
+        try {
+            HttpSchemaRegistry.of(config.schemaRegistry()).check();
+        } catch (RegistryUnavailableException e) {
+            log.warn("the schema registry does not answer yet ({}); values of each new schema wait for it", e.getMessage());
+        }
     }
 
     /**

@@ -33,8 +33,8 @@ import java.util.List;
  * registry vendor's client). Several URLs are tried in order, starting with the last that answered.
  * What a failure means is decided here: an unknown ID or a refused schema is the record's
  * ({@link SchemaRefusedException}); no answer, 5xx, 408 and 429 are an outage
- * ({@link RegistryUnavailableException}); refused credentials or a URL that is not a registry API are
- * a configuration error ({@link ConfigException}). Thread-safe.
+ * ({@link RegistryUnavailableException}); refused credentials, a failed TLS handshake or a URL that is
+ * not a registry API are a configuration error ({@link ConfigException}). Thread-safe.
  */
 public final class HttpSchemaRegistry implements SchemaRegistryClient {
     private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
@@ -66,6 +66,14 @@ public final class HttpSchemaRegistry implements SchemaRegistryClient {
             http.sslContext(sslContext(settings));
         }
         return new HttpSchemaRegistry(settings.urls(), http.build(), settings.username(), settings.password(), settings.timeout());
+    }
+
+    /**
+     * Asks the registry for its subjects, as a check at start: refused credentials or a URL that is no
+     * registry API throw {@link ConfigException}; no answer throws {@link RegistryUnavailableException}.
+     */
+    public void check() {
+        expect(send("/subjects", null), 200);
     }
 
     @Override
@@ -127,7 +135,11 @@ public final class HttpSchemaRegistry implements SchemaRegistryClient {
                 }
                 current = index;
                 return new Answer(url, status, response.body());
-            } catch (IOException e) {      // refused, reset, timed out, TLS
+            } catch (javax.net.ssl.SSLHandshakeException e) {
+                // a certificate this client does not trust stays untrusted however long it waits: a configuration error
+                throw new ConfigException(Keys.SCHEMA_REGISTRY_URL + "=" + urls.get(index) + ": the TLS handshake failed ("
+                        + e.getMessage() + "); check " + Keys.SCHEMA_REGISTRY_TRUSTSTORE + " and " + Keys.SCHEMA_REGISTRY_KEYSTORE);
+            } catch (IOException e) {      // refused, reset, timed out
                 failures += (failures.isEmpty() ? "" : "; ") + url + ": " + describe(e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

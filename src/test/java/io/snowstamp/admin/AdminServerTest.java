@@ -76,6 +76,8 @@ class AdminServerTest {
         assertThat(metrics.body()).contains("# TYPE snowstamp_reservation_wait_seconds_total counter");
         assertThat(PrometheusText.sum(samples, "snowstamp_ready")).isZero();
         assertThat(PrometheusText.sum(samples, "snowstamp_tasks")).isZero();
+        assertThat(PrometheusText.sum(samples, "snowstamp_schema_registry_waiting")).isZero();
+        assertThat(metrics.body()).contains("# TYPE snowstamp_schema_registry_failures_total counter");
     }
 
     @Test

@@ -70,4 +70,15 @@ class BenchCasesTest {
         assertThat(cases).filteredOn(c -> !defaults.contains(c)).hasSize(5)
                 .allSatisfy(c -> assertThat(c.comparisons()).allMatch(x -> Double.isNaN(x.throughputGoal()) && Double.isNaN(x.cpuGoal())));
     }
+
+    @Test
+    void shouldHoldAvroModeToItsFloorAndPeerAt1KiB() {
+        List<Case> cases = BenchCases.avroAt(1024);
+        assertThat(cases).extracting(Case::name).containsExactly(BenchCases.AVRO_CEILING, BenchCases.AVRO_FLOOR, BenchCases.AVRO,
+                BenchCases.AVRO_PEER);
+        assertThat(against(named(cases, BenchCases.AVRO), Role.FLOOR)).isEqualTo(new Comparison(Role.FLOOR, BenchCases.AVRO_FLOOR, 0.97, Double.NaN));
+        assertThat(against(named(cases, BenchCases.AVRO), Role.PEER)).isEqualTo(new Comparison(Role.PEER, BenchCases.AVRO_PEER, 3.0, Double.NaN));
+        new BenchSummary(cases);
+        assertThat(BenchCases.avroAt(80)).allSatisfy(c -> assertThat(c.comparisons()).allMatch(x -> Double.isNaN(x.throughputGoal())));
+    }
 }

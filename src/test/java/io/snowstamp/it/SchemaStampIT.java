@@ -3,12 +3,18 @@ package io.snowstamp.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.DescriptorProtos;
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.DynamicMessage;
 import com.sun.net.httpserver.HttpServer;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ApicurioRegistry;
+import io.snowstamp.testing.AvroOrders;
+import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.OneLine;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.TestBroker;
 import java.io.ByteArrayOutputStream;
@@ -50,18 +56,14 @@ import org.junit.jupiter.api.io.TempDir;
  * (BACKWARD) with it; every stamped value is read by Apache Avro's reader with the schema the registry
  * serves for the value's output ID, and its {@code id} field is the ID of its header; bad values go to
  * the dead-letter topic with their reason; a registry outage holds a new schema's values back, loses
- * nothing and dead-letters nothing, while values of known schemas keep being stamped.
+ * nothing and dead-letters nothing, while values of known schemas keep being stamped. Protobuf values
+ * too, read by protobuf-java's {@code DynamicMessage}; refused credentials stop the start.
  */
 @Tag("integration")
 @Timeout(420)
 class SchemaStampIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String[] VERSIONS = {
-        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"}]}",
-        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"},"
-                + "{\"name\":\"quantity\",\"type\":\"int\",\"default\":1}]}",
-        "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":[{\"name\":\"customer\",\"type\":\"string\"},"
-                + "{\"name\":\"quantity\",\"type\":\"int\",\"default\":1},{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}]}"};
+    private static final String[] VERSIONS = AvroOrders.VERSIONS;
 
     private static ApicurioRegistry registry;
     private static SwitchableProxy proxy;
@@ -86,21 +88,21 @@ class SchemaStampIT extends OnSharedBroker {
 
     @Test
     void shouldStampThreeSchemaVersionsAndDeadLetterTheBadValues() throws Exception {
-        String in = TestBroker.unique("avro-in");
-        String out = TestBroker.unique("avro-out");
-        String dlq = TestBroker.unique("avro-dlq");
-        topics(in, out, dlq);
-        compatibility(in + "-value", "BACKWARD");
-        compatibility(out + "-value", "BACKWARD");
+        Topics topics = topics("avro");
+        String in = topics.in();
+        String out = topics.out();
+        String dlq = topics.dlq();
+        AvroOrders.compatibility(registry, in + "-value", "BACKWARD");
+        AvroOrders.compatibility(registry, out + "-value", "BACKWARD");
         int[] ids = new int[VERSIONS.length];
         for (int v = 0; v < VERSIONS.length; v++) {
-            ids[v] = register(in + "-value", VERSIONS[v]);
+            ids[v] = AvroOrders.register(registry, in + "-value", VERSIONS[v]);
         }
-        int primitive = register(in + "-prim", "\"string\"");
+        int primitive = AvroOrders.register(registry, in + "-prim", "\"string\"");
         int good = 300;
         try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             for (int n = 0; n < good; n++) {
-                producer.send(new ProducerRecord<>(in, key(n), order(ids[n / 100], VERSIONS[n / 100], n)));
+                producer.send(new ProducerRecord<>(in, key(n), AvroOrders.value(ids[n / 100], VERSIONS[n / 100], n)));
                 if (n % 20 == 0) {
                     producer.send(new ProducerRecord<>(in, key(-1), "{\"customer\":\"json\"}".getBytes(StandardCharsets.UTF_8)));
                     producer.send(new ProducerRecord<>(in, key(-2), new byte[] {0, 0x7F, 0, 0, 9, 2, 'x'}));
@@ -135,11 +137,11 @@ class SchemaStampIT extends OnSharedBroker {
 
     @Test
     void shouldHoldANewSchemasValuesWhileTheRegistryIsDownAndLoseNothing() throws Exception {
-        String in = TestBroker.unique("outage-in");
-        String out = TestBroker.unique("outage-out");
-        String dlq = TestBroker.unique("outage-dlq");
-        topics(in, out, dlq);
-        int v1 = register(in + "-value", VERSIONS[0]);
+        Topics topics = topics("outage");
+        String in = topics.in();
+        String out = topics.out();
+        String dlq = topics.dlq();
+        int v1 = AvroOrders.register(registry, in + "-value", VERSIONS[0]);
         try (StreamsRunner runner = new StreamsRunner(config(in, out, dlq), System::currentTimeMillis);
              KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             runner.start();
@@ -149,7 +151,7 @@ class SchemaStampIT extends OnSharedBroker {
             proxy.down = true;
             send(producer, in, v1, VERSIONS[0], 50, 100);
             assertThat(broker.consume(out, 100, Duration.ofSeconds(60))).as("a known schema needs no registry").hasSize(100);
-            int v2 = register(in + "-value", VERSIONS[1]);         // the registry itself is up: only the stamper cannot reach it
+            int v2 = AvroOrders.register(registry, in + "-value", VERSIONS[1]);         // the registry itself is up: only the stamper cannot reach it
             send(producer, in, v2, VERSIONS[1], 100, 150);
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (runner.stats().schemaRegistry().waitingSince() < 0 && System.nanoTime() < deadline) {
@@ -170,58 +172,130 @@ class SchemaStampIT extends OnSharedBroker {
         assertThat(broker.consume(dlq, 1, Duration.ofSeconds(1))).isEmpty();
     }
 
+    @Test
+    void shouldStampProtobufValuesReadableByProtobufJava() throws Exception {
+        Topics topics = topics("proto");
+        String in = topics.in();
+        String out = topics.out();
+        String dlq = topics.dlq();
+        String proto = "syntax = \"proto3\";\npackage acme;\n\nmessage Order {\n  string customer = 1;\n  int32 quantity = 2;\n}\n";
+        HttpResponse<String> registered = registry.call("POST", "/subjects/" + in + "-value/versions",
+                JSON.createObjectNode().put("schema", proto).put("schemaType", "PROTOBUF").toString());
+        int inputId = JSON.readTree(registered.body()).path("id").asInt();
+        Descriptors.Descriptor input = orderDescriptor(false);
+        int count = 100;
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            for (int n = 0; n < count; n++) {
+                byte[] message = DynamicMessage.newBuilder(input).setField(input.findFieldByName("customer"), "customer " + n)
+                        .setField(input.findFieldByName("quantity"), n).build().toByteArray();
+                // byte 0, the schema ID, the message indexes [0] (one byte 0), the message
+                byte[] value = ByteBuffer.allocate(6 + message.length).put((byte) 0).putInt(inputId).put((byte) 0).put(message).array();
+                producer.send(new ProducerRecord<>(in, key(n), value));
+            }
+        }
+        Map<String, String> settings = new HashMap<>(Map.of("stamp.value-format", "protobuf"));
+        try (StreamsRunner runner = new StreamsRunner(config(in, out, dlq, settings), System::currentTimeMillis)) {
+            runner.start();
+            List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(out, count, Duration.ofSeconds(180));
+            assertThat(stamped).hasSize(count);
+            Descriptors.Descriptor output = orderDescriptor(true);
+            for (ConsumerRecord<byte[], byte[]> record : stamped) {
+                int outputId = ByteBuffer.wrap(record.value(), 1, 4).getInt();
+                assertThat(JSON.readTree(registry.call("GET", "/schemas/ids/" + outputId, null).body()).path("schema").asText())
+                        .contains("int64 id = 3;");
+                DynamicMessage read = DynamicMessage.parseFrom(output, java.util.Arrays.copyOfRange(record.value(), 6, record.value().length));
+                int n = Integer.parseInt(new String(record.key(), StandardCharsets.UTF_8));
+                assertThat(read.getField(output.findFieldByName("id"))).isEqualTo(IdHeader.parse(record.headers().lastHeader(IdHeader.ID).value()));
+                assertThat(read.getField(output.findFieldByName("customer"))).isEqualTo("customer " + n);
+                assertThat(read.getField(output.findFieldByName("quantity"))).isEqualTo(n);
+                assertThat(read.getUnknownFields().asMap()).isEmpty();
+            }
+        }
+        assertThat(broker.consume(dlq, 1, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    /** acme.Order as protobuf-java describes it, with (the stamper's output) or without {@code int64 id = 3}. */
+    private static Descriptors.Descriptor orderDescriptor(boolean withId) throws Exception {
+        DescriptorProtos.DescriptorProto.Builder order = DescriptorProtos.DescriptorProto.newBuilder().setName("Order")
+                .addField(field("customer", 1, DescriptorProtos.FieldDescriptorProto.Type.TYPE_STRING))
+                .addField(field("quantity", 2, DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT32));
+        if (withId) {
+            order.addField(field("id", 3, DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT64));
+        }
+        DescriptorProtos.FileDescriptorProto file = DescriptorProtos.FileDescriptorProto.newBuilder().setName("order.proto")
+                .setPackage("acme").setSyntax("proto3").addMessageType(order).build();
+        return Descriptors.FileDescriptor.buildFrom(file, new Descriptors.FileDescriptor[0]).findMessageTypeByName("Order");
+    }
+
+    private static DescriptorProtos.FieldDescriptorProto field(String name, int number, DescriptorProtos.FieldDescriptorProto.Type type) {
+        return DescriptorProtos.FieldDescriptorProto.newBuilder().setName(name).setNumber(number).setType(type)
+                .setLabel(DescriptorProtos.FieldDescriptorProto.Label.LABEL_OPTIONAL).build();
+    }
+
+    @Test
+    void shouldStopAtStartWithOneLineAndExit2OnRefusedCredentials() throws Exception {
+        Topics topics = topics("creds");
+        String in = topics.in();
+        String out = topics.out();
+        String dlq = topics.dlq();
+        // Apicurio's own authentication needs an OpenID server: a registry that refuses basic credentials stands in
+        HttpServer refusing = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        refusing.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(401, -1);
+            exchange.close();
+        });
+        refusing.start();
+        try {
+            String url = "http://127.0.0.1:" + refusing.getAddress().getPort();
+            Cli.Result run = Cli.run("run", "--bootstrap-servers", broker.bootstrapServers(), "--state-dir", work.resolve("state").toString(),
+                    "--set", "input.topic=" + in, "--set", "output.topic=" + out, "--set", "dlq.topic=" + dlq,
+                    "--set", "id.worker-registry=off", "--set", "stamp.value-format=avro", "--set", "schema-registry.url=" + url,
+                    "--set", "schema-registry.username=alice", "--set", "schema-registry.password=wrong");
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(2);
+            OneLine.assertOneErrorLine(run.err(), run.toString());
+            assertThat(run.err()).contains("schema-registry.username=alice: the schema registry at " + url
+                    + " refused these credentials (HTTP 401)").doesNotContain("wrong");
+        } finally {
+            refusing.stop(0);
+        }
+    }
+
     private SnowstampConfig config(String in, String out, String dlq) {
-        return ConfigLoader.load(null, Map.of(), Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
+        return config(in, out, dlq, Map.of());
+    }
+
+    /** Avro values through the switchable proxy, unless {@code more} says otherwise. */
+    private SnowstampConfig config(String in, String out, String dlq, Map<String, String> more) {
+        Map<String, String> settings = new HashMap<>(Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
                 "state.dir", work.resolve("state").toString(), "instance.id", "schema",
                 "application.id", TestBroker.unique("schema-app"), "input.topic", in, "output.topic", out, "dlq.topic", dlq,
                 "id.worker-registry", "off", "stamp.value-format", "avro", "schema-registry.url", proxy.url().toString()));
+        settings.putAll(more);
+        return ConfigLoader.load(null, Map.of(), settings);
     }
 
-    private static void topics(String in, String out, String dlq) throws Exception {
-        broker.createTopic(in, 2);
-        broker.createTopic(out, 2);
-        broker.createTopic(dlq, 1);
+    private record Topics(String in, String out, String dlq) {
+    }
+
+    /** Input and output of two partitions, a dead-letter topic of one, named after {@code prefix} and unique. */
+    private static Topics topics(String prefix) throws Exception {
+        Topics topics = new Topics(TestBroker.unique(prefix + "-in"), TestBroker.unique(prefix + "-out"), TestBroker.unique(prefix + "-dlq"));
+        broker.createTopic(topics.in(), 2);
+        broker.createTopic(topics.out(), 2);
+        broker.createTopic(topics.dlq(), 1);
+        return topics;
     }
 
     private static void send(KafkaProducer<byte[], byte[]> producer, String topic, int schemaId, String schema, int from, int to)
             throws Exception {
         for (int n = from; n < to; n++) {
-            producer.send(new ProducerRecord<>(topic, key(n), order(schemaId, schema, n)));
+            producer.send(new ProducerRecord<>(topic, key(n), AvroOrders.value(schemaId, schema, n)));
         }
         producer.flush();
     }
 
     private static byte[] key(int n) {
         return String.valueOf(n).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] order(int schemaId, String schemaText, int n) throws Exception {
-        Schema schema = new Schema.Parser().parse(schemaText);
-        GenericRecord order = new GenericData.Record(schema);
-        order.put("customer", "customer " + n);
-        if (schema.getField("quantity") != null) {
-            order.put("quantity", n);
-        }
-        if (schema.getField("note") != null) {
-            order.put("note", n % 2 == 0 ? null : "note " + n);
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        bytes.write(ByteBuffer.allocate(5).put((byte) 0).putInt(schemaId).array());
-        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
-        new GenericDatumWriter<GenericRecord>(schema).write(order, encoder);
-        encoder.flush();
-        return bytes.toByteArray();
-    }
-
-    private static void compatibility(String subject, String level) throws Exception {
-        assertThat(registry.call("PUT", "/config/" + subject, "{\"compatibility\":\"" + level + "\"}").statusCode()).isEqualTo(200);
-    }
-
-    private static int register(String subject, String schema) throws Exception {
-        HttpResponse<String> answer = registry.call("POST", "/subjects/" + subject + "/versions",
-                JSON.createObjectNode().put("schema", schema).toString());
-        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-        return JSON.readTree(answer.body()).path("id").asInt();
     }
 
     private static Schema schemaById(int id) {

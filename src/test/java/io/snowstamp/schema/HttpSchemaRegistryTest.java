@@ -105,7 +105,7 @@ class HttpSchemaRegistryTest {
     @Test
     void shouldStopOnRefusedCredentialsOrAUrlThatIsNoRegistry() {
         URI forbidden = server(exchange -> answer(exchange, 401, "{\"message\":\"Unauthorized\"}"));
-        assertThatThrownBy(() -> client("alice", "wrong", forbidden).schema(1)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> client("alice", "wrong", forbidden).check()).isInstanceOf(ConfigException.class)
                 .hasMessage("schema-registry.username=alice: the schema registry at " + forbidden + " refused these credentials (HTTP 401)");
         assertThatThrownBy(() -> client(null, null, forbidden).schema(1)).isInstanceOf(ConfigException.class)
                 .hasMessage("schema-registry.url=" + forbidden + ": the schema registry asks for credentials (HTTP 401);"
@@ -113,6 +113,49 @@ class HttpSchemaRegistryTest {
         URI notARegistry = server(exchange -> answer(exchange, 404, "<html>Not Found</html>"));
         assertThatThrownBy(() -> client(null, null, notARegistry).schema(1)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("answered HTTP 404 (<html>Not Found</html>): not a Confluent-compatible schema registry API");
+        assertThatThrownBy(() -> client(null, null, notARegistry).check()).isInstanceOf(ConfigException.class);
+        URI registry = server(exchange -> answer(exchange, 200, "[\"a-value\"]"));
+        client(null, null, registry).check();
+        assertThat(requests).last().asString().startsWith("GET /api/subjects");
+    }
+
+    @Test
+    void shouldTrustTheRegistryOfAConfiguredTrustStoreOnly(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        // a self-signed certificate for 127.0.0.1, made by the JDK's keytool: the server's key store and the client's trust store
+        java.nio.file.Path store = dir.resolve("registry.p12");
+        Process keytool = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "registry", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2", "-dname", "CN=127.0.0.1",
+                "-ext", "SAN=ip:127.0.0.1", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", "secret",
+                "-keypass", "secret").redirectErrorStream(true).start();
+        String keytoolOutput = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(keytool.waitFor()).as(keytoolOutput).isZero();
+        java.security.KeyStore keys = java.security.KeyStore.getInstance(store.toFile(), "secret".toCharArray());
+        javax.net.ssl.KeyManagerFactory keyManagers = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        keyManagers.init(keys, "secret".toCharArray());
+        javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+        tls.init(keyManagers.getKeyManagers(), null, null);
+        com.sun.net.httpserver.HttpsServer server = com.sun.net.httpserver.HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+        server.createContext("/", exchange -> {
+            answer(exchange, 200, "{\"schema\":\"\\\"long\\\"\"}");
+            exchange.close();
+        });
+        server.start();
+        try {
+            URI url = URI.create("https://127.0.0.1:" + server.getAddress().getPort());
+            HttpSchemaRegistry trusting = HttpSchemaRegistry.of(new SchemaRegistrySettings(List.of(url), SchemaRegistrySettings.SubjectStrategy.TOPIC,
+                    null, null, store, "secret", null, null, Duration.ofSeconds(20), 10));
+            assertThat(trusting.schema(1).schema()).isEqualTo("\"long\"");
+            assertThatThrownBy(() -> client(null, null, url).check()).as("the JVM's trust store does not know the certificate")
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageStartingWith("schema-registry.url=" + url + ": the TLS handshake failed (")
+                    .hasMessageEndingWith("); check schema-registry.truststore and schema-registry.keystore");
+            assertThatThrownBy(() -> HttpSchemaRegistry.of(new SchemaRegistrySettings(List.of(url), SchemaRegistrySettings.SubjectStrategy.TOPIC,
+                    null, null, store, "wrong", null, null, Duration.ofSeconds(20), 10)))
+                    .isInstanceOf(ConfigException.class).hasMessageStartingWith("schema-registry.truststore=" + store + " is invalid");
+        } finally {
+            server.stop(0);
+        }
     }
 
     private HttpSchemaRegistry client(String user, String password, URI... urls) {
