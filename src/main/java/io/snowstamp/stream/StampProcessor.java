@@ -46,11 +46,6 @@ import java.util.function.LongSupplier;
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
     private static final int DRAIN_BATCH = 10_000;
-    /**
-     * Room kept below max.request.size: batch framing, the headers the stamper adds, and — because
-     * a refused record goes to the dead-letter topic whole — Kafka Streams' error headers on it.
-     */
-    private static final int SIZE_MARGIN_BYTES = 1024;
 
     private final IdSettings ids;
     private final StampSettings stamp;
@@ -82,8 +77,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      */
     private final long idleNanos;
     private final long maxLeadMillis;
-    /** Largest key + value + headers of an input record that still fits max.request.size once stamped. */
-    private final long maxRecordBytes;
+    private final SizeLimit sizeLimit;
 
     private ProcessorContext<byte[], StampedValue> context;
     private PauseBuffer paused;
@@ -134,7 +128,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.tailProbe = tailProbe;
         this.values = values;
         this.compact = stamp.headerFormat() == StampSettings.HeaderFormat.COMPACT;
-        this.maxRecordBytes = connection.maxRequestSize() - SIZE_MARGIN_BYTES - (values == null ? 0 : values.maxGrowth());
+        this.sizeLimit = new SizeLimit(connection.maxRequestSize(), values == null ? 0 : values.maxGrowth());
         long unit = ids.layout().unitMillis();
         this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit;
         this.renewEvery = reservationUnits == 0 ? Duration.ZERO
@@ -206,28 +200,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        checkSize(record);
+        sizeLimit.check(record);
         Object plan = values == null ? null : values.inspect(record.value());
         if (paused != null && (!paused.isEmpty() || leadExceeded())) {
             holdBack(record);
             return;
         }
         stamp(record, plan, true);
-    }
-
-    /** Refuses, before anything is issued or added, a record that would not fit max.request.size once stamped. */
-    private void checkSize(Record<byte[], byte[]> record) {
-        long size = (record.key() == null ? 0 : record.key().length) + (record.value() == null ? 0 : record.value().length);
-        if (size <= maxRecordBytes - 8192) {
-            return;     // the common case: far below the limit whatever the headers
-        }
-        for (org.apache.kafka.common.header.Header header : record.headers()) {
-            size += header.key().length() + (header.value() == null ? 0 : header.value().length) + 8;
-        }
-        if (size > maxRecordBytes) {
-            throw new BadRecordException(BadRecordException.Code.TOO_LARGE, "record of " + size + " bytes would exceed"
-                    + " max.request.size=" + connection.maxRequestSize() + " once stamped");
-        }
     }
 
     /**
