@@ -45,6 +45,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,7 +61,8 @@ import org.junit.jupiter.api.io.TempDir;
  * too, read by protobuf-java's {@code DynamicMessage}; refused credentials stop the start.
  */
 @Tag("integration")
-@Timeout(420)
+@Timeout(600)
+@Order(10)   // among the longest (five stampers, one over 35 s of outage): starts early in the parallel run (see development.md)
 class SchemaStampIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] VERSIONS = AvroOrders.VERSIONS;
