@@ -62,7 +62,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(600)
-@Order(10)   // among the longest (five stampers, one over 35 s of outage): starts early in the parallel run (see development.md)
+@Order(10)   // among the longest (four stampers, one through 35 s of outage): starts early in the parallel run (see development.md)
 class SchemaStampIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] VERSIONS = AvroOrders.VERSIONS;
