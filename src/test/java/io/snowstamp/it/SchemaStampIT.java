@@ -45,6 +45,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,7 +61,8 @@ import org.junit.jupiter.api.io.TempDir;
  * too, read by protobuf-java's {@code DynamicMessage}; refused credentials stop the start.
  */
 @Tag("integration")
-@Timeout(420)
+@Timeout(600)
+@Order(10)   // among the longest (four stampers, one through 35 s of outage): starts early in the parallel run (see development.md)
 class SchemaStampIT extends OnSharedBroker {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] VERSIONS = AvroOrders.VERSIONS;
@@ -170,6 +172,41 @@ class SchemaStampIT extends OnSharedBroker {
             assertThat(runner.stats().schemaRegistry().failures()).isPositive();
         }
         assertThat(broker.consume(dlq, 1, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    /**
+     * Exactly-once, a wait longer than the transaction timeout (20 s) with records of a known schema stamped
+     * before it in the same transaction: the broker aborts that transaction, and once the registry answers
+     * every record is in the committed output exactly once.
+     */
+    @Test
+    void shouldLoseNothingWhenTheWaitOutlastsTheTransaction() throws Exception {
+        Topics topics = topics("long-outage");
+        int v1 = AvroOrders.register(registry, topics.in() + "-value", VERSIONS[0]);
+        try (StreamsRunner runner = new StreamsRunner(config(topics.in(), topics.out(), topics.dlq()), System::currentTimeMillis);
+             KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            runner.start();
+            send(producer, topics.in(), v1, VERSIONS[0], 0, 20);
+            assertThat(broker.consume(topics.out(), 20, Duration.ofSeconds(180))).hasSize(20);
+
+            proxy.down = true;
+            int v2 = AvroOrders.register(registry, topics.in() + "-value", VERSIONS[1]);
+            for (int n = 20; n < 120; n++) {        // known and new schema mixed: the new one blocks mid-transaction
+                producer.send(new ProducerRecord<>(topics.in(), key(n), n % 2 == 0
+                        ? AvroOrders.value(v1, VERSIONS[0], n) : AvroOrders.value(v2, VERSIONS[1], n)));
+            }
+            producer.flush();
+            Thread.sleep(35_000);
+            assertThat(runner.stats().schemaRegistry().waitingSince()).as("still waiting").isPositive();
+            proxy.down = false;
+
+            List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(topics.out(), 120, Duration.ofSeconds(180));
+            Thread.sleep(2_000);
+            stamped = broker.consume(topics.out(), 121, Duration.ofSeconds(3));
+            assertThat(stamped.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).distinct().count()).isEqualTo(120);
+            assertThat(stamped).as("each input record once in the committed output").hasSize(120);
+        }
+        assertThat(broker.consume(topics.dlq(), 1, Duration.ofSeconds(1))).isEmpty();
     }
 
     @Test

@@ -114,6 +114,16 @@ class AvroStampingTest {
     }
 
     @Test
+    void shouldRefuseAStoredSchemaWhoseDefaultDoesNotFitItsType() {
+        // Avro's parser refuses it; the output schema would carry the same default
+        String legacy = "{\"type\":\"record\",\"name\":\"E\",\"fields\":[{\"name\":\"q\",\"type\":\"int\",\"default\":\"x\"}]}";
+        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+                () -> AvroEvolution.evolve(legacy, "id", OnExistingField.REJECT));
+        assertThat(refused.reason()).isEqualTo(Reason.INVALID_SCHEMA);
+        assertThat(refused.getMessage()).contains("Invalid default for field q");
+    }
+
+    @Test
     void shouldRefuseSchemaTextThatDoesNotParse() {
         SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
                 () -> AvroEvolution.evolve("{\"type\":\"record\"", "id", OnExistingField.REJECT));
