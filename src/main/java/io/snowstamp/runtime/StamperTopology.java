@@ -124,7 +124,10 @@ final class StamperTopology implements AutoCloseable {
         String changelog = Names.changelogTopic(connection.applicationId());
         EarlyLeases early = leases == null ? null : new EarlyLeases(leases, changelog, connection.instanceId(),
                 config.ids().layout().fingerprint(), config.ids()::workerFor, clock);
-        WriteAcks acks = WriteAcks.of(changelog);
+        // under exactly-once a reservation is in the same transaction as the IDs it covers: both become visible or
+        // neither, and a fenced owner commits nothing, so no ID waits for the write's acknowledgement (design.md)
+        WriteAcks acks = connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
+                ? WriteAcks.immediate() : WriteAcks.of(changelog);
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
                     fence == null ? PredecessorFence.none() : fence, taken, early, acks);
