@@ -196,6 +196,14 @@ public final class LeaseGuard {
         return lease == null ? -1 : lease.highestCovered();
     }
 
+    /**
+     * Whether the lease's own record has been read back from the changelog (confirmed at least once); true without a
+     * lease. The task's later writes go through another producer: only after this can none of them land before it.
+     */
+    public boolean readBack() {
+        return lease == null || lease.confirmedOnce();
+    }
+
     /** The monotonic clock this guard's checks read (and whatever waits beside them should read). */
     public Ticker ticker() {
         return ticker;

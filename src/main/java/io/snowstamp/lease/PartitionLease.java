@@ -209,6 +209,11 @@ public final class PartitionLease {
         return maxEpoch;
     }
 
+    /** Whether a round has confirmed this lease (its own record was read back). */
+    public boolean confirmedOnce() {
+        return confirmedOnce;
+    }
+
     /** Whether the task has issued under this lease (its first permission passed). */
     public boolean permitted() {
         return permitted;

@@ -248,8 +248,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     /**
-     * The task's issuing: write-ahead reservations (the first sent now, so that it is acknowledged before the takeover
-     * wait ends, then renewed ahead of need while the task is active) and the {@link Issuer} over them.
+     * The task's issuing: write-ahead reservations (renewed ahead of need while the task is active, from the moment its
+     * lease record was read back: during the takeover wait, so that the first ID does not wait) and the {@link Issuer}.
      */
     private void startIssuing(long worker) {
         String name = "partition " + partition + " worker " + worker;
@@ -259,7 +259,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name));
         activeAt = System.nanoTime();
         seenIssued = lastIssued;
-        renew();
         if (!renewEvery.isZero()) {
             renewal = context.schedule(renewEvery, PunctuationType.WALL_CLOCK_TIME, ignored -> renewIfActive());
         }
@@ -272,7 +271,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             seenIssued = lastIssued;
             activeAt = now;
         }
-        if (now - activeAt < idleNanos) {
+        // not before the lease's own record is in the log (read back once): a reservation sent by this producer could land
+        // before the lease record the lease's producer sent, which would then be the newest value, with less reserved
+        if (now - activeAt < idleNanos && lease.readBack()) {
             renew();
         }
     }
