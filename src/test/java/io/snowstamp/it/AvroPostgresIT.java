@@ -40,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the order's.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: a PostgreSQL server, like the other consuming.md recipes (development.md)
 @Timeout(300)
 @ExtendWith(SharedPostgres.class)
 class AvroPostgresIT extends OnSharedBroker {
