@@ -20,8 +20,10 @@ import java.nio.charset.StandardCharsets;
  * Injects the ID into a JSON object value as its first member, keeping every other byte of the
  * original (formatting, number spelling, member order). The value is validated by a streaming
  * parse first — no tree is built and nothing is re-serialized — and refused with a
- * {@link BadRecordException} when it is not one well-formed JSON object, or already has the field
- * and the policy is {@code reject}.
+ * {@link BadRecordException} when it is not one well-formed JSON object (every byte checked, UTF-8
+ * included), has a top-level name twice, or already has the field at the top level and the policy is
+ * {@code reject}. A name twice in a nested object passes: legal syntax, left to the reader by RFC 8259,
+ * and never touched by the splice.
  *
  * <p>Use: {@link #inspect} (may throw; issues no ID), then {@link #write} with the new ID.
  * Thread-safe: it holds only immutable configuration.
