@@ -153,7 +153,7 @@ public final class Footprint {
     }
 
     /** The children's settings, in a file (mode 600 where possible): the {@code kafka.*} keys may hold secrets. */
-    private Path writeSettings(Path dir, String app, String in, String out, String dlq) throws IOException {
+    Path writeSettings(Path dir, String app, String in, String out, String dlq) throws IOException {
         Properties props = new Properties();
         base.kafka().forEach((key, value) -> props.setProperty("kafka." + key, value));
         props.setProperty("application.id", app);
@@ -176,12 +176,26 @@ public final class Footprint {
     }
 
     private Process launch(Path settings, Path dir, String instance) throws IOException {
+        return launch(settings, dir, instance, null);
+    }
+
+    /** The work directory of the measured processes (their settings, state and logs). */
+    Path work() {
+        return work;
+    }
+
+    /**
+     * Starts a measured process: {@code snowstamp run}, or {@code main} (another entry point that reads the same
+     * arguments) when not null.
+     */
+    Process launch(Path settings, Path dir, String instance, String main) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(javaOptions);
         // -Dsnowstamp.footprint.classpath=OTHER.jar measures another build of the stamper (a before/after comparison)
         String classPath = System.getProperty("snowstamp.footprint.classpath", System.getProperty("java.class.path"));
-        command.addAll(List.of("-cp", classPath, mainClass, "run",
+        command.addAll(main == null ? List.of("-cp", classPath, mainClass, "run") : List.of("-cp", classPath, main));
+        command.addAll(List.of(
                 "--config", settings.toString(), "--set", "instance.id=" + instance));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)
@@ -189,7 +203,7 @@ public final class Footprint {
                 .start();
     }
 
-    private static void stop(Process process) throws InterruptedException {
+    static void stop(Process process) throws InterruptedException {
         if (process != null && process.isAlive()) {
             process.destroy();      // SIGTERM: a clean stop
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -238,7 +252,7 @@ public final class Footprint {
         }
     }
 
-    private void deleteRun(Admin admin, String app, List<String> topics) {
+    void deleteRun(Admin admin, String app, List<String> topics) {
         try {
             Set<String> doomed = new HashSet<>(topics);
             admin.listTopics().names().get(30, TimeUnit.SECONDS).stream().filter(t -> t.startsWith(app + "-")).forEach(doomed::add);

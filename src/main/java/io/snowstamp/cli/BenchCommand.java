@@ -8,6 +8,7 @@ import io.snowstamp.bench.BenchCases;
 import io.snowstamp.bench.BenchResult;
 import io.snowstamp.bench.BenchSummary;
 import io.snowstamp.bench.BenchSummary.Case;
+import io.snowstamp.bench.BusyFailover;
 import io.snowstamp.bench.Footprint;
 import io.snowstamp.config.SnowstampConfig;
 import picocli.CommandLine.Command;
@@ -146,6 +147,15 @@ final class BenchCommand implements Callable<Integer> {
                     + "(default: none)")
     List<Integer> footprintPartitions;
 
+    @Option(names = "--footprint-rate", paramLabel = "R", defaultValue = "0",
+            description = "with --footprint-partitions: instead of the footprint, the busy failover — R records per partition per "
+                    + "second on every partition from before the start to the end, two instances, one killed with SIGKILL once both "
+                    + "run; time until every partition stamped, failover (every partition stamped a record produced after the kill), "
+                    + "caught up, the longest stall of a partition, records missing, stamped twice, ID values issued twice — for the "
+                    + "stamper and, run first, for a Kafka Streams pass-through with the same settings (the floor) "
+                    + "(default: ${DEFAULT-VALUE}: the footprint)")
+    double footprintRate;
+
     @Option(names = "--footprint-java-options", paramLabel = "OPTS", defaultValue = "-Xmx768m",
             description = "JVM options of the measured stamper processes (default: ${DEFAULT-VALUE}, the heap of a 1 GiB container "
                     + "with the image's -XX:MaxRAMPercentage=75)")
@@ -256,6 +266,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         Footprint footprint = new Footprint(config.connection(), Files.createTempDirectory("snowstamp-footprint"),
                 List.of(footprintJavaOptions.trim().split("\\s+")), Main.class.getName(), java.time.Duration.ofMinutes(10));
+        if (footprintRate != 0) {
+            return busyFailover(footprint, config, out, progress);
+        }
         List<Footprint.Figures> rows = new ArrayList<>();
         for (int n : footprintPartitions) {
             progress.println("measuring one stamper instance on " + n + " partitions at "
@@ -271,6 +284,28 @@ final class BenchCommand implements Callable<Integer> {
             Footprint.printTable(rows, out);
         }
         out.println(Footprint.json(rows));
+        return 0;
+    }
+
+    private int busyFailover(Footprint footprint, SnowstampConfig config, PrintWriter out, PrintWriter progress) throws Exception {
+        if (!(footprintRate > 0 && footprintRate <= 1000)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-rate " + footprintRate
+                    + ": records per partition per second, above 0 and at most 1000");
+        }
+        BusyFailover busy = new BusyFailover(footprint, config.connection(), java.time.Duration.ofMinutes(5));
+        List<BusyFailover.Figures> rows = new ArrayList<>();
+        for (int n : footprintPartitions) {
+            for (BusyFailover.Subject subject : List.of(BusyFailover.Subject.PASS_THROUGH, BusyFailover.Subject.STAMPER)) {
+                progress.println("busy failover of the " + (subject == BusyFailover.Subject.STAMPER ? "stamper" : "pass-through")
+                        + " on " + n + " partitions at " + config.connection().kafka().get("bootstrap.servers"));
+                progress.flush();
+                BusyFailover.Figures figures = busy.measure(subject, n, footprintRate);
+                rows.add(figures);
+                progress.println("  " + BusyFailover.line(figures));
+                progress.flush();
+            }
+        }
+        out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(Map.of("busyFailover", rows)));
         return 0;
     }
 
