@@ -3,6 +3,7 @@ package io.snowstamp.admin;
 import io.snowstamp.runtime.Errors;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.stream.SchemaRegistryWait;
+import io.snowstamp.stream.Stalls;
 import io.snowstamp.stream.TaskStats;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.ThreadMetadata;
@@ -53,7 +54,8 @@ final class Health {
      * restored its state and finished {@code init} (it published its resume decision). An instance
      * with no task (more instances than partitions) is ready: it is a healthy spare. In sequence
      * mode ({@code id.mode=sequence}): ready when Kafka Streams is RUNNING. Not ready while a task waits for the
-     * schema registry (Avro and Protobuf values of a schema the registry has not answered for yet).
+     * schema registry (Avro and Protobuf values of a schema the registry has not answered for yet), nor while partitions
+     * held here are stalled (input waiting, nothing issued for {@code recovery.stall-after}).
      */
     Check ready() {
         KafkaStreams.State state = runner.state();
@@ -96,6 +98,16 @@ final class Health {
         if (!waiting.isEmpty()) {
             body.put("status", "not-ready");
             body.put("reason", "partitions " + waiting + " have not finished restore and init");
+            return new Check(false, body);
+        }
+        Stalls stalls = runner.stats().stalls();
+        Set<Integer> stalled = stalls.stalled();
+        if (!stalled.isEmpty()) {
+            // live stays up: the stall watch restarts the stream threads (recovery.stall-after)
+            body.put("status", "not-ready");
+            body.put("stalledPartitions", stalled);
+            body.put("reason", "stalled since " + java.time.Instant.ofEpochMilli(stalls.since()) + ": " + stalls.detail()
+                    + "; stream threads restarted " + stalls.restarts() + " times");
             return new Check(false, body);
         }
         body.put("status", "ready");

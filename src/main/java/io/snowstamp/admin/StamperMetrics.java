@@ -71,6 +71,11 @@ final class StamperMetrics implements AutoCloseable {
         Gauge.builder("snowstamp.schema.registry.waiting", stats, s -> s.schemaRegistry().waitingSince() >= 0 ? 1 : 0)
                 .description("1 while a task waits for the schema registry to stamp a value of a new schema").strongReference(true)
                 .register(registry);
+        Gauge.builder("snowstamp.stalled.partitions", stats, s -> s.stalls().stalled().size())
+                .description("partitions held here with input waiting that issued nothing for recovery.stall-after")
+                .strongReference(true).register(registry);
+        FunctionCounter.builder("snowstamp.stall.restarts", stats, s -> s.stalls().restarts())
+                .description("stream thread restarts for stalled partitions").register(registry);
         Gauge.builder("snowstamp.tasks", this, m -> m.live.size())
                 .description("tasks (partitions) this instance stamps now").strongReference(true).register(registry);
         Gauge.builder("snowstamp.ready", this, m -> m.runner.state() == KafkaStreams.State.RUNNING ? 1 : 0)

@@ -70,6 +70,7 @@ public final class Keys {
     public static final String RECOVERY_TAIL_GUARD = "recovery.tail-guard";
     public static final String RECOVERY_TAIL_GUARD_TIMEOUT = "recovery.tail-guard-timeout";
     public static final String RECOVERY_TAKEOVER_GAP = "recovery.takeover-gap";
+    public static final String RECOVERY_STALL_AFTER = "recovery.stall-after";
     public static final String PROFILE = "profile";
     public static final String STATE_DIR = "state.dir";
     public static final String INSTANCE_ID = "instance.id";
@@ -121,6 +122,9 @@ public final class Keys {
         define(RECOVERY_TAIL_GUARD, "true", "at task start, resume above the newest IDs found in the task's output partition");
         define(RECOVERY_TAIL_GUARD_TIMEOUT, "60s", "how long the tail guard may take before the task fails");
         define(RECOVERY_TAKEOVER_GAP, "", "time added to the resume point at every task start; default 0 under exactly_once_v2, 1s under at_least_once");
+        define(RECOVERY_STALL_AFTER, "60s", "a partition held here with input waiting that issues no ID and commits nothing for this"
+                + " long is reported stalled (WARN, /health, metrics) and the stream threads are restarted; longer than"
+                + " kafka.commit.interval.ms; 0: never (snowflake mode)");
         define(STAMP_JSON_FIELD, "", "also inject the ID into JSON object values under this field (empty: header only)");
         define(STAMP_JSON_TYPE, "number", "`number` or `string` (for JavaScript consumers)");
         define(STAMP_ON_EXISTING_FIELD, "reject", "reject (to the DLQ), overwrite or keep when the field already exists");

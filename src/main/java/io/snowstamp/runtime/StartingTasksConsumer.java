@@ -31,6 +31,8 @@ final class StartingTasksConsumer implements InvocationHandler {
     private final TakeoverHold hold;
     private final CommittedBatch committed = new CommittedBatch();
     private final StartStats stats;
+    /** The fault test's stalled partition (null: none). */
+    private final StallHook stallHook = StallHook.forNewConsumer();
 
     private StartingTasksConsumer(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats) {
         this.consumer = consumer;
@@ -105,6 +107,9 @@ final class StartingTasksConsumer implements InvocationHandler {
             // where a takeover's first records wait: SNOWSTAMP_LOG_LEVEL=DEBUG
             log.debug("{} held partition(s) resumed: their leases' waits are over", now.size());
             consumer.resume(now);
+        }
+        if (stallHook != null) {
+            stallHook.beforePoll(consumer);
         }
     }
 

@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,8 @@ public final class StreamsRunner implements AutoCloseable {
     private final CountDownLatch running = new CountDownLatch(1);
     private volatile KafkaStreams streams;
     private volatile StamperTopology topology;
+    /** Held partitions that stop stamping with input waiting (null: off, or sequence mode). */
+    private StallWatch stallWatch;
     private final StamperStats stats = new StamperStats();
     private final RestoreTracker restores = new RestoreTracker();
     private final StartStats startStats = new StartStats();
@@ -96,6 +99,41 @@ public final class StreamsRunner implements AutoCloseable {
             LocalStateWipe.wipe(dir);
             streams = listen(newStreams(props));
             streams.start();
+        }
+        Duration stallAfter = config.recovery().stallAfter();
+        if (!stallAfter.isZero() && config.idMode() == SnowstampConfig.IdMode.SNOWFLAKE) {
+            stallWatch = new StallWatch(KafkaSettings.client(config.connection()), config.connection().applicationId(),
+                    config.topics().input(), stats, stallAfter, this::restartStreamThreads);
+        }
+    }
+
+    /**
+     * Replaces every stream thread with a new one (a new consumer, producer and transaction; it rejoins the group): what
+     * the stall watch does when held partitions stop stamping with input waiting. A new thread first, then the oldest
+     * goes ({@code removeStreamThread} takes the first alive one), so the instance never holds no thread. A thread
+     * that does not stop within a minute is a failure: the stamper stops (exit 1) rather than wait forever.
+     */
+    private void restartStreamThreads() {
+        KafkaStreams current = streams;
+        if (current == null || current.state() != KafkaStreams.State.RUNNING && current.state() != KafkaStreams.State.REBALANCING) {
+            return;
+        }
+        int threads = current.metadataForLocalThreads().size();
+        for (int i = 0; i < threads; i++) {
+            Optional<String> added = current.addStreamThread();
+            try {
+                Optional<String> removed = current.removeStreamThread(Duration.ofMinutes(1));
+                log.warn("stream thread {} replaced by {}", removed.orElse("(none)"), added.orElse("(none)"));
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                SnowstampException stuck = new SnowstampException("a stalled stream thread did not stop within a minute of"
+                        + " being replaced; stopping the stamper so that it can be started again");
+                failure.compareAndSet(null, stuck);
+                log.error(stuck.getMessage());
+                Thread stopper = new Thread(() -> close(Duration.ofSeconds(30)), "snowstamp-stall-stop");
+                stopper.setDaemon(true);
+                stopper.start();
+                return;
+            }
         }
     }
 
@@ -281,6 +319,10 @@ public final class StreamsRunner implements AutoCloseable {
 
     /** Commits in-flight work and stops, waiting up to {@code timeout}. */
     public synchronized void close(Duration timeout) {
+        if (stallWatch != null) {     // first: no thread restart while stopping
+            stallWatch.close();
+            stallWatch = null;
+        }
         if (streams != null) {
             long started = System.nanoTime();
             log.atInfo().addKeyValue("event", "shutdown").addKeyValue("tasks", stats.tasks().keySet())

@@ -23,6 +23,7 @@ public final class StamperStats {
     private final AtomicLong reservationWaits = new AtomicLong();
     private final AtomicLong reservationWaitNanos = new AtomicLong();
     private final SchemaRegistryWait schemaRegistry = new SchemaRegistryWait();
+    private final Stalls stalls = new Stalls();
 
     /**
      * Counters of one partition summed over every task this instance ran for it.
@@ -105,6 +106,11 @@ public final class StamperStats {
     /** How long they waited in all, in seconds. */
     public double reservationWaitSeconds() {
         return reservationWaitNanos.get() / 1e9;
+    }
+
+    /** Held partitions with input waiting that issue nothing (the stall watch's last look). */
+    public Stalls stalls() {
+        return stalls;
     }
 
     /** Whether tasks wait for the schema registry of Avro and Protobuf values now. */

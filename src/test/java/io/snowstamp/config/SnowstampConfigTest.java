@@ -176,6 +176,7 @@ class SnowstampConfigTest {
                 "recovery.tail-guard", "false",
                 "recovery.tail-guard-timeout", "2s",
                 "recovery.takeover-gap", "3s",
+                "recovery.stall-after", "0",
                 "state.dir", "/var/lib/snowstamp",
                 "kafka.bootstrap.servers", "k1:9092,k2:9092",
                 "kafka.linger.ms", "20");
@@ -202,7 +203,7 @@ class SnowstampConfigTest {
 
         assertThat(config.ids()).isEqualTo(new IdSettings(IdLayout.preset("snowflake"), 0, 0, Duration.ofSeconds(10),
                 IdSettings.OnExcessLead.CONTINUE, Duration.ofSeconds(1), Duration.ofSeconds(5)));
-        assertThat(config.recovery()).isEqualTo(new RecoverySettings(true, Duration.ofSeconds(60), Duration.ZERO));
+        assertThat(config.recovery()).isEqualTo(new RecoverySettings(true, Duration.ofSeconds(60), Duration.ZERO, Duration.ofSeconds(60)));
     }
 
     @Test

@@ -1,0 +1,138 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.stream.StamperStats;
+import io.snowstamp.stream.TaskStats;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Watches for held partitions that stop stamping while their input waits ({@link StallDetector}), says so in one WARN
+ * line with what it sees, shows it in {@code /health} and the metrics ({@link io.snowstamp.stream.Stalls}), and restarts
+ * the stream threads ({@code restart}) instead of waiting forever: a new thread has a new consumer, producer and
+ * transaction, and rejoins the group. A restart at most once per {@code stallAfter}; the line again once a minute while
+ * the stall lasts. Reads Kafka from its own daemon thread: the input's end offsets and the group's committed offsets of
+ * the partitions held here, every quarter of {@code stallAfter} (at most every 10 s). Snowflake mode (the tasks' stats).
+ */
+final class StallWatch implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StallWatch.class);
+    private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final Admin admin;
+    private final String group;
+    private final String input;
+    private final StamperStats stats;
+    private final Duration stallAfter;
+    private final Runnable restart;
+    private final StallDetector detector;
+    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "snowstamp-stall-watch");
+        t.setDaemon(true);
+        return t;
+    });
+    private long lastLog = System.nanoTime() - LOG_EVERY_NANOS;
+    private long lastRestart = System.nanoTime();
+    private long lastFailureLog = System.nanoTime() - LOG_EVERY_NANOS;
+
+    /**
+     * @param client  connection settings of the input's cluster
+     * @param restart restarts the stream threads (returns once done; throws when it could not)
+     */
+    StallWatch(Properties client, String group, String input, StamperStats stats, Duration stallAfter, Runnable restart) {
+        Properties props = new Properties();
+        props.putAll(client);
+        props.put("client.id", group + "-stall-watch");
+        this.admin = Admin.create(props);
+        this.group = group;
+        this.input = input;
+        this.stats = stats;
+        this.stallAfter = stallAfter;
+        this.restart = restart;
+        this.detector = new StallDetector(stallAfter.toNanos());
+        long period = Math.max(100, Math.min(10_000, stallAfter.toMillis() / 4));
+        thread.scheduleWithFixedDelay(this::checkSafely, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    private void checkSafely() {
+        try {
+            check();
+        } catch (Exception e) {
+            long now = System.nanoTime();
+            if (now - lastFailureLog >= LOG_EVERY_NANOS) {
+                lastFailureLog = now;
+                log.info("stall watch: cannot read the input's offsets now ({}); retrying", Errors.oneLine(e));
+            }
+        }
+    }
+
+    private void check() throws Exception {
+        Map<Integer, TaskStats> held = stats.tasks();
+        Map<Integer, Long> issued = new HashMap<>();
+        held.forEach((partition, task) -> issued.put(partition, task.issued()));
+        if (issued.isEmpty() || stats.schemaRegistry().waitingSince() >= 0) {
+            // nothing held, or the tasks wait for the schema registry (shown and logged as that)
+            detector.observe(System.nanoTime(), Map.of(), Map.of(), Map.of());
+            stats.stalls().seen(Set.of(), System.currentTimeMillis(), "");
+            return;
+        }
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        issued.keySet().forEach(p -> specs.put(new TopicPartition(input, p), OffsetSpec.latest()));
+        Map<Integer, Long> ends = new HashMap<>();
+        admin.listOffsets(specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS)
+                .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+        Map<Integer, Long> committed = new HashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS);
+        offsets.forEach((tp, offset) -> {
+            if (tp.topic().equals(input) && offset != null) {
+                committed.put(tp.partition(), offset.offset());
+            }
+        });
+        long now = System.nanoTime();
+        Set<Integer> stalled = detector.observe(now, issued, committed, ends);
+        String detail = "";
+        if (!stalled.isEmpty()) {
+            int first = stalled.iterator().next();
+            long at = committed.getOrDefault(first, 0L);
+            detail = stalled.size() + " of " + issued.size() + " partitions held here have input waiting and issued no ID for "
+                    + TimeUnit.NANOSECONDS.toSeconds(detector.stillNanos(first, now)) + " s, e.g. partition " + first + ": "
+                    + (ends.get(first) - at) + " records past the committed offset " + at + ", " + issued.get(first)
+                    + " IDs issued by its task";
+        }
+        stats.stalls().seen(stalled, System.currentTimeMillis(), detail);
+        if (stalled.isEmpty()) {
+            return;
+        }
+        boolean restartNow = now - lastRestart >= stallAfter.toNanos();
+        if (restartNow || now - lastLog >= LOG_EVERY_NANOS) {
+            lastLog = now;
+            log.atWarn().addKeyValue("event", "stalled").addKeyValue("partitions", stalled)
+                    .log("stalled: {} (partitions {}){}", detail, stalled, restartNow ? "; restarting the stream threads" : "");
+        }
+        if (restartNow) {
+            lastRestart = now;
+            stats.stalls().restarted();
+            restart.run();
+        }
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        admin.close(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,53 @@
+package io.snowstamp.stream;
+
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The partitions held here that have input waiting and issued nothing for {@code recovery.stall-after}, as the stall
+ * watch ({@code runtime/StallWatch}) last saw them, and how often it restarted the stream threads for them: read by
+ * {@code /health} and the metrics. Thread-safe.
+ */
+public final class Stalls {
+    private volatile Set<Integer> stalled = Set.of();
+    private volatile long since = -1;
+    private volatile String detail = "";
+    private final AtomicLong restarts = new AtomicLong();
+
+    /** What the last check saw: {@code partitions} stalled (empty: none), {@code detail} one line about them. */
+    public void seen(Set<Integer> partitions, long nowMillis, String detail) {
+        if (partitions.isEmpty()) {
+            since = -1;
+            this.detail = "";
+        } else if (since < 0) {
+            since = nowMillis;
+        }
+        if (!partitions.isEmpty()) {
+            this.detail = detail;
+        }
+        stalled = Set.copyOf(new TreeSet<>(partitions));
+    }
+
+    /** The stream threads were restarted for a stall. */
+    public void restarted() {
+        restarts.incrementAndGet();
+    }
+
+    public Set<Integer> stalled() {
+        return new TreeSet<>(stalled);
+    }
+
+    /** When the current stall was first seen (-1: none now). */
+    public long since() {
+        return since;
+    }
+
+    public String detail() {
+        return detail;
+    }
+
+    public long restarts() {
+        return restarts.get();
+    }
+}

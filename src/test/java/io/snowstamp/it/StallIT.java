@@ -1,0 +1,90 @@
+package io.snowstamp.it;
+
+import io.snowstamp.state.IdHeader;
+import io.snowstamp.testing.ChildJvm;
+import io.snowstamp.testing.Http;
+import io.snowstamp.testing.OnSharedBroker;
+import io.snowstamp.testing.Stamper;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A held partition whose records stop reaching its task while the group sees nothing wrong — what a survivor of a
+ * 1,024-partition failover once did for minutes — is noticed and recovered: the child stamper's first main consumer
+ * never delivers input partition 0 ({@code -Dsnowstamp.test.stall-partition=0}, forced, not hoped for) while partition 1
+ * stamps; after {@code recovery.stall-after} the stamper says so in one WARN line, {@code /health/ready} answers 503
+ * naming the partition, the metrics count it, the stream thread is replaced, and every record of partition 0 is then
+ * stamped. Without the stall watch partition 0 would never stamp (the hook keeps the first consumer's partition paused
+ * for good).
+ */
+@Tag("integration")
+@Timeout(240)
+class StallIT extends OnSharedBroker {
+    private static final Pattern ADMIN = Pattern.compile("admin: http://127\\.0\\.0\\.1:(\\d+)");
+    private static final int PER_PARTITION = 50;
+    @TempDir
+    Path work;
+
+    @Test
+    void shouldNoticeAPartitionThatStopsStampingWithInputWaitingAndRestartItsStreamThread() throws Exception {
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), io.snowstamp.testing.TestBroker.unique("stall"), topics, "s1")
+                .with("recovery.stall-after", "4s").with("admin.port", "0")
+                .withJvmArg("-Dsnowstamp.test.stall-partition=0");
+        try (ChildJvm child = stamper.start()) {
+            String admin = adminUrl(child);
+            produce(topics.in());
+            // partition 1 stamps; partition 0 waits behind the stalled consumer until the watch sees it
+            Http.Response stalled = Http.await(admin + "/health/ready",
+                    r -> r.status() == 503 && r.body().contains("stalledPartitions"), 60);
+            assertThat(stalled.json().get("stalledPartitions").toString()).isEqualTo("[0]");
+            assertThat(stalled.json().get("reason").asText()).contains("partition 0: " + PER_PARTITION + " records past the committed offset");
+
+            List<ConsumerRecord<byte[], byte[]>> out = broker.consume(topics.out(), 2 * PER_PARTITION, Duration.ofSeconds(90));
+            assertThat(out).as(child.logs()).hasSize(2 * PER_PARTITION);
+            assertThat(out.stream().filter(r -> r.partition() == 0)).hasSize(PER_PARTITION);
+            assertThat(out.stream().map(r -> new String(r.headers().lastHeader(IdHeader.ID).value(), StandardCharsets.US_ASCII)))
+                    .doesNotHaveDuplicates();
+
+            String logs = child.logs();
+            assertThat(logs).containsOnlyOnce("-Dsnowstamp.test.stall-partition=0")
+                    .contains("WARN  StallWatch - stalled: 1 of 2 partitions held here have input waiting and issued no ID for",
+                            "; restarting the stream threads", "replaced by");
+            Http.await(admin + "/health/ready", r -> r.status() == 200, 60);
+            String metrics = Http.get(admin + "/metrics").body();
+            assertThat(metrics).contains("snowstamp_stall_restarts_total 1.0", "snowstamp_stalled_partitions 0.0");
+        }
+    }
+
+    private static void produce(String topic) {
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            for (int n = 0; n < PER_PARTITION; n++) {
+                for (int p = 0; p < 2; p++) {
+                    producer.send(new ProducerRecord<>(topic, p, null, ("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8)));
+                }
+            }
+            producer.flush();
+        }
+    }
+
+    private static String adminUrl(ChildJvm run) throws Exception {
+        run.awaitOutput("admin: http://", 30);
+        Matcher m = ADMIN.matcher(run.stdout());
+        assertThat(m.find()).as(run.stdout()).isTrue();
+        return "http://127.0.0.1:" + m.group(1);
+    }
+}
