@@ -51,7 +51,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Kafka Connect recipes of {@code consuming.md}, run as written: Apache Kafka's own Connect worker
  * (standalone, {@code connect-runtime} 4.3.1) with Debezium's JDBC sink from its plugin archive, the
  * connector files of the page ({@code src/test/resources/connect/}, which {@code ConsumingDocsTest}
- * keeps equal to the page) with only the name, the topic and the database connection replaced, into a real
+ * keeps equal to the page) with only the name, the topic and the database connection replaced (the table
+ * named with the test's schema: tests share one PostgreSQL server), into a real
  * PostgreSQL. Three input formats, each stamped by its own stamper: schemaless JSON into a {@code jsonb}
  * column, JSON with an embedded schema into a column per field, and Avro values on a schema registry
  * through Apicurio's converter into a column per field. Each output topic starts with an aborted
@@ -75,7 +76,8 @@ class ConnectPostgresIT extends OnSharedBroker {
     @Test
     void shouldCopyStampedJsonIntoPostgresThroughDebeziumsJdbcSink(Postgres postgres) throws Exception {
         Timeline timeline = new Timeline("connect-pg");
-        String url = postgres.url(postgres.createSchema("connect"));
+        String schema = postgres.createSchema("connect");
+        String url = postgres.url(schema);
         try (Connection db = DriverManager.getConnection(url); Statement statement = db.createStatement()) {
             statement.execute(DocumentedConsumer.TABLE);
             statement.execute(ConnectWorker.resource("/connect/orders.sql"));
@@ -107,12 +109,12 @@ class ConnectPostgresIT extends OnSharedBroker {
         timeline.mark("stamped %d events in each format, after an aborted transaction in each output topic", EVENTS);
 
         List<Properties> connectors = List.of(
-                recipe("/connect/events-to-postgres.properties", events.out(), url),
-                recipe("/connect/orders-to-postgres.properties", orders.out(), url));
+                recipe("/connect/events-to-postgres.properties", events.out(), url, schema),
+                recipe("/connect/orders-to-postgres.properties", orders.out(), url, schema));
         // what does not work: schemaless JSON through JsonConverter becomes a map, which HeaderToValue refuses
-        Properties asMap = recipe("/connect/events-to-postgres.properties", events.out(), url);
+        Properties asMap = recipe("/connect/events-to-postgres.properties", events.out(), url, schema);
         asMap.putAll(Map.of("name", TestBroker.unique("events-as-map"), "value.converter", "org.apache.kafka.connect.json.JsonConverter",
-                "value.converter.schemas.enable", "false", "transforms", "id", "collection.name.format", "events_as_map"));
+                "value.converter.schemas.enable", "false", "transforms", "id", "collection.name.format", schema + ".events_as_map"));
         try (ConnectWorker worker = ConnectWorker.start(work.resolve("connect"), TestBroker.unique("connect"),
                 broker.bootstrapServers(), List.of(connectors.get(0), connectors.get(1), asMap))) {
             for (Properties connector : connectors) {
@@ -145,7 +147,8 @@ class ConnectPostgresIT extends OnSharedBroker {
     @Test
     void shouldCopyStampedAvroIntoPostgresThroughApicuriosConverter(Postgres postgres) throws Exception {
         Timeline timeline = new Timeline("connect-avro-pg");
-        String url = postgres.url(postgres.createSchema("connect_avro"));
+        String schema = postgres.createSchema("connect_avro");
+        String url = postgres.url(schema);
         try (Connection db = DriverManager.getConnection(url); Statement statement = db.createStatement()) {
             statement.execute(ConnectWorker.resource("/connect/avro-orders.sql"));
         }
@@ -181,7 +184,7 @@ class ConnectPostgresIT extends OnSharedBroker {
             assertThat(stamped).as("stamped within 120 s").hasSize(count);
             timeline.mark("stamped %d Avro orders of three schema versions, after an aborted transaction", count);
 
-            Properties connector = recipe("/connect/avro-orders-to-postgres.properties", out, url);
+            Properties connector = recipe("/connect/avro-orders-to-postgres.properties", out, url, schema);
             connector.setProperty("value.converter.apicurio.registry.url", registry.apiV2().toString());
             // Apicurio's 2.6 converter jar has no ServiceLoader manifest: the worker's default discovery scans for it
             try (ConnectWorker worker = ConnectWorker.start(work.resolve("connect"), TestBroker.unique("connect-avro"),
@@ -228,11 +231,16 @@ class ConnectPostgresIT extends OnSharedBroker {
         return rows;
     }
 
-    /** The page's connector file with only the topic and the database connection replaced. */
-    private static Properties recipe(String resource, String topic, String url) throws Exception {
+    /**
+     * The page's connector file with only the topic and the database connection replaced, and the table named
+     * with the test's schema: the sink looks a table without one up in every schema of the database, and other
+     * tests' schemas on the shared server hold tables of the same names (another {@code orders}).
+     */
+    private static Properties recipe(String resource, String topic, String url, String schema) throws Exception {
         Properties connector = ConnectWorker.connector(resource);
         connector.putAll(Map.of("name", TestBroker.unique(connector.getProperty("name")), "topics", topic,
-                "connection.url", url, "connection.username", Postgres.USER));
+                "connection.url", url, "connection.username", Postgres.USER,
+                "collection.name.format", schema + "." + connector.getProperty("collection.name.format")));
         connector.remove("connection.password");
         return connector;
     }
