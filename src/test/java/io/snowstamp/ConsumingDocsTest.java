@@ -37,7 +37,8 @@ class ConsumingDocsTest {
         sources.put("DocumentedConsumer.java", region(Files.readString(CONSUMER, StandardCharsets.UTF_8)));
         sources.put("DocumentedAvroConsumer.TABLE", DocumentedAvroConsumer.TABLE);
         sources.put("DocumentedAvroConsumer.java", region(Files.readString(AVRO_CONSUMER, StandardCharsets.UTF_8)));
-        for (String file : List.of("events-to-postgres.properties", "orders-to-postgres.properties", "orders.sql")) {
+        for (String file : List.of("events-to-postgres.properties", "orders-to-postgres.properties", "orders.sql",
+                "avro-orders-to-postgres.properties", "avro-orders.sql")) {
             sources.put("connect/" + file, Files.readString(CONNECT.resolve(file), StandardCharsets.UTF_8));
         }
         return sources;

@@ -75,7 +75,7 @@ final class BenchRun implements AutoCloseable {
             case FORWARD_COMPACT_HEADERS -> BenchTopologies.forward(input, output, BenchTopologies.Carry.COMPACT_HEADERS, null);
             case FORWARD_JSON -> BenchTopologies.forward(input, output, BenchTopologies.Carry.HEADERS_AND_JSON,
                     JsonIdSplicer.of(config.stamp()));
-            case FORWARD_AVRO -> AvroTopologies.floor(input, output, resolved(config, avro));
+            case FORWARD_AVRO -> BenchTopologies.forward(input, output, resolved(config, avro));
             case AVRO_PEER -> AvroTopologies.peer(input, output, avro.schema(), resolved(config, avro).outputId());
             case HEADER, HEADER_NO_PROVENANCE, HEADER_COMPACT, JSON, JSON_COMPACT, AVRO ->
                     StampTopology.build(config, CachedClock::millis, (TailProbe) tailGuard, new StamperStats());

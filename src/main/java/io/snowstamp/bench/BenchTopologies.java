@@ -2,6 +2,7 @@ package io.snowstamp.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.snowstamp.schema.Stamping;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.AlignedPartitioner;
 import io.snowstamp.stream.JsonIdSplicer;
@@ -53,7 +54,14 @@ public final class BenchTopologies {
         /** {@code snowsrc} and {@code snowid}, 8 bytes each, as {@code stamp.header-format=compact} writes them. */
         COMPACT_HEADERS,
         /** The two headers and the number spliced into the JSON value as JSON mode writes it: the floor of JSON mode. */
-        HEADERS_AND_JSON
+        HEADERS_AND_JSON,
+        /** The two headers and the number appended to the Avro value as Avro mode writes it ({@link #forward(String, String, Stamping)}). */
+        HEADERS_AND_AVRO
+    }
+
+    /** How a floor writes the value: from the input value, the number that stands in for the ID, and its digits. */
+    private interface ValueWriter {
+        byte[] write(byte[] value, long number, byte[] digits);
     }
 
     /**
@@ -72,9 +80,26 @@ public final class BenchTopologies {
         if (carry == Carry.HEADERS_AND_JSON && splicer == null) {
             throw new IllegalArgumentException("the JSON floor needs the JSON mode's splicer");
         }
+        if (carry == Carry.HEADERS_AND_AVRO) {
+            throw new IllegalArgumentException("the Avro floor needs the Avro mode's stamping");
+        }
+        ValueWriter writer = carry == Carry.HEADERS_AND_JSON ? (value, number, digits) -> splicer.write(value, Forward.splice(value), digits)
+                : (value, number, digits) -> value;
+        return forward(input, output, carry, writer);
+    }
+
+    /**
+     * {@link #forward(String, String, Carry, JsonIdSplicer)} carrying {@link Carry#HEADERS_AND_AVRO}: the value through
+     * {@code stamping} (a schema resolved before the run: the output schema's ID, the number's zig-zag varint appended).
+     */
+    static Topology forward(String input, String output, Stamping stamping) {
+        return forward(input, output, Carry.HEADERS_AND_AVRO, (value, number, digits) -> stamping.stamp(value, number));
+    }
+
+    private static Topology forward(String input, String output, Carry carry, ValueWriter writer) {
         Topology topology = new Topology();
         topology.addSource("source", new ByteArrayDeserializer(), new ByteArrayDeserializer(), input);
-        topology.addProcessor("forward", () -> new Forward(carry, splicer), "source");
+        topology.addProcessor("forward", () -> new Forward(carry, writer), "source");
         topology.addSink("sink", output, new ByteArraySerializer(), new StampedValueSerializer(), new AlignedPartitioner(), "forward");
         return topology;
     }
@@ -82,16 +107,16 @@ public final class BenchTopologies {
     /** See {@link #forward}. */
     private static final class Forward implements Processor<byte[], byte[], byte[], StampedValue> {
         private final Carry carry;
-        private final JsonIdSplicer splicer;
+        private final ValueWriter writer;
         /** Stands in for an ID: 19 digits, like every ID of the default layout after 2024; never one the stamper issues. */
         private long number = 1_000_000_000_000_000_000L;
         private ProcessorContext<byte[], StampedValue> context;
         private int partition;
         private byte[] sourcePrefix;
 
-        Forward(Carry carry, JsonIdSplicer splicer) {
+        Forward(Carry carry, ValueWriter writer) {
             this.carry = carry;
-            this.splicer = splicer;
+            this.writer = writer;
         }
 
         @Override
@@ -116,8 +141,7 @@ public final class BenchTopologies {
                 return;
             }
             byte[] digits = IdHeader.ascii(id);
-            byte[] value = carry == Carry.HEADERS_AND_JSON ? splicer.write(record.value(), splice(record.value()), digits) : record.value();
-            Record<byte[], StampedValue> out = record.withValue(new StampedValue(partition, value));
+            Record<byte[], StampedValue> out = record.withValue(new StampedValue(partition, writer.write(record.value(), id, digits)));
             if (sourcePrefix == null) {
                 sourcePrefix = (source.topic() + "/" + source.partition() + "/").getBytes(StandardCharsets.UTF_8);
             }

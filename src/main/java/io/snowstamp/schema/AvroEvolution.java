@@ -1,7 +1,8 @@
 package io.snowstamp.schema;
 
 import io.snowstamp.config.StampSettings.OnExistingField;
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 
@@ -30,7 +31,7 @@ public final class AvroEvolution {
     public static Evolution evolve(String schemaText, String field, OnExistingField onExisting) {
         Schema input = parse(schemaText);
         if (input.getType() != Schema.Type.RECORD) {
-            throw new SchemaRefusedException(Reason.NOT_RECORD, "the value's Avro schema is " + describe(input)
+            throw new BadRecordException(Code.NOT_RECORD, "the value's Avro schema is " + describe(input)
                     + ", not a record: a field cannot be added to it");
         }
         Schema.Field existing = input.getField(field);
@@ -58,10 +59,10 @@ public final class AvroEvolution {
                 if (existing.schema().getType() == Schema.Type.LONG) {
                     return new Evolution(Evolution.Kind.OVERWRITE, input.toString(), 0, input.getFullName());
                 }
-                throw new SchemaRefusedException(Reason.FIELD_EXISTS, "field '" + existing.name() + "' already exists as "
+                throw new BadRecordException(Code.FIELD_EXISTS, "field '" + existing.name() + "' already exists as "
                         + describe(existing.schema()) + ", which an ID (a long) cannot overwrite");
             default:
-                throw new SchemaRefusedException(Reason.FIELD_EXISTS, "field '" + existing.name()
+                throw new BadRecordException(Code.FIELD_EXISTS, "field '" + existing.name()
                         + "' already exists in Avro record " + input.getFullName() + " (stamp.on-existing-field=reject)");
         }
     }
@@ -70,7 +71,7 @@ public final class AvroEvolution {
         try {
             return new Schema.Parser().parse(schemaText);
         } catch (AvroRuntimeException e) {     // SchemaParseException among them
-            throw new SchemaRefusedException(Reason.INVALID_SCHEMA, "the value's Avro schema does not parse: " + e.getMessage());
+            throw new BadRecordException(Code.INVALID_SCHEMA, "the value's Avro schema does not parse: " + e.getMessage());
         }
     }
 

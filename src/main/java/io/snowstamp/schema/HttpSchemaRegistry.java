@@ -8,7 +8,8 @@ import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SchemaRegistrySettings;
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -32,7 +33,7 @@ import java.util.List;
  * The Confluent schema registry API over {@code java.net.http} (schema-registry.md says why not a
  * registry vendor's client). Several URLs are tried in order, starting with the last that answered.
  * What a failure means is decided here: an unknown ID or a refused schema is the record's
- * ({@link SchemaRefusedException}); no answer, 5xx, 408 and 429 are an outage
+ * ({@link BadRecordException}); no answer, 5xx, 408 and 429 are an outage
  * ({@link RegistryUnavailableException}); refused credentials, a failed TLS handshake or a URL that is
  * not a registry API are a configuration error ({@link ConfigException}). Thread-safe.
  */
@@ -80,7 +81,7 @@ public final class HttpSchemaRegistry implements SchemaRegistryClient {
     public RegisteredSchema schema(int id) {
         Answer answer = send("/schemas/ids/" + id, null);
         if (answer.status() == 404 && answer.errorCode() == SCHEMA_NOT_FOUND) {
-            throw new SchemaRefusedException(Reason.UNKNOWN_SCHEMA, "schema ID " + id + " is not in the schema registry");
+            throw new BadRecordException(Code.UNKNOWN_SCHEMA, "schema ID " + id + " is not in the schema registry");
         }
         JsonNode body = expect(answer, 200);
         List<RegisteredSchema.Reference> references = new ArrayList<>();
@@ -100,7 +101,7 @@ public final class HttpSchemaRegistry implements SchemaRegistryClient {
         Answer answer = send("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8).replace("+", "%20") + "/versions",
                 request.toString());
         if (answer.status() == 409 || answer.status() == 422) {
-            throw new SchemaRefusedException(Reason.OUTPUT_SCHEMA_REFUSED, "the schema registry refused the output schema under subject "
+            throw new BadRecordException(Code.OUTPUT_SCHEMA_REFUSED, "the schema registry refused the output schema under subject "
                     + subject + " (HTTP " + answer.status() + "): " + answer.message());
         }
         return expect(answer, 200).path("id").asInt();

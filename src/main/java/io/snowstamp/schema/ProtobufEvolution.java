@@ -13,7 +13,8 @@ import com.squareup.wire.schema.internal.parser.ProtoParser;
 import com.squareup.wire.schema.internal.parser.ReservedElement;
 import com.squareup.wire.schema.internal.parser.TypeElement;
 import io.snowstamp.config.StampSettings.OnExistingField;
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import kotlin.ranges.IntRange;
 
 import java.util.ArrayList;
@@ -52,7 +53,7 @@ public final class ProtobufEvolution {
             return onExisting(schemaText, fullName(file, path), message, existing, onExisting);
         }
         if (reservedName(message, field)) {
-            throw new SchemaRefusedException(Reason.FIELD_EXISTS, "field name '" + field + "' is reserved in Protobuf message "
+            throw new BadRecordException(Code.FIELD_EXISTS, "field name '" + field + "' is reserved in Protobuf message "
                     + message.getName());
         }
         int number = configuredNumber == 0 ? nextNumber(message) : checkedNumber(message, configuredNumber);
@@ -104,11 +105,11 @@ public final class ProtobufEvolution {
                     // a singular scalar field takes the last value the encoding holds: appended, the ID wins
                     return new Evolution(Evolution.Kind.APPEND, schemaText, existing.getTag(), fullName);
                 }
-                throw new SchemaRefusedException(Reason.FIELD_EXISTS, "field '" + existing.getName() + "' already exists in Protobuf"
+                throw new BadRecordException(Code.FIELD_EXISTS, "field '" + existing.getName() + "' already exists in Protobuf"
                         + " message " + message.getName() + " as " + (existing.getLabel() == Field.Label.REPEATED ? "repeated " : "")
                         + existing.getType() + ", which an ID (int64) cannot overwrite");
             default:
-                throw new SchemaRefusedException(Reason.FIELD_EXISTS, "field '" + existing.getName() + "' already exists in Protobuf"
+                throw new BadRecordException(Code.FIELD_EXISTS, "field '" + existing.getName() + "' already exists in Protobuf"
                         + " message " + message.getName() + " (stamp.on-existing-field=reject)");
         }
     }
@@ -117,7 +118,7 @@ public final class ProtobufEvolution {
         try {
             return ProtoParser.Companion.parse(Location.get("schema.proto"), schemaText);
         } catch (RuntimeException e) {     // Wire reports syntax errors as IllegalStateException / IllegalArgumentException
-            throw new SchemaRefusedException(Reason.INVALID_SCHEMA, "the value's Protobuf schema does not parse: " + e.getMessage());
+            throw new BadRecordException(Code.INVALID_SCHEMA, "the value's Protobuf schema does not parse: " + e.getMessage());
         }
     }
 
@@ -139,7 +140,7 @@ public final class ProtobufEvolution {
                 return message;
             }
         }
-        throw new SchemaRefusedException(Reason.BAD_MESSAGE_INDEXES, "message indexes " + WireFormat.describe(indexes)
+        throw new BadRecordException(Code.BAD_MESSAGE_INDEXES, "message indexes " + WireFormat.describe(indexes)
                 + " name no message of the value's Protobuf schema");
     }
 
@@ -180,7 +181,7 @@ public final class ProtobufEvolution {
             next = PROTOBUF_RESERVED_LAST + 1;
         }
         if (next > MAX_FIELD_NUMBER) {
-            throw new SchemaRefusedException(Reason.FIELD_NUMBER_TAKEN, "Protobuf message " + message.getName()
+            throw new BadRecordException(Code.FIELD_NUMBER_TAKEN, "Protobuf message " + message.getName()
                     + " uses or reserves field numbers up to the largest allowed: configure stamp.protobuf-field-number");
         }
         return (int) next;
@@ -189,7 +190,7 @@ public final class ProtobufEvolution {
     private static int checkedNumber(MessageElement message, int number) {
         for (int[] range : usedRanges(message)) {
             if (number >= range[0] && number <= range[1]) {
-                throw new SchemaRefusedException(Reason.FIELD_NUMBER_TAKEN, "field number " + number + " is already used or reserved"
+                throw new BadRecordException(Code.FIELD_NUMBER_TAKEN, "field number " + number + " is already used or reserved"
                         + " in Protobuf message " + message.getName() + " (stamp.protobuf-field-number)");
             }
         }

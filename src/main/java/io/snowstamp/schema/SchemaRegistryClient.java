@@ -1,5 +1,7 @@
 package io.snowstamp.schema;
 
+import io.snowstamp.BadRecordException;
+
 /**
  * The two calls of a schema registry's Confluent-compatible API the stamper makes.
  * Implementations are thread-safe.
@@ -8,7 +10,7 @@ public interface SchemaRegistryClient {
     /**
      * The schema of an ID.
      *
-     * @throws SchemaRefusedException       {@code UNKNOWN_SCHEMA} when the registry has no such ID
+     * @throws BadRecordException       {@code UNKNOWN_SCHEMA} when the registry has no such ID
      * @throws RegistryUnavailableException when the registry cannot answer now (retry later)
      */
     RegisteredSchema schema(int id);
@@ -16,7 +18,7 @@ public interface SchemaRegistryClient {
     /**
      * Registers a schema under a subject (or finds it there) and returns its ID.
      *
-     * @throws SchemaRefusedException       {@code OUTPUT_SCHEMA_REFUSED} when the registry refuses it (incompatible, invalid)
+     * @throws BadRecordException       {@code OUTPUT_SCHEMA_REFUSED} when the registry refuses it (incompatible, invalid)
      * @throws RegistryUnavailableException when the registry cannot answer now (retry later)
      */
     int register(String subject, RegisteredSchema schema);

@@ -4,7 +4,8 @@ import io.snowstamp.config.SchemaRegistrySettings.SubjectStrategy;
 import io.snowstamp.config.StampSettings;
 import io.snowstamp.config.StampSettings.OnExistingField;
 import io.snowstamp.config.StampSettings.ValueFormat;
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 
 import java.util.Arrays;
 import java.util.Iterator;
@@ -27,7 +28,7 @@ public final class SchemaStamper {
     private final String outputTopic;
     private final SchemaRegistryClient registry;
     private final int capacity;
-    /** input key -> {@link Stamping}, or the {@link SchemaRefusedException} that refuses its values. */
+    /** input key -> {@link Stamping}, or the {@link BadRecordException} that refuses its values. */
     private final ConcurrentHashMap<Object, Object> cache = new ConcurrentHashMap<>();
 
     /**
@@ -50,7 +51,7 @@ public final class SchemaStamper {
     /**
      * How this value is stamped. Issues no ID.
      *
-     * @throws SchemaRefusedException       the value cannot be stamped (to the dead-letter topic)
+     * @throws BadRecordException       the value cannot be stamped (to the dead-letter topic)
      * @throws RegistryUnavailableException the registry is needed and does not answer (retry later)
      */
     public Stamping inspect(byte[] value) {
@@ -63,7 +64,7 @@ public final class SchemaStamper {
             known = resolve(schemaId, indexes);
             remember(key, known);
         }
-        if (known instanceof SchemaRefusedException refused) {
+        if (known instanceof BadRecordException refused) {
             throw refused;
         }
         return (Stamping) known;
@@ -79,13 +80,13 @@ public final class SchemaStamper {
             RegisteredSchema input = registry.schema(schemaId);
             String expected = format == ValueFormat.AVRO ? RegisteredSchema.AVRO : RegisteredSchema.PROTOBUF;
             if (!input.type().equals(expected)) {
-                throw new SchemaRefusedException(Reason.WRONG_SCHEMA_TYPE, "schema ID " + schemaId + " is a " + input.type()
+                throw new BadRecordException(Code.WRONG_SCHEMA_TYPE, "schema ID " + schemaId + " is a " + input.type()
                         + " schema, not " + expected + " (stamp.value-format=" + format + ")");
             }
             Evolution evolution;
             if (format == ValueFormat.AVRO) {
                 if (!input.references().isEmpty()) {
-                    throw new SchemaRefusedException(Reason.SCHEMA_REFERENCES, "Avro schema ID " + schemaId
+                    throw new BadRecordException(Code.SCHEMA_REFERENCES, "Avro schema ID " + schemaId
                             + " refers to other schemas, which snowstamp does not resolve");
                 }
                 evolution = AvroEvolution.evolve(input.schema(), field, onExisting);
@@ -95,7 +96,7 @@ public final class SchemaStamper {
             int outputId = registry.register(subjects.subject(outputTopic, evolution.fullName()),
                     new RegisteredSchema(input.type(), evolution.schema(), input.references()));
             return format == ValueFormat.AVRO ? Stamping.avro(evolution, field, outputId) : Stamping.protobuf(evolution, outputId);
-        } catch (SchemaRefusedException refused) {
+        } catch (BadRecordException refused) {
             return refused;
         }
     }

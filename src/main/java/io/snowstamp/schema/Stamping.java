@@ -1,6 +1,7 @@
 package io.snowstamp.schema;
 
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
@@ -100,7 +101,7 @@ public final class Stamping {
             WireFormat.putSchemaId(bytes, outputId);
             return bytes;
         } catch (IOException | RuntimeException e) {
-            throw new SchemaRefusedException(Reason.INVALID_VALUE, "the value does not decode with its Avro schema: " + e.getMessage());
+            throw new BadRecordException(Code.INVALID_VALUE, "the value does not decode with its Avro schema: " + e.getMessage());
         }
     }
 }

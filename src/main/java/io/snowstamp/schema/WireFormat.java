@@ -1,6 +1,7 @@
 package io.snowstamp.schema;
 
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 
 import java.util.Arrays;
 
@@ -23,10 +24,10 @@ public final class WireFormat {
     /** The schema ID of a framed value; refuses anything that is not framed. */
     public static int schemaId(byte[] value) {
         if (value == null) {
-            throw new SchemaRefusedException(Reason.NO_MAGIC_BYTE, "value is null (a tombstone), not a schema-registry value");
+            throw new BadRecordException(Code.NO_MAGIC_BYTE, "value is null (a tombstone), not a schema-registry value");
         }
         if (value.length < HEADER_BYTES || value[0] != MAGIC) {
-            throw new SchemaRefusedException(Reason.NO_MAGIC_BYTE, value.length < HEADER_BYTES
+            throw new BadRecordException(Code.NO_MAGIC_BYTE, value.length < HEADER_BYTES
                     ? "value of " + value.length + " bytes is shorter than the 5-byte schema-registry frame"
                     : "value starts with byte " + (value[0] & 0xFF) + ", not the schema-registry magic byte 0");
         }
@@ -49,13 +50,13 @@ public final class WireFormat {
             return FIRST_MESSAGE;
         }
         if (count < 0 || count > 100) {
-            throw new SchemaRefusedException(Reason.BAD_MESSAGE_INDEXES, "message index count " + count + " is not 1..100");
+            throw new BadRecordException(Code.BAD_MESSAGE_INDEXES, "message index count " + count + " is not 1..100");
         }
         int[] indexes = new int[count];
         for (int i = 0; i < count; i++) {
             long index = readZigZag(value, position);
             if (index < 0 || index > Integer.MAX_VALUE) {
-                throw new SchemaRefusedException(Reason.BAD_MESSAGE_INDEXES, "message index " + index + " is negative or too large");
+                throw new BadRecordException(Code.BAD_MESSAGE_INDEXES, "message index " + index + " is negative or too large");
             }
             indexes[i] = (int) index;
         }
@@ -71,7 +72,7 @@ public final class WireFormat {
         long raw = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             if (position[0] >= value.length) {
-                throw new SchemaRefusedException(Reason.BAD_MESSAGE_INDEXES, "value ends inside its message indexes");
+                throw new BadRecordException(Code.BAD_MESSAGE_INDEXES, "value ends inside its message indexes");
             }
             byte b = value[position[0]++];
             raw |= (long) (b & 0x7F) << shift;
@@ -79,6 +80,6 @@ public final class WireFormat {
                 return (raw >>> 1) ^ -(raw & 1);
             }
         }
-        throw new SchemaRefusedException(Reason.BAD_MESSAGE_INDEXES, "message index varint longer than 10 bytes");
+        throw new BadRecordException(Code.BAD_MESSAGE_INDEXES, "message index varint longer than 10 bytes");
     }
 }

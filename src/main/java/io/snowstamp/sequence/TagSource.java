@@ -8,8 +8,8 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import io.snowstamp.config.SequenceSettings;
-import io.snowstamp.stream.BadRecordException;
-import io.snowstamp.stream.BadRecordException.Code;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import io.snowstamp.stream.JsonIdSplicer;
 
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.snowstamp.sequence;
 
-import io.snowstamp.stream.BadRecordException;
-import io.snowstamp.stream.BadRecordException.Code;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import org.apache.kafka.common.utils.Utils;
 
 import java.nio.ByteBuffer;

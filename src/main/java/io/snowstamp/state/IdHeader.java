@@ -23,7 +23,7 @@ public final class IdHeader {
     public static final String ID = "snowstamp-id";
     /** Provenance header: {@code topic/partition/offset} of the input record. */
     public static final String SOURCE = "snowstamp-src";
-    /** Machine-readable reason on dead-letter records: a {@code stream.BadRecordException.Code} as a word ({@code not-object}). */
+    /** Machine-readable reason on dead-letter records: a {@code BadRecordException.Code} as a word ({@code not-object}). */
     public static final String ERROR = "snowstamp-error";
     /** The tag a sequence-mode record was numbered under (UTF-8), next to its number in {@link #ID}. */
     public static final String TAG = "snowstamp-tag";

@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.BadRecordException;
 import io.snowstamp.state.IdHeader;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.StreamsConfig;

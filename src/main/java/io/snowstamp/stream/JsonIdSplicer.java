@@ -7,11 +7,12 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.snowstamp.BadRecordException;
 import io.snowstamp.config.StampSettings;
 import io.snowstamp.config.StampSettings.JsonType;
 import io.snowstamp.config.StampSettings.OnExistingField;
 import io.snowstamp.state.IdHeader;
-import io.snowstamp.stream.BadRecordException.Code;
+import io.snowstamp.BadRecordException.Code;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

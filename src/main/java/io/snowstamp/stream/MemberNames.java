@@ -1,6 +1,7 @@
 package io.snowstamp.stream;
 
-import io.snowstamp.stream.BadRecordException.Code;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 
 import java.util.HashSet;
 

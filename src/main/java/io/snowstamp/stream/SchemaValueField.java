@@ -1,7 +1,7 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.BadRecordException;
 import io.snowstamp.schema.RegistryUnavailableException;
-import io.snowstamp.schema.SchemaRefusedException;
 import io.snowstamp.schema.SchemaStamper;
 import io.snowstamp.schema.Stamping;
 import org.slf4j.Logger;
@@ -50,8 +50,6 @@ final class SchemaValueField implements ValueField {
                     }
                 }
                 return stamping;
-            } catch (SchemaRefusedException refused) {
-                throw new BadRecordException(BadRecordException.Code.valueOf(refused.reason().name()), refused.getMessage());
             } catch (RegistryUnavailableException outage) {
                 if (wait.stopped()) {
                     throw outage;       // stopping: the record stays unprocessed and is read again by the next owner

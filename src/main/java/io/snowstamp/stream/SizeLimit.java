@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.BadRecordException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Record;
 

@@ -1,5 +1,7 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.BadRecordException;
+
 /**
  * How a value carries the ID besides the header: a JSON member ({@link JsonValueField}) or a field of a
  * schema-registry value ({@link SchemaValueField}). {@link StampProcessor} calls {@link #inspect} before it

@@ -2,6 +2,9 @@ package io.snowstamp.bench;
 
 import io.snowstamp.config.StampSettings.JsonType;
 import io.snowstamp.config.StampSettings.OnExistingField;
+import io.snowstamp.schema.AvroEvolution;
+import io.snowstamp.schema.Stamping;
+import io.snowstamp.schema.WireFormat;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.JsonIdSplicer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -31,14 +34,19 @@ class BenchTopologiesTest {
     }
 
     private static List<TestRecord<byte[], byte[]>> run(Topology topology) {
+        return run(topology, "{\"a\":1}".getBytes(StandardCharsets.UTF_8), "{\"a\":2}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static List<TestRecord<byte[], byte[]>> run(Topology topology, byte[]... values) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "bench-topologies-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         try (TopologyTestDriver driver = new TopologyTestDriver(topology, props)) {
             TestInputTopic<byte[], byte[]> in = driver.createInputTopic("in", new ByteArraySerializer(), new ByteArraySerializer());
             TestOutputTopic<byte[], byte[]> out = driver.createOutputTopic("out", new ByteArrayDeserializer(), new ByteArrayDeserializer());
-            in.pipeInput("k".getBytes(StandardCharsets.UTF_8), "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
-            in.pipeInput("k".getBytes(StandardCharsets.UTF_8), "{\"a\":2}".getBytes(StandardCharsets.UTF_8));
+            for (byte[] value : values) {
+                in.pipeInput("k".getBytes(StandardCharsets.UTF_8), value);
+            }
             return out.readRecordsToList();
         }
     }
@@ -78,6 +86,25 @@ class BenchTopologiesTest {
         long id = IdHeader.idOf(records.get(1).headers());
         assertThat(new String(records.get(1).value(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":" + id + ",\"a\":2}");
         assertThat(records.get(1).headers().lastHeader(IdHeader.SOURCE)).isNotNull();
+    }
+
+    @Test
+    void shouldAppendTheHeadersNumberToTheAvroValueAsAvroModeDoes() {
+        String schema = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"s\",\"type\":\"string\"}]}";
+        Stamping stamping = Stamping.avro(AvroEvolution.evolve(schema, "id", OnExistingField.REJECT), "id", 7);
+        byte[] value = {0, 0, 0, 0, 3, 2, 'a'};   // schema ID 3, the string "a"
+        List<TestRecord<byte[], byte[]>> records = run(BenchTopologies.forward("in", "out", stamping), value, value);
+        long id = IdHeader.idOf(records.get(1).headers());
+        assertThat(records.get(1).value()).isEqualTo(stamping.stamp(value, id));
+        assertThat(WireFormat.schemaId(records.get(1).value())).isEqualTo(7);
+        assertThat(IdHeader.idOf(records.get(0).headers())).isEqualTo(id - 1);
+        assertThat(records.get(1).headers().lastHeader(IdHeader.SOURCE)).isNotNull();
+    }
+
+    @Test
+    void shouldRefuseTheAvroCarryWithoutAStamping() {
+        assertThatThrownBy(() -> BenchTopologies.forward("in", "out", BenchTopologies.Carry.HEADERS_AND_AVRO, SPLICER))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -13,7 +13,7 @@ import io.snowstamp.config.StampSettings.JsonType;
 import io.snowstamp.config.StampSettings.OnExistingField;
 import io.snowstamp.config.StampSettings.ValueFormat;
 import io.snowstamp.schema.HttpSchemaRegistry;
-import io.snowstamp.schema.SchemaRefusedException;
+import io.snowstamp.BadRecordException;
 import io.snowstamp.schema.SchemaStamper;
 import io.snowstamp.schema.Stamping;
 import io.snowstamp.testing.ApicurioRegistry;
@@ -111,12 +111,12 @@ class SchemaRegistryIT {
         int again = stamper(ValueFormat.AVRO, topic, OnExistingField.REJECT).inspect(framed(inputId, order)).outputId();
 
         assertThat(again).as("a second instance finds the same output schema").isEqualTo(first);
-        SchemaRefusedException unknown = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException unknown = catchThrowableOfType(BadRecordException.class,
                 () -> stamper.inspect(new byte[] {0, 0x7F, 0, 0, 1, 2}));
-        assertThat(unknown.reason()).isEqualTo(SchemaRefusedException.Reason.UNKNOWN_SCHEMA);
+        assertThat(unknown.code()).isEqualTo(BadRecordException.Code.UNKNOWN_SCHEMA);
         int primitive = register(topic + "-prim-value", "\"string\"");
-        assertThat(catchThrowableOfType(SchemaRefusedException.class,
-                () -> stamper.inspect(new byte[] {0, 0, 0, 0, (byte) primitive, 0})).reason()).isEqualTo(SchemaRefusedException.Reason.NOT_RECORD);
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> stamper.inspect(new byte[] {0, 0, 0, 0, (byte) primitive, 0})).code()).isEqualTo(BadRecordException.Code.NOT_RECORD);
     }
 
     @Test

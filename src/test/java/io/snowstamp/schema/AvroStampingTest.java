@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.snowstamp.config.StampSettings.OnExistingField;
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -107,9 +108,9 @@ class AvroStampingTest {
     @ValueSource(strings = {"\"string\"", "\"long\"", "{\"type\":\"array\",\"items\":\"int\"}",
             "[\"null\",{\"type\":\"record\",\"name\":\"E\",\"fields\":[]}]", "{\"type\":\"enum\",\"name\":\"S\",\"symbols\":[\"A\"]}"})
     void shouldRefuseATopLevelSchemaThatIsNotARecord(String schema) {
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> AvroEvolution.evolve(schema, "id", OnExistingField.REJECT));
-        assertThat(refused.reason()).isEqualTo(Reason.NOT_RECORD);
+        assertThat(refused.code()).isEqualTo(Code.NOT_RECORD);
         assertThat(refused.getMessage()).contains("not a record");
     }
 
@@ -117,24 +118,24 @@ class AvroStampingTest {
     void shouldRefuseAStoredSchemaWhoseDefaultDoesNotFitItsType() {
         // Avro's parser refuses it; the output schema would carry the same default
         String legacy = "{\"type\":\"record\",\"name\":\"E\",\"fields\":[{\"name\":\"q\",\"type\":\"int\",\"default\":\"x\"}]}";
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> AvroEvolution.evolve(legacy, "id", OnExistingField.REJECT));
-        assertThat(refused.reason()).isEqualTo(Reason.INVALID_SCHEMA);
+        assertThat(refused.code()).isEqualTo(Code.INVALID_SCHEMA);
         assertThat(refused.getMessage()).contains("Invalid default for field q");
     }
 
     @Test
     void shouldRefuseSchemaTextThatDoesNotParse() {
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> AvroEvolution.evolve("{\"type\":\"record\"", "id", OnExistingField.REJECT));
-        assertThat(refused.reason()).isEqualTo(Reason.INVALID_SCHEMA);
+        assertThat(refused.code()).isEqualTo(Code.INVALID_SCHEMA);
     }
 
     @Test
     void shouldRefuseAnExistingFieldUnderReject() {
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> AvroEvolution.evolve(ORDER, "customer", OnExistingField.REJECT));
-        assertThat(refused.reason()).isEqualTo(Reason.FIELD_EXISTS);
+        assertThat(refused.code()).isEqualTo(Code.FIELD_EXISTS);
         assertThat(refused.getMessage()).isEqualTo(
                 "field 'customer' already exists in Avro record com.acme.Order (stamp.on-existing-field=reject)");
     }
@@ -168,18 +169,18 @@ class AvroStampingTest {
 
     @Test
     void shouldRefuseToOverwriteAFieldOfAnotherType() {
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> AvroEvolution.evolve(withIdField("string"), "id", OnExistingField.OVERWRITE));
-        assertThat(refused.reason()).isEqualTo(Reason.FIELD_EXISTS);
+        assertThat(refused.code()).isEqualTo(Code.FIELD_EXISTS);
         assertThat(refused.getMessage()).contains("of type string");
     }
 
     @Test
     void shouldRefuseAValueThatDoesNotDecodeWhenOverwriting() {
         Evolution evolution = AvroEvolution.evolve(withIdField("long"), "id", OnExistingField.OVERWRITE);
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> Stamping.avro(evolution, "id", OUTPUT_ID).stamp(new byte[] {0, 0, 0, 0, 7, 20, 'a'}, 1L));
-        assertThat(refused.reason()).isEqualTo(Reason.INVALID_VALUE);
+        assertThat(refused.code()).isEqualTo(Code.INVALID_VALUE);
     }
 
     /** A framed value of {@link #withIdField}'s long version: name "x", id 5. */

@@ -8,7 +8,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.SchemaRegistrySettings;
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -70,12 +71,12 @@ class HttpSchemaRegistryTest {
                 : answer(exchange, 409, "{\"error_code\":409,\"message\":\"Schema being registered is incompatible\"}"));
         HttpSchemaRegistry registry = client(null, null, url);
 
-        SchemaRefusedException unknown = catchThrowableOfType(SchemaRefusedException.class, () -> registry.schema(5));
-        assertThat(unknown.reason()).isEqualTo(Reason.UNKNOWN_SCHEMA);
+        BadRecordException unknown = catchThrowableOfType(BadRecordException.class, () -> registry.schema(5));
+        assertThat(unknown.code()).isEqualTo(Code.UNKNOWN_SCHEMA);
         assertThat(unknown.getMessage()).isEqualTo("schema ID 5 is not in the schema registry");
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> registry.register("s", new RegisteredSchema("AVRO", "\"long\"", List.of())));
-        assertThat(refused.reason()).isEqualTo(Reason.OUTPUT_SCHEMA_REFUSED);
+        assertThat(refused.code()).isEqualTo(Code.OUTPUT_SCHEMA_REFUSED);
         assertThat(refused.getMessage()).isEqualTo("the schema registry refused the output schema under subject s (HTTP 409):"
                 + " Schema being registered is incompatible");
     }

@@ -19,7 +19,8 @@ import com.squareup.wire.schema.internal.parser.ProtoFileElement;
 import com.squareup.wire.schema.internal.parser.ReservedElement;
 import com.squareup.wire.schema.internal.parser.TypeElement;
 import io.snowstamp.config.StampSettings.OnExistingField;
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -127,9 +128,9 @@ class ProtobufStampingTest {
 
     @Test
     void shouldRefuseIndexesThatNameNoMessage() {
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> ProtobufEvolution.evolve(ORDERS, new int[] {2}, "id", 0, OnExistingField.REJECT));
-        assertThat(refused.reason()).isEqualTo(Reason.BAD_MESSAGE_INDEXES);
+        assertThat(refused.code()).isEqualTo(Code.BAD_MESSAGE_INDEXES);
         assertThat(refused.getMessage()).isEqualTo("message indexes [2] name no message of the value's Protobuf schema");
     }
 
@@ -137,21 +138,21 @@ class ProtobufStampingTest {
     void shouldUseAConfiguredNumberUnlessItIsUsedOrReserved() {
         assertThat(ProtobufEvolution.evolve(ORDERS, new int[] {0}, "id", 20, OnExistingField.REJECT).fieldNumber()).isEqualTo(20);
         for (int taken : new int[] {1, 4, 5, 9, 12}) {
-            SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+            BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                     () -> ProtobufEvolution.evolve(ORDERS, new int[] {0}, "id", taken, OnExistingField.REJECT));
-            assertThat(refused.reason()).as("number %d", taken).isEqualTo(Reason.FIELD_NUMBER_TAKEN);
+            assertThat(refused.code()).as("number %d", taken).isEqualTo(Code.FIELD_NUMBER_TAKEN);
             assertThat(refused.getMessage()).contains("field number " + taken + " is already used or reserved in Protobuf message Order");
         }
     }
 
     @Test
     void shouldRefuseAReservedNameAndAnExistingFieldUnderReject() {
-        SchemaRefusedException reserved = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException reserved = catchThrowableOfType(BadRecordException.class,
                 () -> ProtobufEvolution.evolve(ORDERS, new int[] {0}, "old", 0, OnExistingField.REJECT));
         assertThat(reserved.getMessage()).isEqualTo("field name 'old' is reserved in Protobuf message Order");
-        SchemaRefusedException existing = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException existing = catchThrowableOfType(BadRecordException.class,
                 () -> ProtobufEvolution.evolve(ORDERS, new int[] {0}, "card", 0, OnExistingField.REJECT));
-        assertThat(existing.reason()).isEqualTo(Reason.FIELD_EXISTS);
+        assertThat(existing.code()).isEqualTo(Code.FIELD_EXISTS);
         assertThat(existing.getMessage()).isEqualTo("field 'card' already exists in Protobuf message Order (stamp.on-existing-field=reject)");
     }
 
@@ -170,7 +171,7 @@ class ProtobufStampingTest {
         assertThat(read.getField(refund.findFieldByName("order_id"))).as("the last value wins").isEqualTo(ID);
         assertThat(read.getField(refund.findFieldByName("reason"))).isEqualTo("late");
 
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> ProtobufEvolution.evolve(ORDERS, new int[] {1}, "reason", 0, OnExistingField.OVERWRITE));
         assertThat(refused.getMessage()).isEqualTo("field 'reason' already exists in Protobuf message Refund as string,"
                 + " which an ID (int64) cannot overwrite");
@@ -193,16 +194,16 @@ class ProtobufStampingTest {
         assertThat(evolution.schema()).contains("optional int64 id = 20000;");
 
         String full = "syntax = \"proto3\";\nmessage M {\n  reserved 2 to max;\n  string a = 1;\n}\n";
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> ProtobufEvolution.evolve(full, new int[] {0}, "id", 0, OnExistingField.REJECT));
-        assertThat(refused.reason()).isEqualTo(Reason.FIELD_NUMBER_TAKEN);
+        assertThat(refused.code()).isEqualTo(Code.FIELD_NUMBER_TAKEN);
     }
 
     @Test
     void shouldRefuseSchemaTextThatDoesNotParse() {
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
                 () -> ProtobufEvolution.evolve("message {", new int[] {0}, "id", 0, OnExistingField.REJECT));
-        assertThat(refused.reason()).isEqualTo(Reason.INVALID_SCHEMA);
+        assertThat(refused.code()).isEqualTo(Code.INVALID_SCHEMA);
     }
 
     /** The file above as protobuf-java describes it, with (withId) or without Order's field {@code int64 id = 13}. */

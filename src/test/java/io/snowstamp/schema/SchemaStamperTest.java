@@ -10,7 +10,8 @@ import io.snowstamp.config.StampSettings.HeaderFormat;
 import io.snowstamp.config.StampSettings.JsonType;
 import io.snowstamp.config.StampSettings.OnExistingField;
 import io.snowstamp.config.StampSettings.ValueFormat;
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,11 +66,11 @@ class SchemaStamperTest {
         byte[] value = AvroStampingTest.framed(primitive, new byte[] {0});
 
         for (int i = 0; i < 3; i++) {
-            assertThat(catchThrowableOfType(SchemaRefusedException.class, () -> stamper.inspect(value)).reason()).isEqualTo(Reason.NOT_RECORD);
+            assertThat(catchThrowableOfType(BadRecordException.class, () -> stamper.inspect(value)).code()).isEqualTo(Code.NOT_RECORD);
         }
-        SchemaRefusedException unknown = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException unknown = catchThrowableOfType(BadRecordException.class,
                 () -> stamper.inspect(AvroStampingTest.framed(999, new byte[] {0})));
-        assertThat(unknown.reason()).isEqualTo(Reason.UNKNOWN_SCHEMA);
+        assertThat(unknown.code()).isEqualTo(Code.UNKNOWN_SCHEMA);
         assertThat(registry.calls).containsExactly("schema " + primitive, "schema 999");
     }
 
@@ -79,14 +80,14 @@ class SchemaStamperTest {
         int referring = registry.add(new RegisteredSchema(RegisteredSchema.AVRO, ORDER, List.of(new RegisteredSchema.Reference("x", "y", 1))));
         SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
 
-        SchemaRefusedException wrong = catchThrowableOfType(SchemaRefusedException.class,
+        BadRecordException wrong = catchThrowableOfType(BadRecordException.class,
                 () -> stamper.inspect(AvroStampingTest.framed(proto, new byte[] {0})));
-        assertThat(wrong.reason()).isEqualTo(Reason.WRONG_SCHEMA_TYPE);
+        assertThat(wrong.code()).isEqualTo(Code.WRONG_SCHEMA_TYPE);
         assertThat(wrong.getMessage()).isEqualTo("schema ID " + proto + " is a PROTOBUF schema, not AVRO (stamp.value-format=avro)");
-        assertThat(catchThrowableOfType(SchemaRefusedException.class,
-                () -> stamper.inspect(AvroStampingTest.framed(referring, new byte[] {0}))).reason()).isEqualTo(Reason.SCHEMA_REFERENCES);
-        assertThat(catchThrowableOfType(SchemaRefusedException.class,
-                () -> stamper.inspect(new byte[] {1, 0, 0, 0, 1})).reason()).isEqualTo(Reason.NO_MAGIC_BYTE);
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> stamper.inspect(AvroStampingTest.framed(referring, new byte[] {0}))).code()).isEqualTo(Code.SCHEMA_REFERENCES);
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> stamper.inspect(new byte[] {1, 0, 0, 0, 1})).code()).isEqualTo(Code.NO_MAGIC_BYTE);
     }
 
     @Test
@@ -139,7 +140,7 @@ class SchemaStamperTest {
             calls.add("schema " + id);
             RegisteredSchema schema = schemas.get(id);
             if (schema == null) {
-                throw new SchemaRefusedException(Reason.UNKNOWN_SCHEMA, "schema ID " + id + " is not in the schema registry");
+                throw new BadRecordException(Code.UNKNOWN_SCHEMA, "schema ID " + id + " is not in the schema registry");
             }
             return schema;
         }

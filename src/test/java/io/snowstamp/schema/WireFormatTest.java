@@ -3,7 +3,8 @@ package io.snowstamp.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.snowstamp.schema.SchemaRefusedException.Reason;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import org.junit.jupiter.api.Test;
 
 class WireFormatTest {
@@ -53,15 +54,15 @@ class WireFormatTest {
         }
     }
 
-    private static SchemaRefusedException refusal(byte[] value) {
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class, () -> WireFormat.schemaId(value));
-        assertThat(refused.reason()).isEqualTo(Reason.NO_MAGIC_BYTE);
+    private static BadRecordException refusal(byte[] value) {
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class, () -> WireFormat.schemaId(value));
+        assertThat(refused.code()).isEqualTo(Code.NO_MAGIC_BYTE);
         return refused;
     }
 
-    private static SchemaRefusedException indexRefusal(byte[] value) {
-        SchemaRefusedException refused = catchThrowableOfType(SchemaRefusedException.class, () -> WireFormat.messageIndexes(value));
-        assertThat(refused.reason()).isEqualTo(Reason.BAD_MESSAGE_INDEXES);
+    private static BadRecordException indexRefusal(byte[] value) {
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class, () -> WireFormat.messageIndexes(value));
+        assertThat(refused.code()).isEqualTo(Code.BAD_MESSAGE_INDEXES);
         return refused;
     }
 }

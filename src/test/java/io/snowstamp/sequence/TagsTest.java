@@ -3,7 +3,7 @@ package io.snowstamp.sequence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.snowstamp.stream.BadRecordException;
+import io.snowstamp.BadRecordException;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,7 @@ package io.snowstamp.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.snowstamp.BadRecordException;
 import io.snowstamp.config.SchemaRegistrySettings.SubjectStrategy;
 import io.snowstamp.config.StampSettings;
 import io.snowstamp.config.StampSettings.HeaderFormat;
@@ -11,7 +12,7 @@ import io.snowstamp.config.StampSettings.OnExistingField;
 import io.snowstamp.config.StampSettings.ValueFormat;
 import io.snowstamp.schema.RegisteredSchema;
 import io.snowstamp.schema.RegistryUnavailableException;
-import io.snowstamp.schema.SchemaRefusedException;
+import io.snowstamp.BadRecordException;
 import io.snowstamp.schema.SchemaRegistryClient;
 import io.snowstamp.schema.SchemaStamper;
 import java.util.List;
@@ -85,13 +86,6 @@ class SchemaValueFieldTest {
         assertThat(bad.code().header()).isEqualTo("not-record");
         assertThat(catchThrowableOfType(BadRecordException.class, () -> field.inspect(new byte[] {'{', '}'})).code().header())
                 .isEqualTo("no-magic-byte");
-    }
-
-    @Test
-    void shouldHaveADeadLetterCodeForEveryReason() {
-        for (SchemaRefusedException.Reason reason : SchemaRefusedException.Reason.values()) {
-            assertThat(BadRecordException.Code.valueOf(reason.name()).header()).isEqualTo(reason.code());
-        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.snowstamp.BadRecordException;
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.Keys;

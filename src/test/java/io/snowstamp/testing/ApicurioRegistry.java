@@ -54,6 +54,11 @@ public final class ApicurioRegistry implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + port + "/apis/ccompat/v7");
     }
 
+    /** Apicurio's own API, version 2 (what its 2.x serdes and Kafka Connect converter call): {@code http://127.0.0.1:PORT/apis/registry/v2}. */
+    public URI apiV2() {
+        return URI.create("http://127.0.0.1:" + port + "/apis/registry/v2");
+    }
+
     /** {@code GET|PUT|POST url()+path} with a JSON body (null: none); the answer's status and body. */
     public HttpResponse<String> call(String method, String path, String body) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(30))

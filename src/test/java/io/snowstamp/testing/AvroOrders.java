@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import org.apache.avro.Schema;
@@ -42,10 +43,15 @@ public final class AvroOrders {
         if (schema.getField("note") != null) {
             order.put("note", n % 2 == 0 ? null : "note " + n);
         }
+        return framed(schemaId, order);
+    }
+
+    /** {@code record} in Avro's binary encoding, framed for a registry: byte 0, {@code schemaId}, the record. */
+    public static byte[] framed(int schemaId, GenericRecord record) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         bytes.write(ByteBuffer.allocate(5).put((byte) 0).putInt(schemaId).array());
         BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
-        new GenericDatumWriter<GenericRecord>(schema).write(order, encoder);
+        new GenericDatumWriter<GenericRecord>(record.getSchema()).write(record, encoder);
         encoder.flush();
         return bytes.toByteArray();
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -14,7 +15,7 @@ import java.util.stream.Collectors;
  * {@code bin/connect-standalone.sh worker.properties connector.properties...} runs it:
  * {@code org.apache.kafka.connect.cli.ConnectStandalone} of {@code connect-runtime} (the test
  * classpath, written by the build to {@code target/connect/classpath.txt}), with the connector plugins
- * the build unpacked to {@code target/connect/plugins} (Debezium's JDBC sink) on {@code plugin.path},
+ * the build put in {@code target/connect/plugins} (Debezium's JDBC sink, Apicurio's Avro converter) on {@code plugin.path},
  * each loaded in its own class loader. Its REST listener is on 127.0.0.1, any free port.
  */
 public final class ConnectWorker implements AutoCloseable {
@@ -32,6 +33,12 @@ public final class ConnectWorker implements AutoCloseable {
      * files under {@code work}) and waits until it runs; logs go to {@code target/fault-logs/<name>/}.
      */
     public static ConnectWorker start(Path work, String name, String bootstrapServers, List<Properties> connectors) throws Exception {
+        return start(work, name, bootstrapServers, connectors, Map.of());
+    }
+
+    /** {@link #start(Path, String, String, List)} with some of the worker's properties set otherwise ({@code workerSettings}). */
+    public static ConnectWorker start(Path work, String name, String bootstrapServers, List<Properties> connectors,
+                                      Map<String, String> workerSettings) throws Exception {
         Path dir = Path.of(System.getProperty("snowstamp.connect.dir", "target/connect"));
         Path classpath = dir.resolve("classpath.txt");
         if (!Files.exists(classpath) || !Files.isDirectory(dir.resolve("plugins"))) {
@@ -39,7 +46,7 @@ public final class ConnectWorker implements AutoCloseable {
                     + " pre-integration-test phase ('mvn verify')");
         }
         Files.createDirectories(work);
-        Path worker = write(work.resolve("worker.properties"), Map.of(
+        Map<String, String> settings = new HashMap<>(Map.of(
                 "bootstrap.servers", bootstrapServers,
                 "offset.storage.file.filename", work.resolve("offsets").toString(),
                 "offset.flush.interval.ms", "1000",
@@ -49,6 +56,8 @@ public final class ConnectWorker implements AutoCloseable {
                 "listeners", "http://127.0.0.1:0",
                 "key.converter", "org.apache.kafka.connect.storage.StringConverter",
                 "value.converter", "org.apache.kafka.connect.storage.StringConverter"));
+        settings.putAll(workerSettings);
+        Path worker = write(work.resolve("worker.properties"), settings);
         Path logback = work.resolve("logback.xml");
         Files.writeString(logback, """
                 <configuration>

@@ -1,11 +1,13 @@
-package io.snowstamp.stream;
+package io.snowstamp;
 
 import java.util.Locale;
 
 /**
- * A record that cannot be stamped as configured. {@link DeadLetterHandler} sends the original
+ * A record that cannot be stamped as configured. {@code stream.DeadLetterHandler} sends the original
  * record to the dead-letter topic with {@link #code()} in header {@code snowstamp-error} and the
- * message in Kafka Streams' own DLQ headers; processing continues.
+ * message in Kafka Streams' own DLQ headers; processing continues. In the root package because two
+ * layers throw it: {@code stream} (JSON values, sequence tags) and {@code schema} (values framed for a
+ * schema registry, whose refusals {@code schema.SchemaStamper} also caches per schema).
  * No stack trace is captured: bad input is data, not a bug, and may arrive at full input rate.
  */
 public final class BadRecordException extends RuntimeException {
