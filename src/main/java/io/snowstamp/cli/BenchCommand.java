@@ -156,6 +156,11 @@ final class BenchCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}: the footprint)")
     double footprintRate;
 
+    @Option(names = "--footprint-floor", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "with --footprint-rate: also measure the pass-through floor, before each stamper run (default: "
+                    + "${DEFAULT-VALUE}; --no-footprint-floor measures the stamper alone, e.g. to compare two builds)")
+    boolean footprintFloor;
+
     @Option(names = "--footprint-java-options", paramLabel = "OPTS", defaultValue = "-Xmx768m",
             description = "JVM options of the measured stamper processes (default: ${DEFAULT-VALUE}, the heap of a 1 GiB container "
                     + "with the image's -XX:MaxRAMPercentage=75)")
@@ -295,7 +300,8 @@ final class BenchCommand implements Callable<Integer> {
         BusyFailover busy = new BusyFailover(footprint, config.connection(), java.time.Duration.ofMinutes(5));
         List<BusyFailover.Figures> rows = new ArrayList<>();
         for (int n : footprintPartitions) {
-            for (BusyFailover.Subject subject : List.of(BusyFailover.Subject.PASS_THROUGH, BusyFailover.Subject.STAMPER)) {
+            for (BusyFailover.Subject subject : footprintFloor ? List.of(BusyFailover.Subject.PASS_THROUGH, BusyFailover.Subject.STAMPER)
+                    : List.of(BusyFailover.Subject.STAMPER)) {
                 progress.println("busy failover of the " + (subject == BusyFailover.Subject.STAMPER ? "stamper" : "pass-through")
                         + " on " + n + " partitions at " + config.connection().kafka().get("bootstrap.servers"));
                 progress.flush();
