@@ -169,6 +169,14 @@ class SequenceTopologyTest {
         start(config);
     }
 
+    /** A clean stop (everything forwarded is in the output partition); returns what the task's close wrote to the changelog. */
+    private List<TestRecord<String, SequenceState>> stopReadingTheClose() {
+        changelog.readRecordsToList();
+        readOutput();
+        drivers.stop(driver);
+        return changelog.readRecordsToList();
+    }
+
     /** A restart after a crash in which the records not read yet never reached the output partition (at-least-once). */
     private List<Long> restartLosingUnread(SnowstampConfig config) {
         List<Long> lost = output.readRecordsToList().stream().map(SequenceTopologyTest::number).toList();
@@ -357,10 +365,7 @@ class SequenceTopologyTest {
     @Test
     void shouldContinueWithoutAGapAfterACleanCloseUnderAtLeastOnce() {
         SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
-        changelog.readRecordsToList();
-        readOutput();
-        drivers.stop(driver);
-        List<TestRecord<String, SequenceState>> close = changelog.readRecordsToList();
+        List<TestRecord<String, SequenceState>> close = stopReadingTheClose();
 
         start(config);
 
@@ -388,10 +393,7 @@ class SequenceTopologyTest {
         leases = granted;
         SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
         granted.loseNewest();
-        changelog.readRecordsToList();
-        readOutput();
-        drivers.stop(driver);
-        assertThat(changelog.readRecordsToList()).as("a holder that lost its lease writes nothing").isEmpty();
+        assertThat(stopReadingTheClose()).as("a holder that lost its lease writes nothing").isEmpty();
 
         start(config);
 
@@ -403,9 +405,8 @@ class SequenceTopologyTest {
         TestLeases granted = new TestLeases();
         leases = granted;
         SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
-        readOutput();
-        drivers.stop(driver);
-        assertThat(((PartitionCheckpoint) changelog.readRecordsToList().get(3).value()).closed()).isTrue();
+        assertThat(stopReadingTheClose()).extracting(record -> record.value() instanceof PartitionCheckpoint c && c.closed())
+                .containsExactly(false, true);
         granted.highestEpoch = 2;               // a lease of epoch 2 was read after the marker of epoch 1: its holder may have issued
 
         start(config);
@@ -420,11 +421,8 @@ class SequenceTopologyTest {
         leases = granted;
         SnowstampConfig config = startWithOrderAt1003();
         granted.loseNewest();
-        changelog.readRecordsToList();
-        readOutput();
-        drivers.stop(driver);
-        assertThat(changelog.readRecordsToList()).as("no marker under exactly-once: a write after the last commit would open a"
-                + " transaction").isEmpty();
+        assertThat(stopReadingTheClose()).as("no marker under exactly-once: a write after the last commit would open a transaction")
+                .isEmpty();
 
         start(config);
 
