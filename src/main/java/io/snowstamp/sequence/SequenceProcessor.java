@@ -73,6 +73,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private final LongSupplier clock;
     private final SequenceTail tail;
     private final JsonIdSplicer splicer;
+    private final NumberFreezeHook freeze = NumberFreezeHook.fromSystemProperties();
     private final Map<String, Counter> counters = new HashMap<>();
 
     private ProcessorContext<byte[], StampedValue> context;
@@ -179,11 +180,13 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             counter = open(tag);
             counters.put(tag, counter);
         }
-        if (counter.last >= counter.end) {
+        boolean opened = counter.last >= counter.end;
+        if (opened) {
             reserve(tag, counter, envelope.definition());
         }
         long number = ++counter.last;
         issued++;
+        freeze.beforeForward(partition, tag, number, opened);
         record.headers().add(IdHeader.TAG, record.key());
         byte[] digits = IdHeader.ascii(number);
         record.headers().add(IdHeader.ID, digits);
