@@ -13,12 +13,15 @@ import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.StampedValue;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -146,13 +149,11 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
         }
         store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
-        // the lease straight to the changelog: the previous owner reads it there and stops; the first number waits
-        // until its last term has run out, then reads the tail again (see process). What the old owner wrote to the
-        // changelog meanwhile needs no second restore: a segment it reserved shows, as far as it was used, in that tail
-        // (and this task's own tag writes above could not be told from the old owner's). The record written there is
-        // the restored checkpoint with the new lease only: it is outside Kafka Streams' transaction, and a covered offset
-        // moved past the tail must never be visible without the tag writes of the same commit (under exactly-once an
-        // aborted commit would leave the next owner scanning from after numbers its store does not know)
+        // the lease straight to the changelog: the previous owner reads it there and stops; the first number waits until
+        // its last term has run out, then reads the tail again (see process), which shows what the old owner used of a
+        // segment it reserved meanwhile, as far as it landed (no second restore). The record is the restored checkpoint
+        // with the new lease only: it is outside Kafka Streams' transaction, and a covered offset moved past the tail must
+        // never be visible without the tag writes of the same commit
         lease = leases.take(context.taskId(), changelog, new LeaseMark(leased.epoch(), leased.holder()),
                 Serdes.String().serializer().serialize(null, SequenceState.CHECKPOINT_KEY),
                 new SequenceStateSerde().serialize(null, leased), "sequence partition " + partition, false);
@@ -364,13 +365,12 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     /**
-     * Kafka Streams closes the processor after the task's last commit (clean close) or without one (dirty close); no
-     * number is issued after this. Under at-least-once, while the lease holds, it writes the clean-close marker: {@code
-     * issued} of every tag that advanced, then the checkpoint marked closed, to the same changelog partition through the
-     * same producer — so a restored marker implies those entries were restored too, and the next holder resumes right
-     * after them ({@link ResumeRule}). This holds after a dirty close too: the marker records what was issued, not
-     * what reached the log. Under exactly-once nothing is written: the last commit is over, and a write here would open
-     * a transaction that holds back every read_committed reader of the changelog until it ends.
+     * Kafka Streams closes the processor after the task's last commit, or without one (dirty close); no number is issued
+     * after this. Under at-least-once, while the lease holds, it writes the clean-close marker: {@code issued} of every
+     * tag that advanced, then the checkpoint marked closed, to one changelog partition through one producer — so a
+     * restored marker implies those entries were restored too ({@link ResumeRule}). A dirty close may write it too: it
+     * records what was issued, not what reached the log. Under exactly-once nothing is written: the last commit is over,
+     * and a write would open a transaction that holds back every read_committed reader of the changelog until it ends.
      */
     @Override
     public void close() {
@@ -390,6 +390,11 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     private boolean markClosed() {
         try {
+            // a logged store's put takes the changelog record's timestamp from the record context, which Kafka Streams sets
+            // around init and punctuations but not around close: a task closed before its first record has none
+            if (context instanceof InternalProcessorContext<?, ?> internal && internal.recordContext() == null) {
+                internal.setRecordContext(new ProcessorRecordContext(clock.getAsLong(), -1L, -1, null, new RecordHeaders()));
+            }
             recordIssued(clock.getAsLong());
             checkpoint = checkpoint.closedCleanly();
             store.put(SequenceState.CHECKPOINT_KEY, checkpoint);

@@ -378,6 +378,21 @@ class SequenceTopologyTest {
     }
 
     @Test
+    void shouldWriteTheMarkerAlsoWhenTheTaskClosesBeforeItsFirstRecord() {
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        start(config);
+        create("order", 1001, 10);
+        assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
+        restart(config);
+
+        assertThat(stopReadingTheClose()).as("no record context around close: Kafka Streams sets none there")
+                .extracting(record -> record.value() instanceof PartitionCheckpoint c && c.closed()).endsWith(true);
+        start(config);
+
+        assertThat(pipe("order", 1)).containsExactly(1004L);
+    }
+
+    @Test
     void shouldResumeAfterEveryNumberTheMarkerRecordsWhetherOrNotItReachedTheOutput() {
         SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
         pipeUnread("order", 2);                 // 1004, 1005: issued, still on their way when the next owner reads the tail
