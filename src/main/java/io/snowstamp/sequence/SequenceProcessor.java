@@ -13,12 +13,15 @@ import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.StampedValue;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,24 +41,24 @@ import java.util.function.LongSupplier;
  * reserved {@code maxId} it writes the next segment — {@code step} numbers further — to the
  * {@code sequence-segments} store (one changelog record per step, in the same commit as the records).
  *
- * <p>Unlike Leaf, a start does not abandon the rest of the segment. Every entry records {@code issued},
- * the tag's last number when it was written: at each reservation, and at each checkpoint for every tag
- * that advanced since the previous one, written before the checkpoint. {@link #init} runs after Kafka
- * Streams restored the store; it reads the output partition ({@code read_uncommitted}, aborted
- * records included) from the offset the restored checkpoint covers to its end ({@link SequenceTail}),
- * and each tag resumes right after {@code max(issued, highest number in the scan)}, inside its
- * reserved segment. No number is issued twice: a record with a number above the restored
- * {@code issued} was forwarded after the checkpoint's end offset was taken (had it been forwarded
- * before, the checkpoint, or a later write of the tag, would record it), so if it ever reached the
- * log the scan saw it; a number that never reached the log was never visible. Hence:
+ * <p>Every entry records {@code issued}, the tag's last number when it was written: at each reservation,
+ * and at each checkpoint for every tag that advanced since the previous one, written before the
+ * checkpoint. {@link #init} runs after Kafka Streams restored the store; it reads the output partition
+ * ({@code read_uncommitted}, aborted records included) from the offset the restored checkpoint covers to
+ * its end ({@link SequenceTail}), and raises each tag's {@code issued} (and {@code maxId}) to the highest
+ * number found. Where {@link ResumeRule} allows it (exactly-once; at-least-once after the previous
+ * holder's clean-close marker) each tag resumes right after {@code issued}, inside its reserved segment:
+ * a record with a number above the restored {@code issued} was forwarded after the checkpoint's end
+ * offset was taken, so if it reached the log before the scan, the scan saw it, and if it lands later it
+ * is aborted (exactly-once) or was never issued (the marker records every number issued). Otherwise
+ * each tag resumes above its {@code maxId}. Hence:
  * <ul>
- *   <li>clean stop, restart, rebalance: no gap (everything committed is in the log);
- *   <li>crash: the numbers carried by the aborted transaction (exactly-once) or never sent
- *       (at-least-once, below a recorded {@code issued}) are skipped — at most what the tag
- *       received in one commit interval;
- *   <li>{@code recovery.tail-guard=false}: nothing proves what was issued after the checkpoint, so the
- *       first record of each tag reserves a new segment above everything known and the rest of the
- *       old one is abandoned at every start (fewer than {@code step} numbers per tag).
+ *   <li>clean stop, restart, rebalance: no gap;
+ *   <li>crash, lost lease (exactly-once): the numbers carried by the aborted transaction are skipped —
+ *       at most what the tag received in one commit interval;
+ *   <li>crash, lost lease (at-least-once): the rest of each tag's reserved segment is skipped — fewer
+ *       than {@code step} numbers per tag; never a number the old holder may still send;
+ *   <li>{@code recovery.tail-guard=false}: the same at every start.
  * </ul>
  * A punctuator moves the covered offset forward every {@code sequence.checkpoint-interval}, which
  * bounds the next start's read.
@@ -73,6 +76,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private final LongSupplier clock;
     private final SequenceTail tail;
     private final JsonIdSplicer splicer;
+    private final NumberFreezeHook freeze = NumberFreezeHook.fromSystemProperties();
     private final Map<String, Counter> counters = new HashMap<>();
 
     private ProcessorContext<byte[], StampedValue> context;
@@ -81,8 +85,11 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private int partition;
     private PartitionCheckpoint checkpoint;
     private Cancellable checkpointer;
-    /** whether the tail was scanned at start: only then may a tag resume inside its reserved segment */
+    /** whether the tail was scanned at start */
     private boolean tailScanned;
+    /** whether tags resume right after their last number issued, inside their reserved segments ({@link ResumeRule}) */
+    private boolean resumeInside;
+    private final boolean exactlyOnce;
     private long issued;
     private final Leases leases;
     /** Before every number: the task's lease on its partition is confirmed by the changelog (every mode). */
@@ -108,6 +115,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         this.clock = clock;
         this.tail = tail;
         this.splicer = JsonIdSplicer.of(stamp);
+        this.exactlyOnce = connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2;
     }
 
     @Override
@@ -120,6 +128,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         counters.clear();
         issued = 0;
         segments = 0;
+        checkpoint = null;
+        lease.release();
+        lease = LeaseGuard.none();
         long now = clock.getAsLong();
         PartitionCheckpoint restored = restoredCheckpoint();
         if (restored.partitions() != 0 && restored.partitions() != partitions) {
@@ -129,30 +140,29 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         tailScanned = scan.endOffset() >= 0;
         Map<String, String> raised = new TreeMap<>();
         int advanced = resumeFromTail(scan, now, raised);
-        PartitionCheckpoint leased = restored.withNewLease(holder(), now, partitions);
+        TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
+        PartitionCheckpoint leased = restored.withNewLease(holder(), now, partitions, leases.highestEpoch(changelog));
+        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased);
+        resumeInside = resume == null;
         checkpoint = leased;
         if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
         }
         store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
-        // the lease straight to the changelog: the previous owner reads it there and stops; the first number waits
-        // until its last term has run out, then reads the tail again (see process). What the old owner wrote to the
-        // changelog meanwhile needs no second restore: a segment it reserved shows, as far as it was used, in that tail
-        // (and this task's own tag writes above could not be told from the old owner's). The record written there is
-        // the restored checkpoint with the new lease only: it is outside Kafka Streams' transaction, and a covered offset
-        // moved past the tail must never be visible without the tag writes of the same commit (under exactly-once an
-        // aborted commit would leave the next owner scanning from after numbers its store does not know)
-        lease.release();
-        lease = leases.take(context.taskId(), new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition),
-                new LeaseMark(leased.epoch(), leased.holder()),
+        // the lease straight to the changelog: the previous owner reads it there and stops; the first number waits until
+        // its last term has run out, then reads the tail again (see process), which shows what the old owner used of a
+        // segment it reserved meanwhile, as far as it landed (no second restore). The record is the restored checkpoint
+        // with the new lease only: it is outside Kafka Streams' transaction, and a covered offset moved past the tail must
+        // never be visible without the tag writes of the same commit
+        lease = leases.take(context.taskId(), changelog, new LeaseMark(leased.epoch(), leased.holder()),
                 Serdes.String().serializer().serialize(null, SequenceState.CHECKPOINT_KEY),
                 new SequenceStateSerde().serialize(null, leased), "sequence partition " + partition, false);
         log.info("sequence partition {}: lease epoch {} taken by {} (previous holder {}, since {}); {}; raised by the tail: {}; {}",
                 partition, checkpoint.epoch(), checkpoint.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.acquiredAt() == 0 ? "never" : Instant.ofEpochMilli(restored.acquiredAt()),
                 describe(scan, restored), raised.isEmpty() ? "none" : raised,
-                tailScanned ? "tags resume after their last number issued (" + advanced + " advanced by the tail)"
-                        : "tags resume above their reserved segments");
+                resumeInside ? "tags resume after their last number issued (" + advanced + " advanced by the tail)"
+                        : "tags resume above their reserved segments (" + resume + ")");
         if (tailScanned) {
             checkpointer = context.schedule(settings.checkpointInterval(), PunctuationType.WALL_CLOCK_TIME, ignored -> checkpoint());
         }
@@ -171,11 +181,13 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             counter = open(tag);
             counters.put(tag, counter);
         }
-        if (counter.last >= counter.end) {
+        boolean opened = counter.last >= counter.end;
+        if (opened) {
             reserve(tag, counter, envelope.definition());
         }
         long number = ++counter.last;
         issued++;
+        freeze.beforeForward(partition, tag, number, opened);
         record.headers().add(IdHeader.TAG, record.key());
         byte[] digits = IdHeader.ascii(number);
         record.headers().add(IdHeader.ID, digits);
@@ -206,16 +218,16 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     /**
-     * A counter for a tag first seen since the task started: after the tail scan, right after the last
-     * number issued (which {@link #resumeFromTail} made the stored {@code issued}), inside the reserved
-     * segment; without it, above the stored {@code maxId} (the first record reserves a new segment).
+     * A counter for a tag first seen since the task started: where {@link #resumesInside} allows, right after
+     * the last number issued (which {@link #resumeFromTail} made the stored {@code issued}), inside the
+     * reserved segment; otherwise above the stored {@code maxId} (the first record reserves a new segment).
      */
     private Counter open(String tag) {
         Counter counter = new Counter();
         TagSegment stored = segment(tag);
         counter.written = stored;
         counter.end = stored == null ? -1 : stored.maxId();
-        counter.last = stored == null ? -1 : tailScanned ? stored.issued() : stored.maxId();
+        counter.last = stored == null ? -1 : resumeInside ? stored.issued() : stored.maxId();
         return counter;
     }
 
@@ -352,17 +364,45 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         return io.snowstamp.lease.Holders.of(connection.instanceId());
     }
 
+    /**
+     * Kafka Streams closes the processor after the task's last commit, or without one (dirty close); no number is issued
+     * after this. Under at-least-once, while the lease holds, it writes the clean-close marker: {@code issued} of every
+     * tag that advanced, then the checkpoint marked closed, to one changelog partition through one producer — so a
+     * restored marker implies those entries were restored too ({@link ResumeRule}). A dirty close may write it too: it
+     * records what was issued, not what reached the log. Under exactly-once nothing is written: the last commit is over,
+     * and a write would open a transaction that holds back every read_committed reader of the changelog until it ends.
+     */
     @Override
     public void close() {
-        lease.release();
-        lease = LeaseGuard.none();
         if (checkpointer != null) {
             checkpointer.cancel();
             checkpointer = null;
         }
+        boolean marked = !exactlyOnce && checkpoint != null && lease != LeaseGuard.none() && lease.mayWrite() && markClosed();
+        lease.release();
+        lease = LeaseGuard.none();
         if (checkpoint != null) {
-            log.info("sequence partition {}: task closed after lease epoch {}; {} numbers issued for {} tags, {} segments reserved",
-                    partition, checkpoint.epoch(), issued, counters.size(), segments);
+            log.info("sequence partition {}: task closed after lease epoch {}; {} numbers issued for {} tags, {} segments reserved{}",
+                    partition, checkpoint.epoch(), issued, counters.size(), segments,
+                    exactlyOnce ? "" : marked ? "; clean-close marker written" : "; no clean-close marker");
+        }
+    }
+
+    private boolean markClosed() {
+        try {
+            // a logged store's put takes the changelog record's timestamp from the record context, which Kafka Streams sets
+            // around init and punctuations but not around close: a task closed before its first record has none
+            if (context instanceof InternalProcessorContext<?, ?> internal && internal.recordContext() == null) {
+                internal.setRecordContext(new ProcessorRecordContext(clock.getAsLong(), -1L, -1, null, new RecordHeaders()));
+            }
+            recordIssued(clock.getAsLong());
+            checkpoint = checkpoint.closedCleanly();
+            store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
+            return true;
+        } catch (RuntimeException e) {
+            log.info("sequence partition {}: the clean-close marker could not be written ({}); the next holder resumes above"
+                    + " the reserved segments", partition, e.getMessage());
+            return false;
         }
     }
 }

@@ -63,9 +63,12 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
      * @param holder        {@code instance-id#nonce/stream-thread} of the current holder
      * @param acquiredAt    wall-clock Unix millis of the task start
      * @param checkpointAt  wall-clock Unix millis when {@code coveredOffset} was recorded
+     * @param closed        the clean-close marker: written by the holder's task close, after its last number and
+     *                      after {@code issued} of every tag it advanced; the holder issues nothing after it. Any
+     *                      other write of the checkpoint (a new lease, a periodic checkpoint) clears it
      */
     record PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt,
-                               long checkpointAt) implements SequenceState {
+                               long checkpointAt, boolean closed) implements SequenceState {
         public static final PartitionCheckpoint NONE = new PartitionCheckpoint(0, -1, 0, "", 0, 0);
 
         public PartitionCheckpoint {
@@ -76,13 +79,27 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
             }
         }
 
-        /** The next lease, taken at {@code now}, over {@code count} partitions. */
-        public PartitionCheckpoint withNewLease(String newHolder, long now, int count) {
-            return new PartitionCheckpoint(count, coveredOffset, epoch + 1, newHolder, now, checkpointAt);
+        /** A checkpoint without the clean-close marker. */
+        public PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt, long checkpointAt) {
+            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, false);
+        }
+
+        /**
+         * The next lease, taken at {@code now}, over {@code count} partitions: its epoch is above both this one's and
+         * {@code highestSeen} (the highest any lease record of the partition named that this instance read; -1: none).
+         * The newest value of the compacted changelog can be a stale writer's, with an epoch below a lease taken after it.
+         */
+        public PartitionCheckpoint withNewLease(String newHolder, long now, int count, long highestSeen) {
+            return new PartitionCheckpoint(count, coveredOffset, Math.max(epoch, highestSeen) + 1, newHolder, now, checkpointAt, false);
         }
 
         public PartitionCheckpoint withCoveredOffset(long offset, long now) {
-            return new PartitionCheckpoint(partitions, offset, epoch, holder, acquiredAt, now);
+            return new PartitionCheckpoint(partitions, offset, epoch, holder, acquiredAt, now, false);
+        }
+
+        /** This checkpoint with the clean-close marker. */
+        public PartitionCheckpoint closedCleanly() {
+            return new PartitionCheckpoint(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, true);
         }
     }
 }

@@ -12,9 +12,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Value format of the {@code sequence-segments} store and its changelog, big-endian, version 2:
+ * Value format of the {@code sequence-segments} store and its changelog, big-endian, version 3:
  * <pre>
- *   byte    version            (2)
+ *   byte    version            (3)
  *   byte    kind               1 = tag segment, 2 = partition checkpoint
  * kind 1 (key: the tag, UTF-8):
  *   long    maxId
@@ -30,17 +30,21 @@ import java.nio.charset.StandardCharsets;
  *   short   n, byte[n]         holder (UTF-8)
  *   long    acquiredAt         Unix millis
  *   long    checkpointAt       Unix millis
+ *   byte    closed             1 = the clean-close marker, 0 = none
  * </pre>
- * Version 1 (written by earlier builds) is read too: the same without {@code issued}, which reads as
- * {@code maxId} — what was issued is unknown, so the tag resumes above its segment, as those builds did.
- * Only version 2 is written. Unknown versions or kinds, truncated or trailing bytes and impossible
+ * Versions 1 and 2 (written by earlier builds) are read too. Version 2 is the same without {@code closed},
+ * which reads as 0 (no marker: the next holder resumes as after a crash). Version 1 also lacks
+ * {@code issued}, which reads as {@code maxId} — what was issued is unknown, so the tag resumes above its
+ * segment, as those builds did. Only version 3 is written. Unknown versions or kinds, truncated or trailing bytes and impossible
  * values are refused with a {@link SerializationException}: a state that cannot be read must never be
  * taken as "no state". A null value (tombstone) is null; snowstamp never writes one.
  */
 public final class SequenceStateSerde implements Serde<SequenceState>, Serializer<SequenceState>, Deserializer<SequenceState> {
-    public static final byte VERSION = 2;
-    /** The format without {@code issued}, still read. */
+    public static final byte VERSION = 3;
+    /** The format without {@code issued} and {@code closed}, still read. */
     static final byte VERSION_1 = 1;
+    /** The format without {@code closed}, still read. */
+    static final byte VERSION_2 = 2;
     static final byte KIND_SEGMENT = 1;
     static final byte KIND_CHECKPOINT = 2;
 
@@ -59,10 +63,10 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
         if (holder.length > Short.MAX_VALUE) {
             throw new SerializationException("sequence checkpoint holder too long: " + holder.length + " bytes");
         }
-        return ByteBuffer.allocate(2 + 4 + 8 + 8 + 2 + holder.length + 8 + 8).put(VERSION).put(KIND_CHECKPOINT)
+        return ByteBuffer.allocate(2 + 4 + 8 + 8 + 2 + holder.length + 8 + 8 + 1).put(VERSION).put(KIND_CHECKPOINT)
                 .putInt(checkpoint.partitions()).putLong(checkpoint.coveredOffset()).putLong(checkpoint.epoch())
                 .putShort((short) holder.length).put(holder)
-                .putLong(checkpoint.acquiredAt()).putLong(checkpoint.checkpointAt()).array();
+                .putLong(checkpoint.acquiredAt()).putLong(checkpoint.checkpointAt()).put((byte) (checkpoint.closed() ? 1 : 0)).array();
     }
 
     @Override
@@ -73,9 +77,9 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
         try {
             ByteBuffer buffer = ByteBuffer.wrap(data);
             byte version = buffer.get();
-            if (version != VERSION && version != VERSION_1) {
+            if (version != VERSION && version != VERSION_2 && version != VERSION_1) {
                 throw new SerializationException("sequence state record has format version " + version
-                        + ", this snowstamp reads versions " + VERSION_1 + " and " + VERSION + " (a newer snowstamp wrote it?)");
+                        + ", this snowstamp reads versions " + VERSION_1 + " to " + VERSION + " (a newer snowstamp wrote it?)");
             }
             byte kind = buffer.get();
             SequenceState state = switch (kind) {
@@ -94,8 +98,10 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
                     }
                     byte[] holder = new byte[length];
                     buffer.get(holder);
+                    long acquiredAt = buffer.getLong();
+                    long checkpointAt = buffer.getLong();
                     yield new PartitionCheckpoint(partitions, covered, epoch, new String(holder, StandardCharsets.UTF_8),
-                            buffer.getLong(), buffer.getLong());
+                            acquiredAt, checkpointAt, version == VERSION && closed(buffer.get()));
                 }
                 default -> throw new SerializationException("sequence state record has unknown kind " + kind);
             };
@@ -106,6 +112,13 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
         } catch (BufferUnderflowException | IllegalArgumentException e) {
             throw new SerializationException("sequence state record is truncated or corrupt (" + data.length + " bytes)", e);
         }
+    }
+
+    private static boolean closed(byte flag) {
+        if (flag != 0 && flag != 1) {
+            throw new IllegalArgumentException("closed flag " + flag);
+        }
+        return flag == 1;
     }
 
     @Override

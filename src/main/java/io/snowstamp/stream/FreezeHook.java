@@ -12,10 +12,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * middle of a batch — by default before the lease check of its ID, with {@code -Dsnowstamp.test.freeze-step=checked}
  * (or {@code taken}, {@code covered}) at that later point of {@link Issuer#issue}: between the check and the ID, the
  * worst moment for a zombie. The test waits until the partitions have moved, then sends SIGCONT; the stamper goes on as
- * if nothing happened. Once per JVM. Without the property every task gets {@link Issuer.Steps#NONE}.
+ * if nothing happened. Once per JVM. Without the property every task gets {@link Issuer.Steps#NONE}. Sequence
+ * mode counts its numbers itself and stops the process through {@link #freezeSelf}.
  */
-final class FreezeHook implements Issuer.Steps {
-    static final String PROPERTY = "snowstamp.test.freeze-at-record";
+public final class FreezeHook implements Issuer.Steps {
+    public static final String PROPERTY = "snowstamp.test.freeze-at-record";
     static final String STEP_PROPERTY = "snowstamp.test.freeze-step";
     private static final Logger log = LoggerFactory.getLogger(FreezeHook.class);
     private static final AtomicLong COUNT = new AtomicLong();
@@ -53,8 +54,13 @@ final class FreezeHook implements Issuer.Steps {
     }
 
     private void freezeSelf() {
+        freezeSelf("at " + step + " of an ID of " + task);
+    }
+
+    /** Stops this process with SIGSTOP; returns once SIGCONT resumed it. {@code where} says where, for the log. */
+    public static void freezeSelf(String where) {
         long pid = ProcessHandle.current().pid();
-        log.warn("test hook {}={}: stopping this process (SIGSTOP, pid {}) at {} of an ID of {}", PROPERTY, freezeAt, pid, step, task);
+        log.warn("test hook {}: stopping this process (SIGSTOP, pid {}) {}", PROPERTY, pid, where);
         try {
             // returns once SIGCONT has resumed this process (kill itself exits right after signalling)
             new ProcessBuilder("kill", "-STOP", String.valueOf(pid)).inheritIO().start().waitFor();
@@ -63,6 +69,6 @@ final class FreezeHook implements Issuer.Steps {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        log.warn("test hook {}: resumed (SIGCONT); stamping goes on with the same ID", PROPERTY);
+        log.warn("test hook {}: resumed (SIGCONT); stamping goes on where it stopped", PROPERTY);
     }
 }

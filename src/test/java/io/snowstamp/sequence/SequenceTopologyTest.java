@@ -54,6 +54,8 @@ class SequenceTopologyTest {
     /** Every record piped to the tags topic: the driver's global store is in memory, so each start replays them. */
     private final List<Map.Entry<String, TagDefinition>> definitions = new ArrayList<>();
 
+    /** Where tasks take their leases: none (every check passes) unless a test of the resume rule puts {@link TestLeases} here. */
+    private io.snowstamp.lease.Leases leases = io.snowstamp.lease.Leases.none();
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> input;
     private TestInputTopic<String, TagDefinition> tags;
@@ -99,6 +101,39 @@ class SequenceTopologyTest {
         }
     }
 
+    /**
+     * Leases as the verifier grants them, confirmed as soon as taken (no previous owner to wait for); a test can lose the
+     * newest one to a newer lease, and say which epoch the changelog has shown lately.
+     */
+    static final class TestLeases implements io.snowstamp.lease.Leases {
+        private static final long TERM = Duration.ofHours(1).toNanos();
+        long highestEpoch = -1;
+        private io.snowstamp.lease.PartitionLease newest;
+
+        @Override
+        public io.snowstamp.lease.LeaseGuard take(org.apache.kafka.streams.processor.TaskId task,
+                                                  org.apache.kafka.common.TopicPartition changelog, io.snowstamp.lease.LeaseMark mine,
+                                                  byte[] key, byte[] value, String name, boolean restoreAgain) {
+            newest = new io.snowstamp.lease.PartitionLease(changelog.partition(), mine, io.snowstamp.lease.PartitionLease.NO_RESTORE_CHECK,
+                    TERM, TERM);
+            io.snowstamp.lease.LeaseRounds.observe(newest, 0, mine, -1);
+            long now = System.nanoTime();
+            io.snowstamp.lease.LeaseRounds.confirmed(newest, now, now);
+            io.snowstamp.lease.LeaseRounds.confirmed(newest, now + TERM, now + TERM);     // the takeover wait is over
+            return io.snowstamp.lease.LeaseGuard.of(newest, task, name, io.snowstamp.lease.Ticker.SYSTEM);
+        }
+
+        @Override
+        public long highestEpoch(org.apache.kafka.common.TopicPartition changelog) {
+            return highestEpoch;
+        }
+
+        /** Another task took a newer lease: the holder must not write any more (a task cut off while the group moved on). */
+        void loseNewest() {
+            io.snowstamp.lease.LeaseRounds.observe(newest, 1, new io.snowstamp.lease.LeaseMark(newest.mine().epoch() + 1, "other"), -1);
+        }
+    }
+
     // ---- set-up
 
     private SnowstampConfig config(String... pairs) {
@@ -115,7 +150,7 @@ class SequenceTopologyTest {
 
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
-        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail, io.snowstamp.lease.Leases.none(),
+        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail, leases,
                 org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
@@ -132,6 +167,14 @@ class SequenceTopologyTest {
         readOutput();
         drivers.stop(driver);
         start(config);
+    }
+
+    /** A clean stop (everything forwarded is in the output partition); returns what the task's close wrote to the changelog. */
+    private List<TestRecord<String, SequenceState>> stopReadingTheClose() {
+        changelog.readRecordsToList();
+        readOutput();
+        drivers.stop(driver);
+        return changelog.readRecordsToList();
     }
 
     /** A restart after a crash in which the records not read yet never reached the output partition (at-least-once). */
@@ -315,6 +358,90 @@ class SequenceTopologyTest {
 
         assertThat(tail.scannedFrom).containsExactly(-1L, 0L, 3L);
         assertThat(pipe("order", 1)).containsExactly(1004L);
+    }
+
+    // ---- the resume rule: inside the segment only where nothing the previous holder issued can still show up
+
+    @Test
+    void shouldContinueWithoutAGapAfterACleanCloseUnderAtLeastOnce() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        List<TestRecord<String, SequenceState>> close = stopReadingTheClose();
+
+        start(config);
+
+        assertThat(close).extracting(TestRecord::key).as("the close: issued of the tag that advanced, then the marker")
+                .containsExactly("order", SequenceState.CHECKPOINT_KEY);
+        assertThat(((TagSegment) close.get(0).value()).issued()).isEqualTo(1003);
+        assertThat(((PartitionCheckpoint) close.get(1).value()).closed()).isTrue();
+        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).closed()).as("cleared by the next lease").isFalse();
+        assertThat(pipe("order", 2)).containsExactly(1004L, 1005L);
+    }
+
+    @Test
+    void shouldWriteTheMarkerAlsoWhenTheTaskClosesBeforeItsFirstRecord() {
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        start(config);
+        create("order", 1001, 10);
+        assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
+        restart(config);
+
+        assertThat(stopReadingTheClose()).as("no record context around close: Kafka Streams sets none there")
+                .extracting(record -> record.value() instanceof PartitionCheckpoint c && c.closed()).endsWith(true);
+        start(config);
+
+        assertThat(pipe("order", 1)).containsExactly(1004L);
+    }
+
+    @Test
+    void shouldResumeAfterEveryNumberTheMarkerRecordsWhetherOrNotItReachedTheOutput() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        pipeUnread("order", 2);                 // 1004, 1005: issued, still on their way when the next owner reads the tail
+
+        assertThat(restartLosingUnread(config)).containsExactly(1004L, 1005L);
+
+        assertThat(pipe("order", 1)).as("they may still land: never issued again").containsExactly(1006L);
+    }
+
+    @Test
+    void shouldResumeAboveTheReservedSegmentWithoutACleanCloseUnderAtLeastOnce() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        granted.loseNewest();
+        assertThat(stopReadingTheClose()).as("a holder that lost its lease writes nothing").isEmpty();
+
+        start(config);
+
+        assertThat(pipe("order", 1)).as("1004..1010 may still be on their way from the old holder: skipped").containsExactly(1011L);
+    }
+
+    @Test
+    void shouldIgnoreACleanCloseMarkerWhenANewerLeaseWasTakenSince() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        assertThat(stopReadingTheClose()).extracting(record -> record.value() instanceof PartitionCheckpoint c && c.closed())
+                .containsExactly(false, true);
+        granted.highestEpoch = 2;               // a lease of epoch 2 was read after the marker of epoch 1: its holder may have issued
+
+        start(config);
+
+        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).epoch()).isEqualTo(3);
+        assertThat(pipe("order", 1)).containsExactly(1011L);
+    }
+
+    @Test
+    void shouldContinueInsideTheSegmentUnderExactlyOnceAfterALostLease() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003();
+        granted.loseNewest();
+        assertThat(stopReadingTheClose()).as("no marker under exactly-once: a write after the last commit would open a transaction")
+                .isEmpty();
+
+        start(config);
+
+        assertThat(pipe("order", 1)).as("what the old holder still sends aborts").containsExactly(1004L);
     }
 
     @Test

@@ -1,0 +1,47 @@
+package io.snowstamp.sequence;
+
+import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
+
+/**
+ * Where the tags of a sequence task resume when it starts: right after their last number issued, inside their
+ * reserved segments (no gap), or above those segments (a gap of what is left of each, never a repeat). Pure.
+ */
+final class ResumeRule {
+    private ResumeRule() {
+    }
+
+    /**
+     * Null when the tags of a task starting under lease {@code leased}, on the state {@code restored}, may resume right
+     * after their last number issued (inside their reserved segments); otherwise why they resume above them. Inside only
+     * where nothing the previous holder issued can still show up in the output after this task read it:
+     * <ul>
+     *   <li>exactly-once: the previous holder's records still on their way when the tail was read belong to a
+     *       transaction it can no longer commit (Kafka Streams commits a transaction only together with the input
+     *       offsets, under the group generation that assigned the task; the partition moved, so the commit is refused
+     *       and the transaction aborts): read_committed consumers never see those numbers, and this task may issue them;
+     *   <li>at-least-once, after the previous holder's clean-close marker ({@link SequenceProcessor#close}): the marker
+     *       follows the {@code issued} of every tag that holder advanced, so resuming after {@code issued} is above every
+     *       number it issued, whether or not its records have reached the log yet. Trusted only when the marker is the
+     *       newest lease there is: this task's epoch is the one right above it (no lease was taken since, as far as this
+     *       instance read), and the lease's first check makes sure no other task took that epoch before this one.
+     * </ul>
+     * Otherwise (at-least-once after a crash, a lost lease, a close that wrote no marker; or without the tail guard) a
+     * record the previous holder sent may still land — from a producer retry, behind a slow follower, from a frozen
+     * process — so every tag resumes above its reserved segment ({@code maxId}).
+     */
+    static String whyAboveSegments(boolean tailScanned, boolean exactlyOnce, PartitionCheckpoint restored, PartitionCheckpoint leased) {
+        if (!tailScanned) {
+            return "recovery.tail-guard=false";
+        }
+        if (exactlyOnce) {
+            return null;
+        }
+        if (!restored.closed()) {
+            return restored.holder().isEmpty() ? "no previous holder" : "the previous holder did not close cleanly";
+        }
+        if (leased.epoch() != restored.epoch() + 1) {
+            return "a lease newer than the clean close of epoch " + restored.epoch() + " was taken";
+        }
+        return null;
+    }
+}
