@@ -35,6 +35,7 @@ class KeysTest {
                 Map.entry("recovery.tail-guard", "true"),
                 Map.entry("recovery.tail-guard-timeout", "60s"),
                 Map.entry("recovery.takeover-gap", ""),
+                Map.entry("recovery.stall-after", "60s"),
                 Map.entry("stamp.json-field", ""),
                 Map.entry("stamp.json-type", "number"),
                 Map.entry("stamp.on-existing-field", "reject"),
