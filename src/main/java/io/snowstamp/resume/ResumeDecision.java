@@ -18,7 +18,7 @@ import java.time.Instant;
  *                    {@code tail}, {@code clock} (followed by {@code +gap} when a gap was added)
  */
 public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProbe.Result tail, long registryMark, long clockMillis,
-                             long gapMillis, long resumeAbove, String source) {
+                             long gapMillis, long resumeAbove, String source, boolean reservationBounds) {
 
     /** Computes the decision for one worker without a registry mark. */
     public static ResumeDecision decide(IdLayout layout, long datacenter, long worker, WorkerState restored,
@@ -34,6 +34,19 @@ public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProb
      */
     public static ResumeDecision decide(IdLayout layout, long datacenter, long worker, WorkerState restored,
                                         TailProbe.Result tail, long registryMark, long clockMillis, long gapMillis) {
+        return decide(layout, datacenter, worker, restored, tail, registryMark, clockMillis, gapMillis, true);
+    }
+
+    /**
+     * Computes the decision for one worker.
+     *
+     * @param reservationBounds whether {@code state.reservedUntil} bounds the resume; false where the committed output
+     *                          tail decides (exactly-once with the tail guard: a reservation there reaches far ahead, and
+     *                          resuming above it would run every restart's IDs that far ahead of the clock)
+     */
+    public static ResumeDecision decide(IdLayout layout, long datacenter, long worker, WorkerState restored,
+                                        TailProbe.Result tail, long registryMark, long clockMillis, long gapMillis,
+                                        boolean reservationBounds) {
         long best = -1;
         String source = "clock";
         if (registryMark > best) {
@@ -44,7 +57,7 @@ public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProb
             best = restored.lastId();
             source = "state.lastId";
         }
-        if (restored.reservedUntil() > best) {
+        if (reservationBounds && restored.reservedUntil() > best) {
             best = restored.reservedUntil();
             source = "state.reservedUntil";
         }
@@ -65,7 +78,8 @@ public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProb
             best = layout.encode(time, datacenter, worker, layout.maxSequence());
             source = source + "+gap";
         }
-        return new ResumeDecision(restored.lastId(), restored.reservedUntil(), tail, registryMark, clockMillis, gapMillis, best, source);
+        return new ResumeDecision(restored.lastId(), restored.reservedUntil(), tail, registryMark, clockMillis, gapMillis, best, source,
+                reservationBounds);
     }
 
     /** One line with every input and the outcome. */
@@ -73,13 +87,15 @@ public record ResumeDecision(long stateLastId, long stateReservedUntil, TailProb
         return "resume above " + (resumeAbove < 0 ? "nothing (first start)" : resumeAbove + " (" + at(layout, resumeAbove) + ")")
                 + " from " + source
                 + " = max(state.lastId=" + idText(layout, stateLastId)
-                + ", state.reservedUntil=" + idText(layout, stateReservedUntil)
+                + (reservationBounds ? ", state.reservedUntil=" + idText(layout, stateReservedUntil) : "")
                 + ", tail=" + (tail == TailProbe.Result.NONE ? "off" : idText(layout, tail.highestId())
                 + " [" + tail.scanned() + " records at offsets " + tail.fromOffset() + ".." + tail.endOffset()
                 + " in " + tail.millis() + " ms]")
                 + (registryMark >= 0 ? ", registry=" + idText(layout, registryMark) : "")
                 + ", clock=" + Instant.ofEpochMilli(clockMillis) + ")"
-                + (gapMillis > 0 ? " + takeover gap " + gapMillis + " ms" : "");
+                + (gapMillis > 0 ? " + takeover gap " + gapMillis + " ms" : "")
+                + (reservationBounds ? "" : "; state.reservedUntil=" + idText(layout, stateReservedUntil)
+                + " is no bound here: the committed output tail decides (exactly-once with the tail guard)");
     }
 
     private static String idText(IdLayout layout, long id) {

@@ -330,6 +330,8 @@ public final class StreamsRunner implements AutoCloseable {
                             io.snowstamp.config.Durations.format(timeout));
             // a task waiting for the schema registry stops waiting (its record stays unprocessed: nothing is lost)
             stats.schemaRegistry().stop();
+            // the last commits write every task's exact last ID: the changelog names it after a clean stop
+            stats.stopping();
             // leave the group: the partitions move to the other instances now, not after the session timeout
             boolean clean = streams.close(CloseOptions.timeout(timeout)
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));

@@ -35,12 +35,23 @@ final class Issuer {
     private final IdGenerator generator;
     private final WriteAhead ahead;
     private final Steps steps;
+    private final boolean resumeAboveCovered;
 
     Issuer(LeaseGuard lease, IdGenerator generator, WriteAhead ahead, Steps steps) {
+        this(lease, generator, ahead, steps, true);
+    }
+
+    /**
+     * @param resumeAboveCovered resume the first ID above what the lease's read of the changelog proves another writer
+     *                           may have issued (false only where the committed output tail decides a resume: under
+     *                           exactly-once with the tail guard, a fenced owner's reservations cover nothing committed)
+     */
+    Issuer(LeaseGuard lease, IdGenerator generator, WriteAhead ahead, Steps steps, boolean resumeAboveCovered) {
         this.lease = lease;
         this.generator = generator;
         this.ahead = ahead;
         this.steps = steps;
+        this.resumeAboveCovered = resumeAboveCovered;
     }
 
     /**
@@ -51,7 +62,7 @@ final class Issuer {
      */
     long issue() {
         steps.at(Step.BEFORE_CHECK);
-        if (lease.check()) {
+        if (lease.check() && resumeAboveCovered) {
             // the first ID under this lease: the round that permitted it read the changelog to its committed end after the
             // previous owner's last term, so it saw every reservation that owner can still issue under
             generator.resumeAbove(lease.highestCovered());

@@ -22,9 +22,9 @@ import java.util.function.IntConsumer;
 /**
  * The worker-state store with one addition: right before Kafka Streams flushes it for a commit, it
  * runs the {@link PreCommitHooks hooks} of the thread's tasks that issued since their last state
- * write, which put the last ID issued. So every commit — the periodic ones, the one before a
- * partition is revoked, and the last one of a clean shutdown — carries the exact {@code lastId} of
- * the records it commits, without a store write per record.
+ * write, which put the last ID issued. So a commit that needs it — the last ones of a clean shutdown,
+ * and every commit where the promise rests on it ({@link PreCommitHooks} says when) — carries the exact
+ * {@code lastId} of the records it commits, without a store write per record.
  *
  * <p>WHY a store wrapper: a processor has no commit callback, and on a clean close Kafka Streams
  * 4.3 commits first ({@code TaskManager.tryCloseCleanActiveTasks}: prepareCommit, commit) and only

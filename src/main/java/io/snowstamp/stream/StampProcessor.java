@@ -105,6 +105,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private Cancellable drain;
     private TaskStats taskStats;
     private final Leases leases;
+    /** Exactly-once with the tail guard: a start resumes above the committed output tail, not the state's bounds. */
+    private final boolean tailDecides;
+    /** How much further a reservation reaches where the output tail decides a resume ({@link StampTopology#tailDecides}). */
+    static final int TAIL_DECIDES_RESERVATION_FACTOR = 10;
     /** Where the task's lease may have been taken when its restore ended (null: none). */
     private final EarlyLeases earlyLeases;
     /** Before every ID: the task's lease on its partition is confirmed by the changelog (every mode). */
@@ -131,7 +135,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.compact = stamp.headerFormat() == StampSettings.HeaderFormat.COMPACT;
         this.sizeLimit = new SizeLimit(connection.maxRequestSize(), values == null ? 0 : values.maxGrowth());
         long unit = ids.layout().unitMillis();
-        this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit;
+        this.tailDecides = StampTopology.tailDecides(connection, recovery);
+        // where the output tail decides a resume, a reservation only keeps the changelog a high-water mark: written
+        // rarely, it keeps the worker-state partitions out of most transactions
+        this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit * (tailDecides ? TAIL_DECIDES_RESERVATION_FACTOR : 1);
         // renewals keep a busy task ahead of the acknowledgements it waits for; where writes count as made (exactly-once,
         // the test driver) the reservation written at a crossing is enough
         this.renewEvery = reservationUnits == 0 || acks.isImmediate() ? Duration.ZERO
@@ -174,7 +181,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
         long now = clock.getAsLong();
         ResumeDecision decision = ResumeDecision.decide(ids.layout(), ids.datacenterId(), worker, restored, tail,
-                registryMarks.applyAsLong(worker), now, takeoverGap.toMillis());
+                registryMarks.applyAsLong(worker), now, takeoverGap.toMillis(), !tailDecides);
         this.generator = new IdGenerator(ids.layout(), ids.datacenterId(), worker, clock);
         generator.resumeAbove(decision.resumeAbove());
         startIssuing(worker);
@@ -256,7 +263,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease.ticker(),
                 until -> taskState.reserve(until, lastIssued), name, stats::reservationWaited);
         taskState.issuing(ahead);
-        issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name));
+        issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name), !tailDecides);
         activeAt = System.nanoTime();
         seenIssued = lastIssued;
         if (!renewEvery.isZero()) {

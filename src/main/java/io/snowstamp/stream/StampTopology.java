@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.IdSettings;
 import io.snowstamp.config.SchemaRegistrySettings;
 import io.snowstamp.config.SnowstampConfig;
@@ -108,6 +109,17 @@ public final class StampTopology {
     }
 
     /**
+     * Whether a task start resumes above the committed output tail rather than the worker state's bounds: exactly-once
+     * with the tail guard. There the previous owner's open transactions are fenced before the tail is read, and a
+     * fenced owner commits nothing, so the committed output holds every ID that can ever be read; the state's
+     * {@code lastId} and reservations are then records for people and for starts without the tail guard
+     * ({@code changelog export}/{@code import}), not what the next start must resume above.
+     */
+    static boolean tailDecides(ConnectionSettings connection, io.snowstamp.config.RecoverySettings recovery) {
+        return connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2 && recovery.tailGuard();
+    }
+
+    /**
      * @param workerStore the worker-state store: in memory in production (see below). TopologyTestDriver restores
      *                    nothing from a changelog, so its restart tests pass a persistent store, kept on disk across
      *                    drivers: the processor sees the same restored state either way.
@@ -116,7 +128,8 @@ public final class StampTopology {
                           java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
                           EarlyLeases early, WriteAcks acks, KeyValueBytesStoreSupplier workerStore) {
         Topology topology = new Topology();
-        PreCommitHooks hooks = new PreCommitHooks();
+        // the exact lastId at every commit but under exactly-once with the tail guard (PreCommitHooks)
+        PreCommitHooks hooks = new PreCommitHooks(!tailDecides(config.connection(), config.recovery()), stats::isStopping);
         ValueField values = valueField(config, clock, stats);
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,

@@ -24,6 +24,7 @@ public final class StamperStats {
     private final AtomicLong reservationWaitNanos = new AtomicLong();
     private final SchemaRegistryWait schemaRegistry = new SchemaRegistryWait();
     private final Stalls stalls = new Stalls();
+    private volatile boolean stopping;
 
     /**
      * Counters of one partition summed over every task this instance ran for it.
@@ -106,6 +107,15 @@ public final class StamperStats {
     /** How long they waited in all, in seconds. */
     public double reservationWaitSeconds() {
         return reservationWaitNanos.get() / 1e9;
+    }
+
+    /** The instance stops cleanly: its last commits write the exact last ID of every task flushed ({@link PreCommitHooks}). */
+    public void stopping() {
+        stopping = true;
+    }
+
+    boolean isStopping() {
+        return stopping;
     }
 
     /** Held partitions with input waiting that issue nothing (the stall watch's last look). */

@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 
 /**
  * One task's worker state: the record it keeps in the {@code worker-state} store (and so in the changelog), and every
- * write of it — the lease at the task's start, the write-ahead reservations, the exact last ID before each commit, the
+ * write of it — the lease at the task's start, the write-ahead reservations, the exact last ID before a commit that needs it, the
  * heartbeat. Each write carries the writer's wall clock ({@link WorkerState#writtenAt()}). Nothing is written once the
  * task's lease is lost or its term ran out ({@link LeaseGuard#mayWrite}): a zombie's write landing after a newer lease
  * would become the partition's newest value. Used by the task's stream thread.

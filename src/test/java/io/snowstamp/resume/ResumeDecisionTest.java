@@ -35,6 +35,19 @@ class ResumeDecisionTest {
     }
 
     @Test
+    void shouldLeaveTheReservationOutWhereTheOutputTailDecides() {
+        long last = idAt(NOW + 5_000, 7);
+        long reserved = idAt(NOW + 15_000, LAYOUT.maxSequence());
+        long tailId = idAt(NOW + 6_000, 1);
+
+        ResumeDecision decision = ResumeDecision.decide(LAYOUT, 0, WORKER, state(last, reserved), tail(tailId), -1, NOW, 0, false);
+        assertThat(decision.resumeAbove()).isEqualTo(tailId);
+        assertThat(decision.source()).isEqualTo("tail");
+        assertThat(decision.describe(LAYOUT)).contains("from tail = max(state.lastId=", "is no bound here: the committed output tail decides")
+                .doesNotContain(", state.reservedUntil=");
+    }
+
+    @Test
     void shouldResumeAboveTheHighestOfStateAndTailWhenTheyLeadTheClock() {
         long last = idAt(NOW + 5_000, 7);
         long reserved = idAt(NOW + 6_000, LAYOUT.maxSequence());

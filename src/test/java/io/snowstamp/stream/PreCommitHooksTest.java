@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class PreCommitHooksTest {
-    private final PreCommitHooks hooks = new PreCommitHooks();
+    private final PreCommitHooks hooks = new PreCommitHooks(true, () -> false);
 
     @Test
     void shouldRunEveryPendingHookOfTheThreadAtTheFirstFlushAndNoneAtTheNext() {
@@ -48,5 +48,22 @@ class PreCommitHooksTest {
         assertThat(ran).hasValue(1);
         hooks.runPending();
         assertThat(ran).hasValue(2);
+    }
+
+    @Test
+    void shouldKeepTheHooksForTheCommitsOfACleanStopWhereCommitsNeedNoExactLastId() {
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        PreCommitHooks atStop = new PreCommitHooks(false, stopping::get);
+        AtomicInteger ran = new AtomicInteger();
+        atStop.pending(ran::incrementAndGet);
+
+        atStop.runPending();    // a periodic commit: the state is not written for it
+        assertThat(ran).hasValue(0);
+
+        stopping.set(true);
+        atStop.runPending();    // the first commit of the clean stop carries the exact last ID
+        assertThat(ran).hasValue(1);
+        atStop.runPending();
+        assertThat(ran).hasValue(1);
     }
 }

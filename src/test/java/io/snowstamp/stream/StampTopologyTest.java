@@ -59,6 +59,9 @@ class StampTopologyTest {
     private final TopologyDrivers drivers = new TopologyDrivers();
     private final AtomicLong clock = drivers.clock();
     private TailProbe tailProbe = TailProbe.disabled();
+    /** The highest ID {@link #pipe} returned (-1: none). */
+    private long highestPiped = -1;
+    private StamperStats stats;
 
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> input;
@@ -67,13 +70,18 @@ class StampTopologyTest {
 
     // ---- set-up
 
+    /**
+     * Without the tail guard unless a test says otherwise: the driver's tail probe reads nothing, and under exactly-once
+     * the exact {@code lastId} at every commit is then what a restart resumes above.
+     */
     private SnowstampConfig config(String... pairs) {
-        return drivers.base(Keys.ID_WORKER_OFFSET, "5").with(pairs);
+        return drivers.base(Keys.ID_WORKER_OFFSET, "5", Keys.RECOVERY_TAIL_GUARD, "false").with(pairs);
     }
 
     private TopologyTestDriver start(SnowstampConfig config) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
-        driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, new StamperStats(), worker -> -1,
+        stats = new StamperStats();
+        driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, stats, worker -> -1,
                         PredecessorFence.none(), io.snowstamp.lease.Leases.none(), null, WriteAcks.immediate(),
                         org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE)),
                 KafkaSettings.streams(config.connection(), config.topics()));
@@ -96,7 +104,9 @@ class StampTopologyTest {
         for (int i = 0; i < count; i++) {
             input.pipeInput(bytes("k" + i), bytes("{\"n\":" + i + "}"));
         }
-        return output.readRecordsToList().stream().map(StampTopologyTest::id).toList();
+        List<Long> ids = output.readRecordsToList().stream().map(StampTopologyTest::id).toList();
+        ids.forEach(id -> highestPiped = Math.max(highestPiped, id));
+        return ids;
     }
 
     /** Fires the heartbeat punctuator ({@code lease.heartbeat}, 5 s by default, on the driver's wall clock). */
@@ -480,7 +490,8 @@ class StampTopologyTest {
 
     @Test
     void shouldReserveAheadBeforeIssuingAndRecordTheLastIdAtTheHeartbeat() {
-        SnowstampConfig config = config();
+        // reservations are what at-least-once rests on; under exactly-once none is written (the next test)
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAKEOVER_GAP, "0");
         start(config);
         clock.addAndGet(10);
 
@@ -502,8 +513,50 @@ class StampTopologyTest {
     }
 
     @Test
+    void shouldWriteOneFarReservationAndNoLastIdForItsCommitsWhereTheOutputTailDecidesAndResumeBelowTheReservation() {
+        // exactly-once with the tail guard (the driver's probe reads this driver's output back)
+        SnowstampConfig config = config(Keys.RECOVERY_TAIL_GUARD, "true");
+        IdLayout layout = config.ids().layout();
+        tailProbe = outputTail(layout);
+        start(config);
+        clock.addAndGet(10);
+
+        List<Long> ids = pipe(3);
+        // the test driver commits after every record: one reservation at the first ID, ten times id.reservation ahead (the
+        // changelog stays a high-water mark), and no lastId at the commits: a new owner resumes above the committed output
+        long reserved = layout.encode(T0 + 10 - IdLayout.DEFAULT_EPOCH_MILLIS + 10 * 1_000, 0, 5, layout.maxSequence());
+        WorkerState afterFirst = storedState();
+        assertThat(afterFirst.reservedUntil()).isEqualTo(reserved);
+        assertThat(afterFirst.lastId()).isEqualTo(-1);
+        clock.addAndGet(3_000);
+        assertThat(pipe(2)).allSatisfy(id -> assertThat(id).isLessThan(reserved));
+        assertThat(storedState()).as("within the reservation, commits write nothing").isEqualTo(afterFirst);
+
+        clock.addAndGet(5_000);
+        heartbeat();
+        assertThat(storedState().lastId()).as("the heartbeat says what was issued by then").isEqualTo(highestPiped);
+
+        stats.stopping();
+        // a clean stop: its commits carry the exact last ID (Kafka Streams commits before it closes the processors; the
+        // test driver closes them first, so a record makes the commit here)
+        long last = pipe(1).get(0);
+        assertThat(storedState().lastId()).isEqualTo(last);
+
+        // a restart resumes above the output tail, not above the far reservation: its IDs do not run 10 s ahead
+        restart(config);
+        long next = pipe(1).get(0);
+        assertThat(next).isGreaterThan(last).isLessThan(reserved);
+    }
+
+    /** A tail probe that finds the highest ID the test piped out so far, as the tail guard finds it in the output. */
+    private TailProbe outputTail(IdLayout layout) {
+        return (partition, datacenter, worker) -> highestPiped < 0 ? TailProbe.Result.NONE
+                : new TailProbe.Result(highestPiped, 1, 0, 1, 0);
+    }
+
+    @Test
     void shouldCoverEveryIdInTheStateWithoutReservation() {
-        start(config(Keys.ID_RESERVATION, "0"));
+        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.ID_RESERVATION, "0"));
 
         for (int i = 0; i < 5; i++) {
             long id = pipe(1).get(0);
