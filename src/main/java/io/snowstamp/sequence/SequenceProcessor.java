@@ -12,6 +12,7 @@ import io.snowstamp.sequence.SequenceState.TagSegment;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.StampedValue;
+import io.snowstamp.stream.WriteAcks;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
@@ -63,8 +64,11 @@ import java.util.function.LongSupplier;
  * A punctuator moves the covered offset forward every {@code sequence.checkpoint-interval}, which
  * bounds the next start's read.
  *
- * <p>No double buffer: Leaf loads the next segment ahead because its database round trip blocks;
- * here a reservation is a store write that Kafka sends with the records, so nothing waits for it.
+ * <p>No number of a segment leaves the task before the changelog acknowledged the segment's reservation
+ * ({@link SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder
+ * frozen or cut off with a reservation unsent issues nothing from it, so a new owner's last lease read sees every
+ * segment the old one can still number in. The first number of each segment waits one round trip to the brokers
+ * under at-least-once (under exactly-once the reservation and its numbers commit together: nothing waits).
  */
 final class SequenceProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(SequenceProcessor.class);
@@ -95,6 +99,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     /** Before every number: the task's lease on its partition is confirmed by the changelog (every mode). */
     private LeaseGuard lease = LeaseGuard.none();
     private long segments;
+    /** Where the changelog's acknowledgements of this task's writes go ({@link WriteAcks#immediate()} under exactly-once). */
+    private final WriteAcks writeAcks;
+    private SegmentAcks acks;
 
     /** The numbers one tag may issue without another write: {@code last + 1 .. end}. */
     private static final class Counter {
@@ -104,11 +111,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         long end;
         /** the tag's entry as last written or restored (null: none yet); {@code last > written.issued()}: advanced since */
         TagSegment written;
+        /** numbers up to this may leave the task: a segment reaching it is in the changelog (acknowledged or restored) */
+        long acked = -1;
     }
 
     SequenceProcessor(SequenceSettings settings, StampSettings stamp, ConnectionSettings connection, int partitions, LongSupplier clock,
-                      SequenceTail tail, Leases leases) {
+                      SequenceTail tail, Leases leases, WriteAcks writeAcks) {
         this.connection = connection;
+        this.writeAcks = writeAcks;
         this.leases = leases;
         this.settings = settings;
         this.partitions = partitions;
@@ -131,6 +141,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         checkpoint = null;
         lease.release();
         lease = LeaseGuard.none();
+        if (acks != null) {
+            acks.close();
+        }
+        acks = new SegmentAcks(writeAcks, partition);
         long now = clock.getAsLong();
         PartitionCheckpoint restored = restoredCheckpoint();
         if (restored.partitions() != 0 && restored.partitions() != partitions) {
@@ -186,6 +200,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             reserve(tag, counter, envelope.definition());
         }
         long number = ++counter.last;
+        if (number > counter.acked) {
+            counter.acked = acks.await(tag, number, lease.ticker());
+        }
+        lease.checkIssued();
         issued++;
         freeze.beforeForward(partition, tag, number, opened);
         record.headers().add(IdHeader.TAG, record.key());
@@ -228,12 +246,18 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         counter.written = stored;
         counter.end = stored == null ? -1 : stored.maxId();
         counter.last = stored == null ? -1 : resumeInside ? stored.issued() : stored.maxId();
+        if (stored != null) {
+            // restored from the changelog, or raised to a number found in the output (issued: nothing left in it to number)
+            acks.restored(tag, stored.maxId());
+            counter.acked = stored.maxId();
+        }
         return counter;
     }
 
     /**
      * Writes the next segment of {@code tag} to the store — before any number in it is issued — with
      * the step of the newest definition: the registered one or the one the record was routed with.
+     * Its first number waits for the write's acknowledgement ({@link SegmentAcks#await}).
      */
     private void reserve(String tag, Counter counter, TagDefinition routedWith) {
         if (counter.end == Long.MAX_VALUE) {
@@ -247,6 +271,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         long last = first > Long.MAX_VALUE - definition.step() + 1 ? Long.MAX_VALUE : first + definition.step() - 1;
         counter.written = new TagSegment(last, first - 1, first, definition.step(), definition.revision(), clock.getAsLong());
         store.put(tag, counter.written);
+        acks.written(tag, last);
         counter.last = first - 1;
         counter.end = last;
         segments++;
@@ -381,9 +406,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         boolean marked = !exactlyOnce && checkpoint != null && lease != LeaseGuard.none() && lease.mayWrite() && markClosed();
         lease.release();
         lease = LeaseGuard.none();
+        if (acks != null) {
+            acks.close();
+        }
         if (checkpoint != null) {
-            log.info("sequence partition {}: task closed after lease epoch {}; {} numbers issued for {} tags, {} segments reserved{}",
-                    partition, checkpoint.epoch(), issued, counters.size(), segments,
+            log.info("sequence partition {}: task closed after lease epoch {}; {} numbers issued for {} tags, {} segments reserved,"
+                    + " {} numbers waited {} ms in all for their segment's acknowledgement{}",
+                    partition, checkpoint.epoch(), issued, counters.size(), segments, acks.waits(),
+                    java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(acks.waitedNanos()),
                     exactlyOnce ? "" : marked ? "; clean-close marker written" : "; no clean-close marker");
         }
     }

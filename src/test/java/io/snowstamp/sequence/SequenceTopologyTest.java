@@ -1,5 +1,7 @@
 package io.snowstamp.sequence;
 
+import io.snowstamp.stream.WriteAcks;
+
 import static io.snowstamp.testing.TopologyDrivers.INSTANCE;
 import static io.snowstamp.testing.TopologyDrivers.T0;
 import static io.snowstamp.testing.TopologyDrivers.bytes;
@@ -151,7 +153,7 @@ class SequenceTopologyTest {
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
         driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail, leases,
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE), WriteAcks.immediate()),
                 KafkaSettings.streams(config.connection(), config.topics()));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         tags = driver.createInputTopic(config.sequence().tagsTopic(), new StringSerializer(), new TagDefinitionSerde());
@@ -783,7 +785,7 @@ class SequenceTopologyTest {
         drivers.stop(driver);
         SnowstampConfig off = config(Keys.RECOVERY_TAIL_GUARD, "false");
         driver = drivers.start(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled(), io.snowstamp.lease.Leases.none(),
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE), WriteAcks.immediate()),
                 KafkaSettings.streams(off.connection(), off.topics()));
 
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) driver.<String, SequenceState>getKeyValueStore(SequenceNames.STORE)
