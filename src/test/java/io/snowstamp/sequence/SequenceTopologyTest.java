@@ -58,6 +58,8 @@ class SequenceTopologyTest {
 
     /** Where tasks take their leases: none (every check passes) unless a test of the resume rule puts {@link TestLeases} here. */
     private io.snowstamp.lease.Leases leases = io.snowstamp.lease.Leases.none();
+    /** The changelog's acknowledgements: every write at once, unless a test of the wait for them puts others here. */
+    private WriteAcks writeAcks = WriteAcks.immediate();
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> input;
     private TestInputTopic<String, TagDefinition> tags;
@@ -111,6 +113,16 @@ class SequenceTopologyTest {
         private static final long TERM = Duration.ofHours(1).toNanos();
         long highestEpoch = -1;
         private io.snowstamp.lease.PartitionLease newest;
+        private final io.snowstamp.lease.Ticker ticker;
+
+        TestLeases() {
+            this(io.snowstamp.lease.Ticker.SYSTEM);
+        }
+
+        /** Leases whose checks, and the waits beside them, read {@code ticker}. */
+        TestLeases(io.snowstamp.lease.Ticker ticker) {
+            this.ticker = ticker;
+        }
 
         @Override
         public io.snowstamp.lease.LeaseGuard take(org.apache.kafka.streams.processor.TaskId task,
@@ -119,10 +131,10 @@ class SequenceTopologyTest {
             newest = new io.snowstamp.lease.PartitionLease(changelog.partition(), mine, io.snowstamp.lease.PartitionLease.NO_RESTORE_CHECK,
                     TERM, TERM);
             io.snowstamp.lease.LeaseRounds.observe(newest, 0, mine, -1);
-            long now = System.nanoTime();
+            long now = ticker.nanoTime();
             io.snowstamp.lease.LeaseRounds.confirmed(newest, now, now);
             io.snowstamp.lease.LeaseRounds.confirmed(newest, now + TERM, now + TERM);     // the takeover wait is over
-            return io.snowstamp.lease.LeaseGuard.of(newest, task, name, io.snowstamp.lease.Ticker.SYSTEM);
+            return io.snowstamp.lease.LeaseGuard.of(newest, task, name, ticker);
         }
 
         @Override
@@ -153,7 +165,7 @@ class SequenceTopologyTest {
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
         driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail, leases,
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE), WriteAcks.immediate()),
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE), writeAcks),
                 KafkaSettings.streams(config.connection(), config.topics()));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         tags = driver.createInputTopic(config.sequence().tagsTopic(), new StringSerializer(), new TagDefinitionSerde());
@@ -402,6 +414,24 @@ class SequenceTopologyTest {
         assertThat(restartLosingUnread(config)).containsExactly(1004L, 1005L);
 
         assertThat(pipe("order", 1)).as("they may still land: never issued again").containsExactly(1006L);
+    }
+
+    @Test
+    void shouldLetNoNumberOfANewSegmentLeaveBeforeTheChangelogAcknowledgedIt() {
+        io.snowstamp.testing.AnsweringTicker ticker = new io.snowstamp.testing.AnsweringTicker(System.nanoTime());
+        leases = new TestLeases(ticker);
+        // the changelog's own acknowledgements, which TopologyTestDriver never gives: a broker that does not answer
+        writeAcks = WriteAcks.of(SequenceNames.changelogTopic(config().connection().applicationId()));
+        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_AUTO_CREATE, "true"));
+        long before = ticker.nanoTime();
+
+        Throwable thrown = catchThrowable(() -> pipeUnread("order", 1));
+
+        assertThat(thrown).as("the number is dropped and the task gives its partition back")
+                .isInstanceOf(org.apache.kafka.streams.errors.TaskMigratedException.class);
+        assertThat(ticker.nanoTime() - before).as("after the bounded wait").isGreaterThanOrEqualTo(io.snowstamp.stream.AckWait.MAX_WAIT_NANOS);
+        assertThat(stored("order")).as("the segment was written").isNotNull();
+        assertThat(output.isEmpty()).as("no number of it left the task").isTrue();
     }
 
     @Test

@@ -13,6 +13,16 @@ public final class AnsweringTicker implements Ticker {
     private record Answer(long at, Runnable run) {
     }
 
+    /** A clock at 0. */
+    public AnsweringTicker() {
+        this(0);
+    }
+
+    /** A clock at {@code start} (e.g. {@link System#nanoTime()}, beside parts that read the real clock once). */
+    public AnsweringTicker(long start) {
+        now = start;
+    }
+
     /** Runs {@code answer} once the clock reaches {@code afterNanos} from now. */
     public void answer(long afterNanos, Runnable answer) {
         pending.add(new Answer(now + afterNanos, answer));
