@@ -197,7 +197,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         boolean opened = counter.last >= counter.end;
         if (opened) {
-            reserve(tag, counter, envelope.definition());
+            reserve(tag, counter, envelope.definition(), false);
         }
         long number = ++counter.last;
         if (number > counter.acked) {
@@ -205,6 +205,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         lease.checkIssued();
         issued++;
+        if (counter.written.step() > 0 && counter.end - counter.last < (counter.written.step() + 1) / 2) {
+            reserve(tag, counter, envelope.definition(), true);
+        }
         freeze.beforeForward(partition, tag, number, opened);
         record.headers().add(IdHeader.TAG, record.key());
         byte[] digits = IdHeader.ascii(number);
@@ -257,10 +260,17 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     /**
      * Writes the next segment of {@code tag} to the store — before any number in it is issued — with
      * the step of the newest definition: the registered one or the one the record was routed with.
-     * Its first number waits for the write's acknowledgement ({@link SegmentAcks#await}).
+     * No number in it leaves the task before the write's acknowledgement ({@link SegmentAcks#await}).
+     *
+     * @param ahead the current segment is half used, not used up: the next one follows it, so its first number
+     *              rarely waits (nothing when the definition's start lies above it: that segment is reserved when
+     *              the current one is used up)
      */
-    private void reserve(String tag, Counter counter, TagDefinition routedWith) {
+    private void reserve(String tag, Counter counter, TagDefinition routedWith, boolean ahead) {
         if (counter.end == Long.MAX_VALUE) {
+            if (ahead) {
+                return;
+            }
             throw new SequenceExhaustedException(tag);
         }
         TagDefinition definition = TagDefinition.newer(registry.get(tag), routedWith);
@@ -268,11 +278,16 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             definition = TagDefinition.defaults(settings);
         }
         long first = Math.max(counter.end + 1, definition.start());
+        if (ahead && first > counter.end + 1) {
+            return;
+        }
         long last = first > Long.MAX_VALUE - definition.step() + 1 ? Long.MAX_VALUE : first + definition.step() - 1;
-        counter.written = new TagSegment(last, first - 1, first, definition.step(), definition.revision(), clock.getAsLong());
+        if (!ahead) {
+            counter.last = first - 1;
+        }
+        counter.written = new TagSegment(last, counter.last, first, definition.step(), definition.revision(), clock.getAsLong());
         store.put(tag, counter.written);
         acks.written(tag, last);
-        counter.last = first - 1;
         counter.end = last;
         segments++;
     }

@@ -314,28 +314,30 @@ class SequenceTopologyTest {
     }
 
     @Test
-    void shouldWriteOneSegmentPerStepBeforeIssuingFromIt() {
+    void shouldReserveEachNextSegmentWhenHalfOfTheCurrentOneIsUsed() {
         start(config());
         create("order", 1001, 10);
 
         assertThat(pipe("order", 25)).isEqualTo(range(1001, 1025));
 
-        assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId)
-                .containsExactly(tuple(1001L, 1010L),
-                        tuple(1011L, 1020L),
-                        tuple(1021L, 1030L));
-        assertThat(segment("order")).isEqualTo(new TagSegment(1030, 1020, 1021, 10, 1, T0));
+        assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId, TagSegment::issued)
+                .containsExactly(tuple(1001L, 1010L, 1000L),
+                        tuple(1011L, 1020L, 1006L),
+                        tuple(1021L, 1030L, 1016L));
+        assertThat(segment("order")).isEqualTo(new TagSegment(1030, 1016, 1021, 10, 1, T0));
     }
 
     @Test
-    void shouldReserveTheFirstSegmentWithTheFirstRecordOnly() {
+    void shouldReserveTheFirstSegmentWithTheFirstRecordAndTheNextOneAtHalfUse() {
         start(config());
         create("order", 1001, 10);
         assertThat(stored("order")).isNull();
 
-        assertThat(pipe("order", 10)).isEqualTo(range(1001, 1010));
+        assertThat(pipe("order", 5)).isEqualTo(range(1001, 1005));
+        assertThat(segmentWrites("order")).extracting(TagSegment::maxId).containsExactly(1010L);
 
-        assertThat(segmentWrites("order")).hasSize(1);
+        assertThat(pipe("order", 1)).containsExactly(1006L);
+        assertThat(segmentWrites("order")).extracting(TagSegment::maxId).containsExactly(1020L);
     }
 
     // ---- restarts: where a tag resumes
@@ -360,7 +362,7 @@ class SequenceTopologyTest {
                 .isEqualTo(new TagSegment(1010, 1003, 1001, 10, 1, T0));
         assertThat(pipe("order", 9)).as("inside the reserved segment, then the next one").isEqualTo(range(1004, 1012));
         assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId, TagSegment::issued)
-                .as("no segment reserved until the restored one is used up").containsExactly(tuple(1011L, 1020L, 1010L));
+                .as("the next segment reserved when half of the restored one is used").containsExactly(tuple(1011L, 1020L, 1006L));
     }
 
     @Test
@@ -582,7 +584,7 @@ class SequenceTopologyTest {
         define("order", new TagDefinition(1001, 100, 2, T0 + 1));
 
         assertThat(pipe("order", 10)).isEqualTo(range(1004, 1013));
-        assertThat(segment("order")).isEqualTo(new TagSegment(1110, 1010, 1011, 100, 2, T0));
+        assertThat(segment("order")).as("reserved at half use of the restored segment").isEqualTo(new TagSegment(1110, 1006, 1011, 100, 2, T0));
     }
 
     @Test
@@ -610,8 +612,8 @@ class SequenceTopologyTest {
         }
         List<TestRecord<byte[], byte[]>> out = readOutput();
         assertThat(out).extracting(SequenceTopologyTest::number).containsExactly(1L, 1L, 2L, 2L, 3L, 3L);
-        assertThat(segment("a").maxId()).isEqualTo(4);
-        assertThat(segment("b").maxId()).isEqualTo(3);
+        assertThat(segment("a").maxId()).as("1..2, then 3..4 at the second number").isEqualTo(4);
+        assertThat(segment("b").maxId()).as("1..3, then 4..6 at the second number").isEqualTo(6);
     }
 
     // ---- tags: unknown, auto-created, created again
@@ -645,7 +647,7 @@ class SequenceTopologyTest {
         assertThat(pipe("fresh", 5)).containsExactly(100L, 101L, 102L, 103L, 104L);
 
         assertThat(dlq.isEmpty()).isTrue();
-        assertThat(segment("fresh")).isEqualTo(new TagSegment(107, 103, 104, 4, 0, T0));
+        assertThat(segment("fresh")).isEqualTo(new TagSegment(107, 102, 104, 4, 0, T0));
     }
 
     @Test
@@ -656,7 +658,7 @@ class SequenceTopologyTest {
         create("t", 1, 50);
 
         assertThat(pipe("t", 4)).as("the old segment runs out, the next one has the registered step").containsExactly(3L, 4L, 5L, 6L);
-        assertThat(segment("t")).isEqualTo(new TagSegment(54, 4, 5, 50, 1, T0));
+        assertThat(segment("t")).isEqualTo(new TagSegment(54, 3, 5, 50, 1, T0));
     }
 
     @Test
@@ -678,7 +680,8 @@ class SequenceTopologyTest {
 
         define("order", new TagDefinition(9000, 5, 2, T0));
 
-        assertThat(pipe("order", 2)).as("at the next segment").containsExactly(9000L, 9001L);
+        assertThat(pipe("order", 7)).as("after the segment reserved ahead (6..10), at the next one")
+                .containsExactly(6L, 7L, 8L, 9L, 10L, 9000L, 9001L);
     }
 
     // ---- bad records
