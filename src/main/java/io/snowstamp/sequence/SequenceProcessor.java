@@ -57,8 +57,8 @@ import java.util.function.LongSupplier;
  *   <li>clean stop, restart, rebalance: no gap;
  *   <li>crash, lost lease (exactly-once): the numbers carried by the aborted transaction are skipped —
  *       at most what the tag received in one commit interval;
- *   <li>crash, lost lease (at-least-once): the rest of each tag's reserved segment is skipped — fewer
- *       than {@code step} numbers per tag; never a number the old holder may still send;
+ *   <li>crash, lost lease (at-least-once): the rest of each tag's reserved segments is skipped — fewer
+ *       than two segments' worth per tag; never a number the old holder may still send;
  *   <li>{@code recovery.tail-guard=false}: the same at every start.
  * </ul>
  * A punctuator moves the covered offset forward every {@code sequence.checkpoint-interval}, which
@@ -67,8 +67,8 @@ import java.util.function.LongSupplier;
  * <p>No number of a segment leaves the task before the changelog acknowledged the segment's reservation
  * ({@link SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder
  * frozen or cut off with a reservation unsent issues nothing from it, so a new owner's last lease read sees every
- * segment the old one can still number in. The first number of each segment waits one round trip to the brokers
- * under at-least-once (under exactly-once the reservation and its numbers commit together: nothing waits).
+ * segment the old one can still number in. The next segment is reserved when half of the current one is used, so
+ * steady numbering does not wait (under exactly-once the reservation and its numbers commit together: nothing waits).
  */
 final class SequenceProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(SequenceProcessor.class);
