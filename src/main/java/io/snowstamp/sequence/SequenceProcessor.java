@@ -200,6 +200,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             reserve(tag, counter, envelope.definition(), false);
         }
         long number = ++counter.last;
+        freeze.taken(partition, tag, number, opened);
         if (number > counter.acked) {
             counter.acked = acks.await(tag, number, lease.ticker());
         }
