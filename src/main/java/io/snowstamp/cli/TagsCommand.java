@@ -97,9 +97,9 @@ final class TagsCommand implements Callable<Integer> {
     }
 
     @Command(name = "set-step", header = "Changes the step of a tag, from its next segment on.",
-            description = "Writes a new revision of TAG's definition with STEP. Each task applies it when the tag's "
-                    + "current segment is used up (the numbers already reserved are issued first), so the change "
-                    + "neither skips nor repeats a number.",
+            description = "Writes a new revision of TAG's definition with STEP. Each task applies it from the tag's "
+                    + "next reservation, made when half of its current segment is used (the numbers already reserved "
+                    + "are issued first), so the change neither skips nor repeats a number.",
             footer = {"", "Example:", "  snowstamp tags set-step orders 5000"})
     static final class SetStep implements Callable<Integer> {
         @Spec

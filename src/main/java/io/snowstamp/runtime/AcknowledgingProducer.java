@@ -20,9 +20,9 @@ import java.util.Map;
 import java.util.concurrent.Future;
 
 /**
- * The producer Kafka Streams writes with, unchanged but for one thing: when the broker acknowledges a worker-state
- * record, the task that wrote it hears so ({@link WriteAcks}) — the acknowledgement its write-ahead reservations wait
- * for. The same producer keeps the changelog's order: a task's writes are never split over two producers, so the newest
+ * The producer Kafka Streams writes with, unchanged but for one thing: when the broker acknowledges a state record
+ * (snowflake mode's worker state, sequence mode's segments), the task that wrote it hears so ({@link WriteAcks}) — the
+ * acknowledgement its write-ahead reservations wait for. The same producer keeps the changelog's order: a task's writes are never split over two producers, so the newest
  * record of a partition is always its newest state.
  */
 final class AcknowledgingProducer implements Producer<byte[], byte[]> {
@@ -36,7 +36,7 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
 
     @Override
     public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
-        Runnable acknowledged = acks.onSend(record.topic(), record.partition(), record.value());
+        Runnable acknowledged = acks.onSend(record.topic(), record.partition(), record.key(), record.value());
         if (acknowledged == null) {
             return producer.send(record, callback);
         }

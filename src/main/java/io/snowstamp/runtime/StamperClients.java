@@ -26,7 +26,7 @@ final class StamperClients implements KafkaClientSupplier {
     /**
      * @param clients          the supplier Kafka Streams would use
      * @param awaitingTakeover whether an input partition's task still waits out its predecessor's lease
-     * @param acks             told of every worker-state write the broker acknowledged (null: snowflake mode's only)
+     * @param acks             told of every state write the broker acknowledged
      */
     StamperClients(KafkaClientSupplier clients, Predicate<TopicPartition> awaitingTakeover, StartStats stats, WriteAcks acks) {
         this.clients = clients;

@@ -57,7 +57,7 @@ final class StamperTopology implements AutoCloseable {
     /** The source topic of the tasks that take leases, and the changelog that holds them (same partition numbers). */
     private final String leaseSource;
     private final String leaseChangelog;
-    /** Snowflake mode: the acknowledgements of worker-state writes, for the tasks' write-ahead reservations (else null). */
+    /** The acknowledgements of the tasks' state writes, which their write-ahead reservations wait for. */
     private final WriteAcks acks;
     private final AutoCloseable[] clients;
 
@@ -124,10 +124,7 @@ final class StamperTopology implements AutoCloseable {
         String changelog = Names.changelogTopic(connection.applicationId());
         EarlyLeases early = leases == null ? null : new EarlyLeases(leases, changelog, connection.instanceId(),
                 config.ids().layout().fingerprint(), config.ids()::workerFor, clock);
-        // under exactly-once a reservation is in the same transaction as the IDs it covers: both become visible or
-        // neither, and a fenced owner commits nothing, so no ID waits for the write's acknowledgement (design.md)
-        WriteAcks acks = connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
-                ? WriteAcks.immediate() : WriteAcks.of(changelog);
+        WriteAcks acks = acks(connection, changelog);
         if (tailGuard == null) {
             Topology topology = StampTopology.build(config, clock, TailProbe.disabled(), stats, registryMarks,
                     fence == null ? PredecessorFence.none() : fence, taken, early, acks);
@@ -148,12 +145,23 @@ final class StamperTopology implements AutoCloseable {
         RecoverySettings recovery = config.recovery();
         SequenceTailReader tail = recovery.tailGuard()
                 ? new SequenceTailReader(tuned(KafkaSettings.client(config.connection()), config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
-        Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
-                leases == null ? Leases.none() : leases);
-        TransactionFence fence = fence(config);
         String applicationId = config.connection().applicationId();
+        WriteAcks acks = acks(config.connection(), SequenceNames.changelogTopic(applicationId));
+        Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
+                leases == null ? Leases.none() : leases, acks);
+        TransactionFence fence = fence(config);
         return new StamperTopology(topology, null, leases, null, fence, SequenceNames.repartitionTopic(applicationId),
-                SequenceNames.changelogTopic(applicationId), null, tail, fence, leases);
+                SequenceNames.changelogTopic(applicationId), acks, tail, fence, leases);
+    }
+
+    /**
+     * The acknowledgements of the state writes to {@code changelog}, which the tasks' reservations wait for. Under
+     * exactly-once a reservation is in the same transaction as the IDs or numbers it covers: both become visible or
+     * neither, and a fenced owner commits nothing, so nothing waits for the write's acknowledgement (design.md).
+     */
+    private static WriteAcks acks(ConnectionSettings connection, String changelog) {
+        return connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
+                ? WriteAcks.immediate() : WriteAcks.of(changelog);
     }
 
     /** Exactly-once: fences a previous owner's open transactions (at restore start, and at task start in snowflake mode). */

@@ -12,6 +12,7 @@ import io.snowstamp.sequence.SequenceState.TagSegment;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.JsonIdSplicer;
 import io.snowstamp.stream.StampedValue;
+import io.snowstamp.stream.WriteAcks;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
@@ -56,15 +57,18 @@ import java.util.function.LongSupplier;
  *   <li>clean stop, restart, rebalance: no gap;
  *   <li>crash, lost lease (exactly-once): the numbers carried by the aborted transaction are skipped —
  *       at most what the tag received in one commit interval;
- *   <li>crash, lost lease (at-least-once): the rest of each tag's reserved segment is skipped — fewer
- *       than {@code step} numbers per tag; never a number the old holder may still send;
+ *   <li>crash, lost lease (at-least-once): the rest of each tag's reserved segments is skipped — fewer
+ *       than two segments' worth per tag; never a number the old holder may still send;
  *   <li>{@code recovery.tail-guard=false}: the same at every start.
  * </ul>
  * A punctuator moves the covered offset forward every {@code sequence.checkpoint-interval}, which
  * bounds the next start's read.
  *
- * <p>No double buffer: Leaf loads the next segment ahead because its database round trip blocks;
- * here a reservation is a store write that Kafka sends with the records, so nothing waits for it.
+ * <p>No number of a segment leaves the task before the changelog acknowledged the segment's reservation
+ * ({@link SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder
+ * frozen or cut off with a reservation unsent issues nothing from it, so a new owner's last lease read sees every
+ * segment the old one can still number in. The next segment is reserved when half of the current one is used, so
+ * steady numbering does not wait (under exactly-once the reservation and its numbers commit together: nothing waits).
  */
 final class SequenceProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(SequenceProcessor.class);
@@ -95,6 +99,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     /** Before every number: the task's lease on its partition is confirmed by the changelog (every mode). */
     private LeaseGuard lease = LeaseGuard.none();
     private long segments;
+    /** Where the changelog's acknowledgements of this task's writes go ({@link WriteAcks#immediate()} under exactly-once). */
+    private final WriteAcks writeAcks;
+    private SegmentAcks acks;
 
     /** The numbers one tag may issue without another write: {@code last + 1 .. end}. */
     private static final class Counter {
@@ -104,11 +111,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         long end;
         /** the tag's entry as last written or restored (null: none yet); {@code last > written.issued()}: advanced since */
         TagSegment written;
+        /** numbers up to this may leave the task: a segment reaching it is in the changelog (acknowledged or restored) */
+        long acked = -1;
     }
 
     SequenceProcessor(SequenceSettings settings, StampSettings stamp, ConnectionSettings connection, int partitions, LongSupplier clock,
-                      SequenceTail tail, Leases leases) {
+                      SequenceTail tail, Leases leases, WriteAcks writeAcks) {
         this.connection = connection;
+        this.writeAcks = writeAcks;
         this.leases = leases;
         this.settings = settings;
         this.partitions = partitions;
@@ -131,6 +141,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         checkpoint = null;
         lease.release();
         lease = LeaseGuard.none();
+        if (acks != null) {
+            acks.close();
+        }
+        acks = new SegmentAcks(writeAcks, partition);
         long now = clock.getAsLong();
         PartitionCheckpoint restored = restoredCheckpoint();
         if (restored.partitions() != 0 && restored.partitions() != partitions) {
@@ -183,10 +197,18 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         boolean opened = counter.last >= counter.end;
         if (opened) {
-            reserve(tag, counter, envelope.definition());
+            reserve(tag, counter, envelope.definition(), false);
         }
         long number = ++counter.last;
+        freeze.taken(partition, tag, number, opened);
+        if (number > counter.acked) {
+            counter.acked = acks.await(tag, number, lease.ticker());
+        }
+        lease.checkIssued();
         issued++;
+        if (counter.written.step() > 0 && counter.end - counter.last < (counter.written.step() + 1) / 2) {
+            reserve(tag, counter, envelope.definition(), true);
+        }
         freeze.beforeForward(partition, tag, number, opened);
         record.headers().add(IdHeader.TAG, record.key());
         byte[] digits = IdHeader.ascii(number);
@@ -228,15 +250,28 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         counter.written = stored;
         counter.end = stored == null ? -1 : stored.maxId();
         counter.last = stored == null ? -1 : resumeInside ? stored.issued() : stored.maxId();
+        if (stored != null) {
+            // restored from the changelog, or raised to a number found in the output (issued: nothing left in it to number)
+            acks.restored(tag, stored.maxId());
+            counter.acked = stored.maxId();
+        }
         return counter;
     }
 
     /**
      * Writes the next segment of {@code tag} to the store — before any number in it is issued — with
      * the step of the newest definition: the registered one or the one the record was routed with.
+     * No number in it leaves the task before the write's acknowledgement ({@link SegmentAcks#await}).
+     *
+     * @param ahead the current segment is half used, not used up: the next one follows it, so its first number
+     *              rarely waits (nothing when the definition's start lies above it: that segment is reserved when
+     *              the current one is used up)
      */
-    private void reserve(String tag, Counter counter, TagDefinition routedWith) {
+    private void reserve(String tag, Counter counter, TagDefinition routedWith, boolean ahead) {
         if (counter.end == Long.MAX_VALUE) {
+            if (ahead) {
+                return;
+            }
             throw new SequenceExhaustedException(tag);
         }
         TagDefinition definition = TagDefinition.newer(registry.get(tag), routedWith);
@@ -244,10 +279,16 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             definition = TagDefinition.defaults(settings);
         }
         long first = Math.max(counter.end + 1, definition.start());
+        if (ahead && first > counter.end + 1) {
+            return;
+        }
         long last = first > Long.MAX_VALUE - definition.step() + 1 ? Long.MAX_VALUE : first + definition.step() - 1;
-        counter.written = new TagSegment(last, first - 1, first, definition.step(), definition.revision(), clock.getAsLong());
+        if (!ahead) {
+            counter.last = first - 1;
+        }
+        counter.written = new TagSegment(last, counter.last, first, definition.step(), definition.revision(), clock.getAsLong());
         store.put(tag, counter.written);
-        counter.last = first - 1;
+        acks.written(tag, last);
         counter.end = last;
         segments++;
     }
@@ -381,9 +422,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         boolean marked = !exactlyOnce && checkpoint != null && lease != LeaseGuard.none() && lease.mayWrite() && markClosed();
         lease.release();
         lease = LeaseGuard.none();
+        if (acks != null) {
+            acks.close();
+        }
         if (checkpoint != null) {
-            log.info("sequence partition {}: task closed after lease epoch {}; {} numbers issued for {} tags, {} segments reserved{}",
-                    partition, checkpoint.epoch(), issued, counters.size(), segments,
+            log.info("sequence partition {}: task closed after lease epoch {}; {} numbers issued for {} tags, {} segments reserved,"
+                    + " {} numbers waited {} ms in all for their segment's acknowledgement{}",
+                    partition, checkpoint.epoch(), issued, counters.size(), segments, acks.waits(),
+                    java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(acks.waitedNanos()),
                     exactlyOnce ? "" : marked ? "; clean-close marker written" : "; no clean-close marker");
         }
     }

@@ -21,7 +21,8 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
      *
      * @param maxId        highest number reserved (Leaf's {@code max_id}); every issued number is at most this
      * @param issued       no number of the tag above this had been issued when this was written: the last
-     *                     number issued, or the one before {@code segmentStart} at a reservation (-1: none);
+     *                     number issued (-1: none); at a reservation below {@code segmentStart}: the one right
+     *                     before it when the previous segment was used up, lower when reserved at half use;
      *                     written at each reservation and, for the tags that advanced, at each checkpoint;
      *                     {@code maxId} when unknown (format version 1 did not record it)
      * @param segmentStart first number of the reserved segment, or -1 when {@code maxId} was raised by the
@@ -34,7 +35,7 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
             implements SequenceState {
         public TagSegment {
             if (maxId < 0 || issued < -1 || issued > maxId || segmentStart < -1 || step < 0 || revision < 0
-                    || (segmentStart >= 0 && (segmentStart > maxId || issued < segmentStart - 1))) {
+                    || (segmentStart >= 0 && segmentStart > maxId)) {
                 throw new IllegalArgumentException("impossible tag segment: maxId=" + maxId + " issued=" + issued
                         + " segmentStart=" + segmentStart + " step=" + step + " revision=" + revision);
             }

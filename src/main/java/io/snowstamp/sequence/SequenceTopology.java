@@ -8,6 +8,7 @@ import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.stream.AlignedPartitioner;
 import io.snowstamp.stream.StampedValue;
 import io.snowstamp.stream.StampedValueSerializer;
+import io.snowstamp.stream.WriteAcks;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -52,7 +53,13 @@ public final class SequenceTopology {
 
     /** @param leases where each task takes its lease at start (every number waits for it to be confirmed) */
     public static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail, Leases leases) {
-        return build(config, partitions, clock, tail, leases, Stores.inMemoryKeyValueStore(SequenceNames.STORE));
+        return build(config, partitions, clock, tail, leases, WriteAcks.immediate());
+    }
+
+    /** @param acks the changelog's acknowledgements of the segments written ({@link WriteAcks#immediate()} under exactly-once) */
+    public static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail, Leases leases,
+                                 WriteAcks acks) {
+        return build(config, partitions, clock, tail, leases, Stores.inMemoryKeyValueStore(SequenceNames.STORE), acks);
     }
 
     /**
@@ -60,7 +67,7 @@ public final class SequenceTopology {
      *                      changelog, so its restart tests pass a persistent store, kept on disk across drivers.
      */
     static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail, Leases leases,
-                          KeyValueBytesStoreSupplier segmentsStore) {
+                          KeyValueBytesStoreSupplier segmentsStore, WriteAcks acks) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(SequenceNames.TAGS_STORE), Serdes.String(), Serdes.ByteArray())
@@ -84,7 +91,7 @@ public final class SequenceTopology {
                         .withValueSerde(Serdes.ByteArray())
                         .withNumberOfPartitions(partitions)
                         .withStreamPartitioner(new TagPartitioner()))
-                .process(() -> new SequenceProcessor(config.sequence(), config.stamp(), config.connection(), partitions, clock, tail, leases),
+                .process(() -> new SequenceProcessor(config.sequence(), config.stamp(), config.connection(), partitions, clock, tail, leases, acks),
                         Named.as(SequenceNames.NUMBERER), SequenceNames.STORE)
                 .to(config.topics().output(), Produced.with(Serdes.ByteArray(), stampedValueSerde())
                         .withStreamPartitioner(new AlignedPartitioner())

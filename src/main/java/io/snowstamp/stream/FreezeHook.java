@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FreezeHook implements Issuer.Steps {
     public static final String PROPERTY = "snowstamp.test.freeze-at-record";
-    static final String STEP_PROPERTY = "snowstamp.test.freeze-step";
+    public static final String STEP_PROPERTY = "snowstamp.test.freeze-step";
     private static final Logger log = LoggerFactory.getLogger(FreezeHook.class);
     private static final AtomicLong COUNT = new AtomicLong();
 

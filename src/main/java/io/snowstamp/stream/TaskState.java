@@ -5,6 +5,7 @@ import io.snowstamp.config.IdSettings;
 import io.snowstamp.config.Keys;
 import io.snowstamp.lease.LeaseGuard;
 import io.snowstamp.state.WorkerState;
+import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 import java.util.function.LongSupplier;
@@ -17,6 +18,7 @@ import java.util.function.LongSupplier;
  * would become the partition's newest value. Used by the task's stream thread.
  */
 final class TaskState {
+    private static final WorkerStateSerde STATES = new WorkerStateSerde();
     private final KeyValueStore<Integer, WorkerState> store;
     private final int partition;
     private final LongSupplier clock;
@@ -24,6 +26,7 @@ final class TaskState {
     private WorkerState state;
     private LeaseGuard lease = LeaseGuard.none();
     private WriteAhead ahead;
+    private WriteAcks.Listener listener;
 
     TaskState(KeyValueStore<Integer, WorkerState> store, int partition, LongSupplier clock, WriteAcks acks) {
         this.store = store;
@@ -67,7 +70,11 @@ final class TaskState {
     /** From now on the broker's acknowledgements of this state's writes go to {@code ahead}. */
     void issuing(WriteAhead writeAhead) {
         ahead = writeAhead;
-        acks.register(partition, writeAhead);
+        listener = (key, value) -> {
+            long reservedUntil = STATES.deserialize(null, value).reservedUntil();
+            return () -> writeAhead.acknowledged(reservedUntil);
+        };
+        acks.register(partition, listener);
     }
 
     WorkerState state() {
@@ -98,8 +105,8 @@ final class TaskState {
 
     /** The task closes: later acknowledgements are no longer this task's. */
     void close() {
-        if (ahead != null) {
-            acks.unregister(partition, ahead);
+        if (listener != null) {
+            acks.unregister(partition, listener);
         }
     }
 

@@ -6,7 +6,6 @@ import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -15,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * producer ({@code acks=all}); its acknowledgement ({@link #acknowledged}, from {@link WriteAcks}) proves it is in the
  * committed log that a new owner's last lease round reads. Reservations are sent ahead of need — by the task's renewal
  * punctuation and after an ID that used half of the reservation sent — so steady stamping never waits; an ID above what
- * is acknowledged waits for it here (bounded: {@link #MAX_WAIT_NANOS}). Why this makes the IDs of two owners disjoint:
+ * is acknowledged waits for it here (bounded: {@link AckWait}). Why this makes the IDs of two owners disjoint:
  * design.md, "The ownership lease".
  *
  * <p>A reservation covers {@code window} time units from the time it is written for, plus a spread of 0/16 to 15/16 of
@@ -26,11 +25,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class WriteAhead {
     private static final Logger log = LoggerFactory.getLogger(WriteAhead.class);
-    /** How long an ID waits for its reservation to be acknowledged before the task gives its partition back. */
-    static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
-    /** The first pause of a wait for an acknowledgement, doubled up to {@link #MAX_PAUSE_NANOS}: most come within a millisecond. */
-    private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
-    private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final int PHASES = 16;
 
     /** Writes the task's state with {@code reservedUntil} at least {@code until}; false when the task may not write now. */
@@ -114,26 +108,8 @@ public final class WriteAhead {
                         + (written ? " (the time field is at its end)" : " (the lease lapsed)"));
             }
         }
-        long start = ticker.nanoTime();
-        long pause = PAUSE_NANOS;
-        while (acked.get() < id) {
-            long waited = ticker.nanoTime() - start;
-            if (waited >= MAX_WAIT_NANOS) {
-                log.atWarn().addKeyValue("event", "reservation-unacknowledged").addKeyValue("task", name)
-                        .log("{}: the reservation up to {} was not acknowledged by the changelog in {} ms; ID {} is dropped,"
-                                        + " no further ID is issued here: closing the task and rejoining the group", name, sent,
-                                TimeUnit.NANOSECONDS.toMillis(waited), id);
-                throw new TaskMigratedException(name + ": reservation not acknowledged in time");
-            }
-            ticker.park(pause);
-            pause = Math.min(MAX_PAUSE_NANOS, pause * 2);
-        }
-        long nanos = ticker.nanoTime() - start;
+        long nanos = AckWait.await(acked::get, id, ticker, name, "the reservation up to " + sent, "ID " + id);
         waited.accept(nanos);
-        if (nanos >= TimeUnit.SECONDS.toNanos(1)) {
-            log.info("{}: waited {} ms for the reservation up to {} to be acknowledged", name,
-                    TimeUnit.NANOSECONDS.toMillis(nanos), sent);
-        }
         return nanos;
     }
 

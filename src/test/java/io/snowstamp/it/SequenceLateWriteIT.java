@@ -53,12 +53,17 @@ class SequenceLateWriteIT extends OnSharedBroker {
     /** Tags spread over both output partitions (asserted): whichever partition a holds when it freezes has tags. */
     private static final List<String> TAGS = List.of("order", "invoice", "ticket", "refund", "payout", "shipment");
     private static final Pattern FROZEN_AT = Pattern.compile("after number (\\d+) of tag (\\S+) \\(partition");
+    /** Tags first produced once a holds a partition (asserted to spread over both): each opens a segment there. */
+    private static final List<String> FRESH = List.of("return", "credit", "voucher", "parcel", "claim", "quote");
+    private static final Pattern FROZEN_AT_SEGMENT = Pattern.compile("after the segment from number (\\d+) of tag (\\S+) \\(partition");
 
     @TempDir
     Path work;
 
     private final List<ChildJvm> started = new ArrayList<>();
     private final AtomicBoolean stop = new AtomicBoolean();
+    /** The tags the producer sends in turn. */
+    private volatile List<String> producing = TAGS;
 
     @AfterEach
     void stopInstances() throws Exception {
@@ -68,11 +73,10 @@ class SequenceLateWriteIT extends OnSharedBroker {
         }
     }
 
-    @Test
-    void shouldNeverIssueANumberAgainThatTheOldOwnerSendsAfterTheTakeover() throws Exception {
+    /** b, at-least-once, with {@link #TAGS} and {@link #FRESH} created in segments far larger than the run. */
+    private Stamper stamperWithTags(Stamper.Topics topics) throws Exception {
         assertThat(TAGS.stream().map(tag -> Tags.partition(tag, PARTITIONS)).distinct()).hasSize(PARTITIONS);
-        Timeline timeline = new Timeline("sequence-late-write");
-        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
+        assertThat(FRESH.stream().map(tag -> Tags.partition(tag, PARTITIONS)).distinct()).hasSize(PARTITIONS);
         String tagsTopic = TestBroker.unique("seql-tags");
         Stamper base = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("seql-app"), topics, "b")
                 .with("id.mode", "sequence")
@@ -82,11 +86,19 @@ class SequenceLateWriteIT extends OnSharedBroker {
         String[] cli = {"--bootstrap-servers", broker.bootstrapServers(), "--set", "id.mode=sequence",
                 "--set", "input.topic=" + topics.in(), "--set", "output.topic=" + topics.out(), "--set", "dlq.topic=" + topics.dlq(),
                 "--set", "sequence.tags-topic=" + tagsTopic, "--set", "application.id=" + base.applicationId()};
-        for (String tag : TAGS) {
-            // segments far larger than the run: the frozen number is inside a segment reserved long before
+        for (String tag : java.util.stream.Stream.concat(TAGS.stream(), FRESH.stream()).toList()) {
             Cli.Result create = Cli.run(Cli.concat(new String[] {"tags", "create", tag, "--start", "1", "--step", "1000000"}, cli));
             assertThat(create.exitCode()).as(create.toString()).isZero();
         }
+        return base;
+    }
+
+    @Test
+    void shouldNeverIssueANumberAgainThatTheOldOwnerSendsAfterTheTakeover() throws Exception {
+        Timeline timeline = new Timeline("sequence-late-write");
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
+        // the frozen number is inside a segment reserved long before
+        Stamper base = stamperWithTags(topics);
         AtomicLong produced = new AtomicLong();
         Thread producer = new Thread(() -> produce(topics.in(), produced), "sequence-late-write-producer");
         try (TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
@@ -137,6 +149,66 @@ class SequenceLateWriteIT extends OnSharedBroker {
         }
     }
 
+    /**
+     * a stops itself right after it reserved a new segment and took its first number, before the reservation's
+     * acknowledgement ({@code -Dsnowstamp.test.freeze-step=segment}): the reservation is still in a's producer, so b,
+     * taking the partition over, never sees the segment and numbers the tag from its start. Once resumed, a must not
+     * send that number: it waits for the acknowledgement, then finds its lease lapsed and drops it.
+     */
+    @Test
+    void shouldNeverIssueANumberOfASegmentTheOldOwnerReservedUnseen() throws Exception {
+        Timeline timeline = new Timeline("sequence-unseen-segment");
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
+        Stamper base = stamperWithTags(topics);
+        AtomicLong produced = new AtomicLong();
+        Thread producer = new Thread(() -> produce(topics.in(), produced), "sequence-unseen-segment-producer");
+        try (TopicEnds ends = new TopicEnds(broker.bootstrapServers())) {
+            producer.start();
+            ChildJvm b = start(base);
+            Map<Integer, Long> before = ends.committedPerPartition(topics.out());
+            assertThat(ends.awaitEveryPartitionGrown(topics.out(), before, 50, Duration.ofSeconds(120))).as("b stamps").isTrue();
+            timeline.mark("b stamping alone");
+
+            // a's producer holds every record for 2 s (no commit comes in between: the freeze is inside a record's
+            // processing), so the reservation is surely still in it when a stops
+            ChildJvm a = start(base.instance("a").with("kafka.producer.linger.ms", "2000")
+                    .withJvmArg("-Dsnowstamp.test.freeze-at-record=1").withJvmArg("-Dsnowstamp.test.freeze-step=segment"));
+            producing = java.util.stream.Stream.concat(TAGS.stream(), FRESH.stream()).toList();   // new segments on a's partition
+            a.awaitFrozen(180);
+            Matcher frozenAt = FROZEN_AT_SEGMENT.matcher(a.stderr());
+            assertThat(frozenAt.find()).as(a.stderr()).isTrue();
+            long number = Long.parseLong(frozenAt.group(1));
+            String tag = frozenAt.group(2);
+            timeline.mark("a stopped itself after reserving the segment of tag %s from %d, before its acknowledgement", tag, number);
+
+            before = ends.committedPerPartition(topics.out());
+            assertThat(ends.awaitEveryPartitionGrown(topics.out(), before, 2 * RATE, Duration.ofSeconds(120)))
+                    .as("a's partition moved to b, which numbers it steadily").isTrue();
+            timeline.mark("every partition stamps again while a is frozen");
+            a.thaw();
+            a.awaitLog("resumed (SIGCONT)", 30);
+            timeline.mark("a resumed (SIGCONT)");
+            Thread.sleep(5_000);
+
+            stop.set(true);
+            producer.join(Duration.ofSeconds(30).toMillis());
+            awaitStable(ends, topics.out(), produced.get());
+            assertThat(b.isAlive()).as(b.logs()).isTrue();
+
+            Map<String, List<Long>> numbers = numbersByTag(topics.out());
+            for (Map.Entry<String, List<Long>> entry : numbers.entrySet()) {
+                java.util.Set<Long> seen = new java.util.HashSet<>();
+                List<Long> twice = entry.getValue().stream().filter(n -> !seen.add(n)).limit(10).toList();
+                assertThat(twice).as("tag %s: numbers issued twice (a froze at number %d of %s)", entry.getKey(), number, tag)
+                        .isEmpty();
+            }
+            assertThat(numbers.get(tag)).as("b numbered %s from its start, never having seen a's segment", tag).contains(number);
+            assertThat(a.stderr()).as("a dropped its number: its lease lapsed while the number waited for its segment")
+                    .contains("while an ID was being taken");
+            timeline.mark("no number twice in %d tags; a dropped number %d of %s", numbers.size(), number, tag);
+        }
+    }
+
     private ChildJvm start(Stamper stamper) throws Exception {
         ChildJvm child = stamper.start();
         started.add(child);
@@ -149,7 +221,8 @@ class SequenceLateWriteIT extends OnSharedBroker {
         long begin = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             for (int n = 0; !stop.get(); n++) {
-                String tag = TAGS.get(n % TAGS.size());
+                List<String> tags = producing;
+                String tag = tags.get(n % tags.size());
                 producer.send(new ProducerRecord<>(topic, tag.getBytes(StandardCharsets.UTF_8),
                         ("{\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8)));
                 produced.incrementAndGet();

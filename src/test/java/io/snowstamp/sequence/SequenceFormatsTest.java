@@ -162,12 +162,11 @@ class SequenceFormatsTest {
             // a version 1 segment read as version 2 is one long short; a version 2 segment read as version 1 one long long
             "0201" + "00000000000007d0" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
             "0101" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
-            // maxId -1; segment start above maxId; issued above maxId; issued -2; issued below the segment
+            // maxId -1; segment start above maxId; issued above maxId; issued -2 (issued below the segment is a segment reserved ahead)
             "0201" + "ffffffffffffffff" + "ffffffffffffffff" + "ffffffffffffffff" + "0000000000000000" + "0000000000000000" + "0000000000000000",
             "0201" + "00000000000003e8" + "00000000000003e8" + "00000000000007d0" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
             "0201" + "00000000000007d0" + "00000000000007d1" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
             "0201" + "00000000000007d0" + "fffffffffffffffe" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
-            "0201" + "00000000000007d0" + "00000000000003e7" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
             // checkpoints: negative holder length, truncated holder, negative partition count
             "0202" + "00000004" + "000000000000004d" + "0000000000000002" + "ffff" + "0000000000000021" + "0000000000000022",
             "0202" + "00000004" + "000000000000004d" + "0000000000000002" + "0009" + "68c3a9",

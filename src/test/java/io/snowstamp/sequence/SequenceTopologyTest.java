@@ -1,5 +1,7 @@
 package io.snowstamp.sequence;
 
+import io.snowstamp.stream.WriteAcks;
+
 import static io.snowstamp.testing.TopologyDrivers.INSTANCE;
 import static io.snowstamp.testing.TopologyDrivers.T0;
 import static io.snowstamp.testing.TopologyDrivers.bytes;
@@ -56,6 +58,8 @@ class SequenceTopologyTest {
 
     /** Where tasks take their leases: none (every check passes) unless a test of the resume rule puts {@link TestLeases} here. */
     private io.snowstamp.lease.Leases leases = io.snowstamp.lease.Leases.none();
+    /** The changelog's acknowledgements: every write at once, unless a test of the wait for them puts others here. */
+    private WriteAcks writeAcks = WriteAcks.immediate();
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> input;
     private TestInputTopic<String, TagDefinition> tags;
@@ -109,6 +113,16 @@ class SequenceTopologyTest {
         private static final long TERM = Duration.ofHours(1).toNanos();
         long highestEpoch = -1;
         private io.snowstamp.lease.PartitionLease newest;
+        private final io.snowstamp.lease.Ticker ticker;
+
+        TestLeases() {
+            this(io.snowstamp.lease.Ticker.SYSTEM);
+        }
+
+        /** Leases whose checks, and the waits beside them, read {@code ticker}. */
+        TestLeases(io.snowstamp.lease.Ticker ticker) {
+            this.ticker = ticker;
+        }
 
         @Override
         public io.snowstamp.lease.LeaseGuard take(org.apache.kafka.streams.processor.TaskId task,
@@ -117,10 +131,10 @@ class SequenceTopologyTest {
             newest = new io.snowstamp.lease.PartitionLease(changelog.partition(), mine, io.snowstamp.lease.PartitionLease.NO_RESTORE_CHECK,
                     TERM, TERM);
             io.snowstamp.lease.LeaseRounds.observe(newest, 0, mine, -1);
-            long now = System.nanoTime();
+            long now = ticker.nanoTime();
             io.snowstamp.lease.LeaseRounds.confirmed(newest, now, now);
             io.snowstamp.lease.LeaseRounds.confirmed(newest, now + TERM, now + TERM);     // the takeover wait is over
-            return io.snowstamp.lease.LeaseGuard.of(newest, task, name, io.snowstamp.lease.Ticker.SYSTEM);
+            return io.snowstamp.lease.LeaseGuard.of(newest, task, name, ticker);
         }
 
         @Override
@@ -151,7 +165,7 @@ class SequenceTopologyTest {
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
         driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail, leases,
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE), writeAcks),
                 KafkaSettings.streams(config.connection(), config.topics()));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         tags = driver.createInputTopic(config.sequence().tagsTopic(), new StringSerializer(), new TagDefinitionSerde());
@@ -300,28 +314,30 @@ class SequenceTopologyTest {
     }
 
     @Test
-    void shouldWriteOneSegmentPerStepBeforeIssuingFromIt() {
+    void shouldReserveEachNextSegmentWhenHalfOfTheCurrentOneIsUsed() {
         start(config());
         create("order", 1001, 10);
 
         assertThat(pipe("order", 25)).isEqualTo(range(1001, 1025));
 
-        assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId)
-                .containsExactly(tuple(1001L, 1010L),
-                        tuple(1011L, 1020L),
-                        tuple(1021L, 1030L));
-        assertThat(segment("order")).isEqualTo(new TagSegment(1030, 1020, 1021, 10, 1, T0));
+        assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId, TagSegment::issued)
+                .containsExactly(tuple(1001L, 1010L, 1000L),
+                        tuple(1011L, 1020L, 1006L),
+                        tuple(1021L, 1030L, 1016L));
+        assertThat(segment("order")).isEqualTo(new TagSegment(1030, 1016, 1021, 10, 1, T0));
     }
 
     @Test
-    void shouldReserveTheFirstSegmentWithTheFirstRecordOnly() {
+    void shouldReserveTheFirstSegmentWithTheFirstRecordAndTheNextOneAtHalfUse() {
         start(config());
         create("order", 1001, 10);
         assertThat(stored("order")).isNull();
 
-        assertThat(pipe("order", 10)).isEqualTo(range(1001, 1010));
+        assertThat(pipe("order", 5)).isEqualTo(range(1001, 1005));
+        assertThat(segmentWrites("order")).extracting(TagSegment::maxId).containsExactly(1010L);
 
-        assertThat(segmentWrites("order")).hasSize(1);
+        assertThat(pipe("order", 1)).containsExactly(1006L);
+        assertThat(segmentWrites("order")).extracting(TagSegment::maxId).containsExactly(1020L);
     }
 
     // ---- restarts: where a tag resumes
@@ -346,7 +362,7 @@ class SequenceTopologyTest {
                 .isEqualTo(new TagSegment(1010, 1003, 1001, 10, 1, T0));
         assertThat(pipe("order", 9)).as("inside the reserved segment, then the next one").isEqualTo(range(1004, 1012));
         assertThat(segmentWrites("order")).extracting(TagSegment::segmentStart, TagSegment::maxId, TagSegment::issued)
-                .as("no segment reserved until the restored one is used up").containsExactly(tuple(1011L, 1020L, 1010L));
+                .as("the next segment reserved when half of the restored one is used").containsExactly(tuple(1011L, 1020L, 1006L));
     }
 
     @Test
@@ -400,6 +416,24 @@ class SequenceTopologyTest {
         assertThat(restartLosingUnread(config)).containsExactly(1004L, 1005L);
 
         assertThat(pipe("order", 1)).as("they may still land: never issued again").containsExactly(1006L);
+    }
+
+    @Test
+    void shouldLetNoNumberOfANewSegmentLeaveBeforeTheChangelogAcknowledgedIt() {
+        io.snowstamp.testing.AnsweringTicker ticker = new io.snowstamp.testing.AnsweringTicker(System.nanoTime());
+        leases = new TestLeases(ticker);
+        // the changelog's own acknowledgements, which TopologyTestDriver never gives: a broker that does not answer
+        writeAcks = WriteAcks.of(SequenceNames.changelogTopic(config().connection().applicationId()));
+        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_AUTO_CREATE, "true"));
+        long before = ticker.nanoTime();
+
+        Throwable thrown = catchThrowable(() -> pipeUnread("order", 1));
+
+        assertThat(thrown).as("the number is dropped and the task gives its partition back")
+                .isInstanceOf(org.apache.kafka.streams.errors.TaskMigratedException.class);
+        assertThat(ticker.nanoTime() - before).as("after the bounded wait").isGreaterThanOrEqualTo(io.snowstamp.stream.AckWait.MAX_WAIT_NANOS);
+        assertThat(stored("order")).as("the segment was written").isNotNull();
+        assertThat(output.isEmpty()).as("no number of it left the task").isTrue();
     }
 
     @Test
@@ -550,7 +584,7 @@ class SequenceTopologyTest {
         define("order", new TagDefinition(1001, 100, 2, T0 + 1));
 
         assertThat(pipe("order", 10)).isEqualTo(range(1004, 1013));
-        assertThat(segment("order")).isEqualTo(new TagSegment(1110, 1010, 1011, 100, 2, T0));
+        assertThat(segment("order")).as("reserved at half use of the restored segment").isEqualTo(new TagSegment(1110, 1006, 1011, 100, 2, T0));
     }
 
     @Test
@@ -578,8 +612,8 @@ class SequenceTopologyTest {
         }
         List<TestRecord<byte[], byte[]>> out = readOutput();
         assertThat(out).extracting(SequenceTopologyTest::number).containsExactly(1L, 1L, 2L, 2L, 3L, 3L);
-        assertThat(segment("a").maxId()).isEqualTo(4);
-        assertThat(segment("b").maxId()).isEqualTo(3);
+        assertThat(segment("a").maxId()).as("1..2, then 3..4 at the second number").isEqualTo(4);
+        assertThat(segment("b").maxId()).as("1..3, then 4..6 at the second number").isEqualTo(6);
     }
 
     // ---- tags: unknown, auto-created, created again
@@ -613,7 +647,7 @@ class SequenceTopologyTest {
         assertThat(pipe("fresh", 5)).containsExactly(100L, 101L, 102L, 103L, 104L);
 
         assertThat(dlq.isEmpty()).isTrue();
-        assertThat(segment("fresh")).isEqualTo(new TagSegment(107, 103, 104, 4, 0, T0));
+        assertThat(segment("fresh")).isEqualTo(new TagSegment(107, 102, 104, 4, 0, T0));
     }
 
     @Test
@@ -624,7 +658,7 @@ class SequenceTopologyTest {
         create("t", 1, 50);
 
         assertThat(pipe("t", 4)).as("the old segment runs out, the next one has the registered step").containsExactly(3L, 4L, 5L, 6L);
-        assertThat(segment("t")).isEqualTo(new TagSegment(54, 4, 5, 50, 1, T0));
+        assertThat(segment("t")).isEqualTo(new TagSegment(54, 3, 5, 50, 1, T0));
     }
 
     @Test
@@ -646,7 +680,8 @@ class SequenceTopologyTest {
 
         define("order", new TagDefinition(9000, 5, 2, T0));
 
-        assertThat(pipe("order", 2)).as("at the next segment").containsExactly(9000L, 9001L);
+        assertThat(pipe("order", 7)).as("after the segment reserved ahead (6..10), at the next one")
+                .containsExactly(6L, 7L, 8L, 9L, 10L, 9000L, 9001L);
     }
 
     // ---- bad records
@@ -783,7 +818,7 @@ class SequenceTopologyTest {
         drivers.stop(driver);
         SnowstampConfig off = config(Keys.RECOVERY_TAIL_GUARD, "false");
         driver = drivers.start(SequenceTopology.build(off, 1, clock::get, SequenceTail.disabled(), io.snowstamp.lease.Leases.none(),
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE)),
+                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE), WriteAcks.immediate()),
                 KafkaSettings.streams(off.connection(), off.topics()));
 
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) driver.<String, SequenceState>getKeyValueStore(SequenceNames.STORE)

@@ -1,7 +1,7 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.id.IdLayout;
-import io.snowstamp.lease.Ticker;
+import io.snowstamp.testing.AnsweringTicker;
 import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.junit.jupiter.api.Test;
 
@@ -15,46 +15,23 @@ class WriteAheadTest {
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");
     private static final long T = 1_000_000;
 
-    /** A clock that moves only when parked; acknowledgements arrive when it reaches their time. */
-    private static final class FakeTicker implements Ticker {
-        long now;
-        final List<long[]> pending = new ArrayList<>();     // {at, reservedUntil}
-        WriteAhead ahead;
-
-        @Override
-        public long nanoTime() {
-            return now;
-        }
-
-        @Override
-        public void park(long nanos) {
-            now += nanos;
-            pending.removeIf(p -> {
-                if (p[0] <= now) {
-                    ahead.acknowledged(p[1]);
-                    return true;
-                }
-                return false;
-            });
-        }
-    }
-
-    private final FakeTicker ticker = new FakeTicker();
+    private final AnsweringTicker ticker = new AnsweringTicker();
     private final List<Long> written = new ArrayList<>();
     private final List<Long> waits = new ArrayList<>();
     private boolean mayWrite = true;
     private long ackAfterNanos = 2_000_000;
 
     private WriteAhead ahead(long windowUnits, int partition) {
+        WriteAhead[] box = new WriteAhead[1];
         WriteAhead ahead = new WriteAhead(LAYOUT, 0, 3, windowUnits, partition, ticker, until -> {
             if (!mayWrite) {
                 return false;
             }
             written.add(until);
-            ticker.pending.add(new long[] {ticker.now + ackAfterNanos, until});
+            ticker.answer(ackAfterNanos, () -> box[0].acknowledged(until));
             return true;
         }, "partition " + partition, waits::add);
-        ticker.ahead = ahead;
+        box[0] = ahead;
         return ahead;
     }
 
@@ -129,12 +106,12 @@ class WriteAheadTest {
     @Test
     void shouldGiveUpWhenNoAcknowledgementComesInTime() {
         WriteAhead ahead = ahead(1_000, 0);
-        ackAfterNanos = WriteAhead.MAX_WAIT_NANOS * 2;
+        ackAfterNanos = AckWait.MAX_WAIT_NANOS * 2;
 
         Throwable thrown = catchThrowable(() -> ahead.awaitCovered(LAYOUT.encode(T, 0, 3, 0), T));
 
         assertThat(thrown).isInstanceOf(TaskMigratedException.class).hasMessageContaining("not acknowledged in time");
-        assertThat(ticker.now).isBetween(WriteAhead.MAX_WAIT_NANOS, WriteAhead.MAX_WAIT_NANOS + 10_000_000);
+        assertThat(ticker.nanoTime()).isBetween(AckWait.MAX_WAIT_NANOS, AckWait.MAX_WAIT_NANOS + 10_000_000);
     }
 
     @Test
