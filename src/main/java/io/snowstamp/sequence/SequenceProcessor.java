@@ -29,9 +29,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
@@ -85,6 +83,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     private ProcessorContext<byte[], StampedValue> context;
     private KeyValueStore<String, SequenceState> store;
+    private SegmentStore segmentStore;
     private TagRegistry registry;
     private int partition;
     private PartitionCheckpoint checkpoint;
@@ -135,6 +134,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         this.store = context.getStateStore(SequenceNames.STORE);
         this.registry = new TagRegistry(context.getStateStore(SequenceNames.TAGS_STORE));
         this.partition = context.taskId().partition();
+        this.segmentStore = new SegmentStore(store, partition);
         counters.clear();
         issued = 0;
         segments = 0;
@@ -146,14 +146,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         acks = new SegmentAcks(writeAcks, partition);
         long now = clock.getAsLong();
-        PartitionCheckpoint restored = restoredCheckpoint();
+        PartitionCheckpoint restored = segmentStore.restoredCheckpoint();
         if (restored.partitions() != 0 && restored.partitions() != partitions) {
             throw new PartitionsChangedException(partition, restored.partitions(), partitions);
         }
         SequenceTail.Scan scan = tail.scan(partition, restored.coveredOffset());
         tailScanned = scan.endOffset() >= 0;
         Map<String, String> raised = new TreeMap<>();
-        int advanced = resumeFromTail(scan, now, raised);
+        int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
         TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
         PartitionCheckpoint leased = restored.withNewLease(holder(), now, partitions, leases.highestEpoch(changelog));
         String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased);
@@ -174,7 +174,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         log.info("sequence partition {}: lease epoch {} taken by {} (previous holder {}, since {}); {}; raised by the tail: {}; {}",
                 partition, checkpoint.epoch(), checkpoint.holder(), restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.acquiredAt() == 0 ? "never" : Instant.ofEpochMilli(restored.acquiredAt()),
-                describe(scan, restored), raised.isEmpty() ? "none" : raised,
+                segmentStore.describe(scan, restored), raised.isEmpty() ? "none" : raised,
                 resumeInside ? "tags resume after their last number issued (" + advanced + " advanced by the tail)"
                         : "tags resume above their reserved segments (" + resume + ")");
         if (tailScanned) {
@@ -231,7 +231,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             return;
         }
         Map<String, String> raised = new TreeMap<>();
-        int advanced = resumeFromTail(scan, clock.getAsLong(), raised);
+        int advanced = segmentStore.raiseFromTail(scan, clock.getAsLong(), raised, LOGGED_RAISES);
         counters.clear();
         if (advanced > 0) {
             log.info("sequence partition {}: the tail read again at the first number of lease epoch {} advanced {} tags"
@@ -246,7 +246,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      */
     private Counter open(String tag) {
         Counter counter = new Counter();
-        TagSegment stored = segment(tag);
+        TagSegment stored = segmentStore.segment(tag);
         counter.written = stored;
         counter.end = stored == null ? -1 : stored.maxId();
         counter.last = stored == null ? -1 : resumeInside ? stored.issued() : stored.maxId();
@@ -294,39 +294,6 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     /**
-     * Makes the store cover every tag found in the scanned tail, before the checkpoint moves past it:
-     * a tag's {@code issued} is raised to its highest number there (records forwarded after the
-     * restored checkpoint: a clean stop's last commits, or a crash's aborted transaction), and its
-     * {@code maxId} too when the store does not know that number at all (at-least-once, a lost or
-     * reset changelog, a new application id, an anomaly of the transaction protocol).
-     *
-     * @param raised receives, per tag whose maxId was raised, "old -> new", the first few only
-     * @return how many tags the tail advanced
-     */
-    private int resumeFromTail(SequenceTail.Scan scan, long now, Map<String, String> raised) {
-        List<String> tags = new ArrayList<>(scan.highest().keySet());
-        tags.sort(null);
-        int advanced = 0;
-        for (String tag : tags) {
-            long highest = scan.highest().get(tag);
-            TagSegment stored = segment(tag);
-            if (stored == null || stored.maxId() < highest) {
-                // segmentStart -1, step 0: this maxId was found, not reserved
-                store.put(tag, new TagSegment(highest, highest, -1, 0, stored == null ? 0 : stored.revision(), now));
-                if (raised.size() < LOGGED_RAISES) {
-                    raised.put(tag, (stored == null ? "none" : Long.toString(stored.maxId())) + " -> " + highest);
-                }
-            } else if (stored.issued() < highest) {
-                store.put(tag, stored.withIssued(highest, now));
-            } else {
-                continue;
-            }
-            advanced++;
-        }
-        return advanced;
-    }
-
-    /**
      * Records that the output partition up to its current end is covered by the store: every
      * record there was written after its segment was written to the store ({@code maxId} at or above
      * its number) and forwarded before now ({@code issued}, written here, at or above it); the
@@ -362,43 +329,6 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 store.put(entry.getKey(), counter.written);
             }
         }
-    }
-
-    private TagSegment segment(String tag) {
-        SequenceState state = store.get(tag);
-        if (state == null || state instanceof TagSegment) {
-            return (TagSegment) state;
-        }
-        throw new SnowstampException("sequence partition " + partition + ": the state of tag '" + tag + "' is a " + state
-                + ", not a tag segment");
-    }
-
-    private PartitionCheckpoint restoredCheckpoint() {
-        SequenceState state = store.get(SequenceState.CHECKPOINT_KEY);
-        if (state == null) {
-            return PartitionCheckpoint.NONE;
-        }
-        if (state instanceof PartitionCheckpoint stored) {
-            return stored;
-        }
-        throw new SnowstampException("sequence partition " + partition + ": the checkpoint entry holds " + state);
-    }
-
-    private String describe(SequenceTail.Scan scan, PartitionCheckpoint restored) {
-        long tags;
-        try (var all = store.all()) {
-            tags = 0;
-            while (all.hasNext()) {
-                if (!all.next().key.equals(SequenceState.CHECKPOINT_KEY)) {
-                    tags++;
-                }
-            }
-        }
-        String read = scan.endOffset() < 0 ? "tail scan off (recovery.tail-guard=false)"
-                : "tail: " + scan.scanned() + " records at offsets " + scan.fromOffset() + ".." + scan.endOffset() + " in "
-                + scan.millis() + " ms, " + scan.highest().size() + " tags, from "
-                + (restored.coveredOffset() < 0 ? "the start of the partition (no checkpoint)" : "checkpoint " + restored.coveredOffset());
-        return tags + " tags in state; " + read;
     }
 
     private String holder() {

@@ -1,0 +1,96 @@
+package io.snowstamp.sequence;
+
+import io.snowstamp.SnowstampException;
+import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
+import io.snowstamp.sequence.SequenceState.TagSegment;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one sequence task's {@code sequence-segments} store holds, read the way {@link SequenceProcessor} needs it: a
+ * tag's segment, the partition's checkpoint, and the tags a scanned output tail raises. Used by the task's stream thread.
+ */
+final class SegmentStore {
+    private final KeyValueStore<String, SequenceState> store;
+    private final int partition;
+
+    SegmentStore(KeyValueStore<String, SequenceState> store, int partition) {
+        this.store = store;
+        this.partition = partition;
+    }
+
+    /** The tag's segment, null when the store has none. */
+    TagSegment segment(String tag) {
+        SequenceState state = store.get(tag);
+        if (state == null || state instanceof TagSegment) {
+            return (TagSegment) state;
+        }
+        throw new SnowstampException("sequence partition " + partition + ": the state of tag '" + tag + "' is a " + state
+                + ", not a tag segment");
+    }
+
+    /** The checkpoint restored for the partition ({@link PartitionCheckpoint#NONE} when none). */
+    PartitionCheckpoint restoredCheckpoint() {
+        SequenceState state = store.get(SequenceState.CHECKPOINT_KEY);
+        if (state == null) {
+            return PartitionCheckpoint.NONE;
+        }
+        if (state instanceof PartitionCheckpoint stored) {
+            return stored;
+        }
+        throw new SnowstampException("sequence partition " + partition + ": the checkpoint entry holds " + state);
+    }
+
+    /**
+     * Makes the store cover every tag found in the scanned tail, before the checkpoint moves past it:
+     * a tag's {@code issued} is raised to its highest number there (records forwarded after the
+     * restored checkpoint: a clean stop's last commits, or a crash's aborted transaction), and its
+     * {@code maxId} too when the store does not know that number at all (at-least-once, a lost or
+     * reset changelog, a new application id, an anomaly of the transaction protocol).
+     *
+     * @param raised receives, per tag whose maxId was raised, "old -> new", the first {@code logged} only
+     * @return how many tags the tail advanced
+     */
+    int raiseFromTail(SequenceTail.Scan scan, long now, Map<String, String> raised, int logged) {
+        List<String> tags = new ArrayList<>(scan.highest().keySet());
+        tags.sort(null);
+        int advanced = 0;
+        for (String tag : tags) {
+            long highest = scan.highest().get(tag);
+            TagSegment stored = segment(tag);
+            if (stored == null || stored.maxId() < highest) {
+                // segmentStart -1, step 0: this maxId was found, not reserved
+                store.put(tag, new TagSegment(highest, highest, -1, 0, stored == null ? 0 : stored.revision(), now));
+                if (raised.size() < logged) {
+                    raised.put(tag, (stored == null ? "none" : Long.toString(stored.maxId())) + " -> " + highest);
+                }
+            } else if (stored.issued() < highest) {
+                store.put(tag, stored.withIssued(highest, now));
+            } else {
+                continue;
+            }
+            advanced++;
+        }
+        return advanced;
+    }
+
+    /** One line: the tags in the store, and what the tail scan read. */
+    String describe(SequenceTail.Scan scan, PartitionCheckpoint restored) {
+        long tags = 0;
+        try (var all = store.all()) {
+            while (all.hasNext()) {
+                if (!all.next().key.equals(SequenceState.CHECKPOINT_KEY)) {
+                    tags++;
+                }
+            }
+        }
+        String read = scan.endOffset() < 0 ? "tail scan off (recovery.tail-guard=false)"
+                : "tail: " + scan.scanned() + " records at offsets " + scan.fromOffset() + ".." + scan.endOffset() + " in "
+                + scan.millis() + " ms, " + scan.highest().size() + " tags, from "
+                + (restored.coveredOffset() < 0 ? "the start of the partition (no checkpoint)" : "checkpoint " + restored.coveredOffset());
+        return tags + " tags in state; " + read;
+    }
+}
