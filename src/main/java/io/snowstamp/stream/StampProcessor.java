@@ -107,6 +107,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final Leases leases;
     /** Exactly-once with the tail guard: a start resumes above the committed output tail, not the state's bounds. */
     private final boolean tailDecides;
+    /** Whether the state's reservations bound this task's resume (false where a complete output tail decides). */
+    private boolean reservationBounds = true;
     /** How much further a reservation reaches where the output tail decides a resume ({@link StampTopology#tailDecides}). */
     static final int TAIL_DECIDES_RESERVATION_FACTOR = 10;
     /** Where the task's lease may have been taken when its restore ended (null: none). */
@@ -136,8 +138,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.sizeLimit = new SizeLimit(connection.maxRequestSize(), values == null ? 0 : values.maxGrowth());
         long unit = ids.layout().unitMillis();
         this.tailDecides = StampTopology.tailDecides(connection, recovery);
-        // where the output tail decides a resume, a reservation only keeps the changelog a high-water mark: written
-        // rarely, it keeps the worker-state partitions out of most transactions
+        // where the output tail decides a resume, a reservation keeps the changelog a high-water mark: written rarely
         this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit * (tailDecides ? TAIL_DECIDES_RESERVATION_FACTOR : 1);
         // renewals keep a busy task ahead of the acknowledgements it waits for; where writes count as made (exactly-once,
         // the test driver) the reservation written at a crossing is enough
@@ -180,8 +181,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
         long now = clock.getAsLong();
+        // the tail decides only if it holds the newest IDs: empty or below lastId (output lost), the state's bounds do
+        reservationBounds = !tailDecides || tail.highestId() < 0 || tail.highestId() < restored.lastId();
         ResumeDecision decision = ResumeDecision.decide(ids.layout(), ids.datacenterId(), worker, restored, tail,
-                registryMarks.applyAsLong(worker), now, takeoverGap.toMillis(), !tailDecides);
+                registryMarks.applyAsLong(worker), now, takeoverGap.toMillis(), reservationBounds);
         this.generator = new IdGenerator(ids.layout(), ids.datacenterId(), worker, clock);
         generator.resumeAbove(decision.resumeAbove());
         startIssuing(worker);
@@ -263,7 +266,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease.ticker(),
                 until -> taskState.reserve(until, lastIssued), name, stats::reservationWaited);
         taskState.issuing(ahead);
-        issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name), !tailDecides);
+        issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name), reservationBounds);
         activeAt = System.nanoTime();
         seenIssued = lastIssued;
         if (!renewEvery.isZero()) {

@@ -280,6 +280,12 @@ class AdminEndpointsIT extends OnSharedBroker {
             assertThat(partition.get("lastId").asLong()).isEqualTo(stored.get("lastId").asLong());
             assertThat(partition.get("reservation").get("reservedUntil").asLong()).isEqualTo(stored.get("reservedUntil").asLong());
             assertThat(instant(partition.get("reservation").get("until"))).isEqualTo(instant(stored.get("reservedUntilTime")));
+            if (stored.get("lastId").asLong() < 0) {
+                // no write named a last ID yet (under exactly-once with the tail guard only reservations, heartbeats and a
+                // clean stop do): nothing to decode
+                assertThat(partition.get("lastIdDecoded") == null || partition.get("lastIdDecoded").isNull()).as("%s", partition).isTrue();
+                continue;
+            }
             DecodedId decoded = instance.config().ids().layout().decode(stored.get("lastId").asLong());
             assertThat(instant(partition.get("lastIdDecoded").get("time")))
                     .isEqualTo(decoded.instant()).isEqualTo(instant(stored.get("lastIdTime")));
