@@ -109,8 +109,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final boolean tailDecides;
     /** Whether the state's reservations bound this task's resume (false where a complete output tail decides). */
     private boolean reservationBounds = true;
-    /** How much further a reservation reaches where the output tail decides a resume ({@link StampTopology#tailDecides}). */
-    static final int TAIL_DECIDES_RESERVATION_FACTOR = 10;
     /** Where the task's lease may have been taken when its restore ended (null: none). */
     private final EarlyLeases earlyLeases;
     /** Before every ID: the task's lease on its partition is confirmed by the changelog (every mode). */
@@ -139,7 +137,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         long unit = ids.layout().unitMillis();
         this.tailDecides = StampTopology.tailDecides(connection, recovery);
         // where the output tail decides a resume, a reservation keeps the changelog a high-water mark: written rarely
-        this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit * (tailDecides ? TAIL_DECIDES_RESERVATION_FACTOR : 1);
+        this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit * (tailDecides ? StampTopology.TAIL_DECIDES_RESERVATION_FACTOR : 1);
         // renewals keep a busy task ahead of the acknowledgements it waits for; where writes count as made (exactly-once,
         // the test driver) the reservation written at a crossing is enough
         this.renewEvery = reservationUnits == 0 || acks.isImmediate() ? Duration.ZERO

@@ -108,6 +108,9 @@ public final class StampTopology {
         };
     }
 
+    /** How much further a reservation reaches where the output tail decides a resume ({@link #tailDecides}). */
+    static final int TAIL_DECIDES_RESERVATION_FACTOR = 10;
+
     /**
      * Whether a task start resumes above the committed output tail rather than the worker state's bounds: exactly-once
      * with the tail guard. There the previous owner's open transactions are fenced before the tail is read, and a
