@@ -40,6 +40,14 @@ public final class LeaseGuard {
         return new LeaseGuard(null, null, null, null);
     }
 
+    /**
+     * A guard without a lease on {@code ticker}'s time: every check passes and every write counts as read back (tests of
+     * what waits beside a lease).
+     */
+    public static LeaseGuard unchecked(Ticker ticker) {
+        return new LeaseGuard(null, null, null, null, NOTHING, ticker.nanoTime(), ticker);
+    }
+
     /** A guard without a lease that tells {@code release} when it is released (tests of what holds guards). */
     public static LeaseGuard unchecked(Runnable release) {
         return new LeaseGuard(null, null, null, release);
@@ -50,6 +58,7 @@ public final class LeaseGuard {
     private final String name;
     private final Runnable release;
     private final Runnable parkedForTakeover;
+    private final Runnable hurry;
     private final long takenAt;
     private final Ticker ticker;
     private boolean first = true;
@@ -63,7 +72,12 @@ public final class LeaseGuard {
      * stamper's guards come from {@link LeaseVerifier#take}).
      */
     public static LeaseGuard of(PartitionLease lease, TaskId task, String name, Ticker ticker) {
-        return new LeaseGuard(lease, task, name, null, NOTHING, ticker.nanoTime(), ticker);
+        return of(lease, task, name, ticker, NOTHING);
+    }
+
+    /** The same, whose {@link #hurry} runs {@code hurry}. */
+    public static LeaseGuard of(PartitionLease lease, TaskId task, String name, Ticker ticker, Runnable hurry) {
+        return new LeaseGuard(lease, task, name, null, NOTHING, hurry, ticker.nanoTime(), ticker);
     }
 
     /**
@@ -73,6 +87,13 @@ public final class LeaseGuard {
      */
     LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release, Runnable parkedForTakeover, long takenAt,
                Ticker ticker) {
+        this(lease, task, name, release, parkedForTakeover, NOTHING, takenAt, ticker);
+    }
+
+    /** @param hurry asks the verifier for a round now ({@link #hurry}) */
+    LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release, Runnable parkedForTakeover, Runnable hurry,
+               long takenAt, Ticker ticker) {
+        this.hurry = hurry;
         this.ticker = ticker;
         this.lease = lease;
         this.task = task;
@@ -182,6 +203,11 @@ public final class LeaseGuard {
         throw new TaskMigratedException(name + ": lease " + lease.mine() + " lapsed while an ID was being taken");
     }
 
+    /** Whether a newer lease showed in the changelog: this task never issues again (false without a lease). */
+    public boolean lost() {
+        return lease != null && lease.lostTo() != null;
+    }
+
     /** Whether the task may write its state now ({@link PartitionLease#mayWrite}); true without a lease. */
     public boolean mayWrite() {
         return lease == null || lease.mayWrite(ticker.nanoTime());
@@ -202,6 +228,21 @@ public final class LeaseGuard {
      */
     public boolean readBack() {
         return lease == null || lease.confirmedOnce();
+    }
+
+    /**
+     * The changelog offset (exclusive) up to which a round read the partition and found this lease the owner, with no
+     * newer lease before it (-1: none yet; {@link Long#MAX_VALUE} without a lease). A write of this task acknowledged at
+     * an offset below it lies before every newer lease record in the log, whichever broker answered that round — a
+     * replaced leader that does not know it reports an end below every record its successor acknowledged.
+     */
+    public long readEnd() {
+        return lease == null ? Long.MAX_VALUE : lease.readEnd();
+    }
+
+    /** Asks the verifier for a round now, not at its next period: a value waits for a write to be read back. Any thread. */
+    public void hurry() {
+        hurry.run();
     }
 
     /** The monotonic clock this guard's checks read (and whatever waits beside them should read). */

@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -77,6 +78,8 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     private volatile boolean running = true;
     private final AtomicLong rounds = new AtomicLong();
     private final AtomicLong takeoverParks = new AtomicLong();
+    /** A task waits for a write of its own to be read back: the next round starts at once. */
+    private final AtomicBoolean hurried = new AtomicBoolean();
 
     /** A lease this instance holds, and when its task took it ({@link System#nanoTime()}). */
     private record Held(PartitionLease lease, long takenAt) {
@@ -157,7 +160,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         held.put(changelog, entry);
         LockSupport.unpark(thread);
         return new LeaseGuard(lease, task, name, () -> held.remove(changelog, entry), takeoverParks::incrementAndGet,
-                entry.takenAt(), Ticker.SYSTEM);
+                this::hurry, entry.takenAt(), Ticker.SYSTEM);
     }
 
     @Override
@@ -177,8 +180,15 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
                 && entry.lease().awaitingTakeover();
     }
 
+    private void hurry() {
+        if (!hurried.getAndSet(true)) {
+            LockSupport.unpark(thread);
+        }
+    }
+
     private void run() {
         while (running) {
+            hurried.set(false);
             long send = System.nanoTime();
             try {
                 verifyOnce(send);
@@ -188,7 +198,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
                 warn("cannot read the changelog back to confirm the leases ({}); retrying", e.getMessage());
             }
             long rest = pause(send, System.nanoTime(), earliestTakeoverDue());
-            if (rest > 0 && running) {
+            if (rest > 0 && running && !hurried.get()) {
                 LockSupport.parkNanos(rest);
             }
         }
@@ -255,7 +265,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         }
         for (TopicPartition tp : ends.keySet()) {
             if (!behind.contains(tp)) {
-                readFor.get(tp).confirmed(send, received);
+                readFor.get(tp).confirmed(send, received, ends.get(tp));
             }
         }
         if (!behind.isEmpty()) {

@@ -63,6 +63,7 @@ public final class PartitionLease {
     private volatile LeaseMark foreign;
     private volatile LeaseMark lostTo;
     private volatile boolean confirmedOnce;
+    private volatile long readEnd = -1;
     private volatile long lastSend;
 
     // task thread
@@ -124,12 +125,15 @@ public final class PartitionLease {
     }
 
     /**
-     * Verifier: the changelog was read up to an end requested at {@code sendNanos}, answered by
+     * Verifier: the changelog was read up to {@code end} (exclusive), an end requested at {@code sendNanos}, answered by
      * {@code receivedNanos}; confirms the lease if this task owns the partition there.
      */
-    void confirmed(long sendNanos, long receivedNanos) {
+    void confirmed(long sendNanos, long receivedNanos, long end) {
         if (lostTo != null || !mine.equals(owner)) {
             return;
+        }
+        if (end > readEnd) {
+            readEnd = end;
         }
         if (!confirmedOnce) {
             firstConfirmed = receivedNanos;
@@ -202,6 +206,14 @@ public final class PartitionLease {
      */
     public long highestCovered() {
         return highestCovered;
+    }
+
+    /**
+     * The end (exclusive) up to which a confirming round read the partition (-1: none yet): no record below it names a
+     * newer lease, so a write of this task below it comes before every newer lease record in the log.
+     */
+    public long readEnd() {
+        return readEnd;
     }
 
     /** The highest epoch any record read so far named (-1: none). */

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
+import java.util.function.LongConsumer;
 
 /**
  * The producer Kafka Streams writes with, unchanged but for one thing: when the broker acknowledges a state record
@@ -36,13 +37,13 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
 
     @Override
     public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
-        Runnable acknowledged = acks.onSend(record.topic(), record.partition(), record.key(), record.value());
+        LongConsumer acknowledged = acks.onSend(record.topic(), record.partition(), record.key(), record.value());
         if (acknowledged == null) {
             return producer.send(record, callback);
         }
         return producer.send(record, (metadata, error) -> {
             if (error == null) {
-                acknowledged.run();
+                acknowledged.accept(metadata.offset());
             }
             if (callback != null) {
                 callback.onCompletion(metadata, error);

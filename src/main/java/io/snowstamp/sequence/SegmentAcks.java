@@ -1,21 +1,22 @@
 package io.snowstamp.sequence;
 
-import io.snowstamp.lease.Ticker;
+import io.snowstamp.lease.LeaseGuard;
 import io.snowstamp.sequence.SequenceState.TagSegment;
-import io.snowstamp.stream.AckWait;
+import io.snowstamp.stream.ReadPastAcks;
 import io.snowstamp.stream.WriteAcks;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * One sequence task's acknowledged segments: per tag, the highest {@code maxId} the changelog acknowledged
- * ({@code acks=all}) for this task, or restored from it. No number above it leaves the task ({@link #await}): a number
- * of a new segment waits until the segment's reservation is in the log that a new owner's last lease read sees, so that
- * owner resumes above it however the old one was stopped (design.md, "The ownership lease"). Under exactly-once and in
- * TopologyTestDriver every write counts as acknowledged when made ({@link WriteAcks#immediate()}).
+ * ({@code acks=all}) for this task and a round confirming its lease read past ({@link ReadPastAcks}), or restored from the
+ * changelog. No number above it leaves the task ({@link #await}): a number of a new segment waits until the segment's
+ * reservation lies in the log before any newer lease record, where a new owner reads it, so that owner resumes above it
+ * however the old one was stopped (design.md, "The ownership lease"). Under exactly-once and in TopologyTestDriver
+ * every write counts as made when it is sent ({@link WriteAcks#immediate()}).
  *
  * <p>Thread-safety: the runnables {@link #onSend} returns run on the producer's I/O thread; everything else on the
  * task's stream thread.
@@ -25,7 +26,7 @@ final class SegmentAcks implements WriteAcks.Listener {
 
     private final WriteAcks acks;
     private final int partition;
-    private final Map<String, AtomicLong> acked = new ConcurrentHashMap<>();
+    private final Map<String, ReadPastAcks> acked = new ConcurrentHashMap<>();
     // stream thread
     private long waits;
     private long waitedNanos;
@@ -54,7 +55,7 @@ final class SegmentAcks implements WriteAcks.Listener {
     }
 
     @Override
-    public Runnable onSend(byte[] key, byte[] value) {
+    public LongConsumer onSend(byte[] key, byte[] value) {
         if (key == null) {
             return null;
         }
@@ -62,26 +63,27 @@ final class SegmentAcks implements WriteAcks.Listener {
         if (SequenceState.CHECKPOINT_KEY.equals(tag) || !(STATES.deserialize(null, value) instanceof TagSegment segment)) {
             return null;
         }
-        AtomicLong tagAcked = acked.computeIfAbsent(tag, t -> new AtomicLong(-1));
+        ReadPastAcks tagAcked = tag(tag);
         long maxId = segment.maxId();
-        return () -> tagAcked.accumulateAndGet(maxId, Math::max);
+        return offset -> tagAcked.acknowledged(maxId, offset);
     }
 
     /**
-     * Returns once {@code number} of {@code tag} is at or below an acknowledged {@code maxId} (bounded: {@link AckWait}).
+     * Returns once {@code number} of {@code tag} is at or below a covering {@code maxId} (bounded:
+     * {@link io.snowstamp.stream.AckWait}).
      *
      * @return the acknowledged {@code maxId} of the tag (at least {@code number})
      * @throws org.apache.kafka.streams.errors.TaskMigratedException when no acknowledgement came in time: the number is
      *                                                               dropped and the partition goes back to the group
      */
-    long await(String tag, long number, Ticker ticker) {
-        AtomicLong tagAcked = acked.computeIfAbsent(tag, t -> new AtomicLong(-1));
-        if (tagAcked.get() < number) {
+    long await(String tag, long number, LeaseGuard lease) {
+        ReadPastAcks tagAcked = tag(tag);
+        if (!tagAcked.covers(number, lease)) {
             waits++;
-            waitedNanos += AckWait.await(tagAcked::get, number, ticker, "sequence partition " + partition,
+            waitedNanos += tagAcked.await(number, lease, "sequence partition " + partition,
                     "the segment of tag '" + tag + "' up to " + number + " or more", "number " + number + " of tag '" + tag + "'");
         }
-        return tagAcked.get();
+        return tagAcked.covered(lease);
     }
 
     /** How many numbers waited for their segment's acknowledgement. */
@@ -94,6 +96,10 @@ final class SegmentAcks implements WriteAcks.Listener {
     }
 
     private void raise(String tag, long maxId) {
-        acked.computeIfAbsent(tag, t -> new AtomicLong(-1)).accumulateAndGet(maxId, Math::max);
+        tag(tag).inLog(maxId);
+    }
+
+    private ReadPastAcks tag(String tag) {
+        return acked.computeIfAbsent(tag, t -> new ReadPastAcks());
     }
 }

@@ -202,7 +202,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         long number = ++counter.last;
         freeze.taken(partition, tag, number, opened);
         if (number > counter.acked) {
-            counter.acked = acks.await(tag, number, lease.ticker());
+            counter.acked = acks.await(tag, number, lease);
         }
         lease.checkIssued();
         issued++;

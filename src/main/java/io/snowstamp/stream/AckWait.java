@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The bounded wait of an ID or a sequence number for the changelog's acknowledgement of the reservation that covers it
- * ({@link WriteAcks}): it waits at most {@link #MAX_WAIT_NANOS}, then the task gives its partition back and the value is
+ * The bounded wait of an ID or a sequence number for the reservation that covers it: acknowledged by the changelog
+ * ({@link WriteAcks}) and read back by a round confirming the task's lease ({@link ReadPastAcks}). It waits at most {@link #MAX_WAIT_NANOS}, then the task gives its partition back and the value is
  * dropped — never issued on hope. A wait of a second or more is logged. Stream thread.
  */
 public final class AckWait {
@@ -40,7 +40,8 @@ public final class AckWait {
             long waited = ticker.nanoTime() - start;
             if (waited >= MAX_WAIT_NANOS) {
                 log.atWarn().addKeyValue("event", "reservation-unacknowledged").addKeyValue("task", name)
-                        .log("{}: {} was not acknowledged by the changelog in {} ms; {} is dropped, no further one is issued"
+                        .log("{}: {} was not acknowledged by the changelog and read back under the task's lease in {} ms;"
+                                + " {} is dropped, no further one is issued"
                                 + " here: closing the task and rejoining the group", name, reservation,
                                 TimeUnit.NANOSECONDS.toMillis(waited), value);
                 throw new TaskMigratedException(name + ": reservation not acknowledged in time");
@@ -50,7 +51,7 @@ public final class AckWait {
         }
         long nanos = ticker.nanoTime() - start;
         if (nanos >= TimeUnit.SECONDS.toNanos(1)) {
-            log.info("{}: waited {} ms for {} to be acknowledged", name, TimeUnit.NANOSECONDS.toMillis(nanos), reservation);
+            log.info("{}: waited {} ms for {} to be acknowledged and read back", name, TimeUnit.NANOSECONDS.toMillis(nanos), reservation);
         }
         return nanos;
     }

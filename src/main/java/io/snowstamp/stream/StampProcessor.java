@@ -261,7 +261,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      */
     private void startIssuing(long worker) {
         String name = "partition " + partition + " worker " + worker;
-        ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease.ticker(),
+        ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease,
                 until -> taskState.reserve(until, lastIssued), name, stats::reservationWaited);
         taskState.issuing(ahead);
         issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name), reservationBounds);

@@ -72,7 +72,7 @@ final class TaskState {
         ahead = writeAhead;
         listener = (key, value) -> {
             long reservedUntil = STATES.deserialize(null, value).reservedUntil();
-            return () -> writeAhead.acknowledged(reservedUntil);
+            return offset -> writeAhead.acknowledged(reservedUntil, offset);
         };
         acks.register(partition, listener);
     }
@@ -114,7 +114,7 @@ final class TaskState {
         state = next.withWrittenAt(clock.getAsLong());
         store.put(partition, state);
         if (acks.isImmediate()) {
-            ahead.acknowledged(state.reservedUntil());
+            ahead.inLog(state.reservedUntil());
         }
     }
 }

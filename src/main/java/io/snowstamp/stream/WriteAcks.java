@@ -2,6 +2,7 @@ package io.snowstamp.stream;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
 
 /**
  * Tells each task which of its state writes the changelog acknowledged: the producer Kafka Streams writes the changelog
@@ -18,9 +19,9 @@ public final class WriteAcks {
     public interface Listener {
         /**
          * Stream thread, at the send of one of the task's changelog records: what to run (on the producer's I/O thread)
-         * when the broker acknowledges it, or null for nothing.
+         * with the record's offset when the broker acknowledges it, or null for nothing.
          */
-        Runnable onSend(byte[] key, byte[] value);
+        LongConsumer onSend(byte[] key, byte[] value);
     }
 
     private final String changelogTopic;
@@ -61,10 +62,10 @@ public final class WriteAcks {
     }
 
     /**
-     * Producer, at the send of a record to {@code topic}/{@code partition}: what to run when the broker acknowledges it
-     * (null: nothing, not a changelog write of a registered task).
+     * Producer, at the send of a record to {@code topic}/{@code partition}: what to run with its offset when the broker
+     * acknowledges it (null: nothing, not a changelog write of a registered task).
      */
-    public Runnable onSend(String topic, Integer partition, byte[] key, byte[] value) {
+    public LongConsumer onSend(String topic, Integer partition, byte[] key, byte[] value) {
         if (partition == null || value == null || !topic.equals(changelogTopic)) {
             return null;
         }

@@ -1,18 +1,17 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.id.IdLayout;
-import io.snowstamp.lease.Ticker;
+import io.snowstamp.lease.LeaseGuard;
 import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * One task's write-ahead reservations: no ID above the highest <em>acknowledged</em> reservation ever leaves the task.
  * A reservation is the task's worker state naming {@code reservedUntil}, written to the changelog through Kafka Streams'
- * producer ({@code acks=all}); its acknowledgement ({@link #acknowledged}, from {@link WriteAcks}) proves it is in the
- * committed log that a new owner's last lease round reads. Reservations are sent ahead of need — by the task's renewal
+ * producer ({@code acks=all}); it covers IDs once the broker acknowledged it ({@link #acknowledged}, from
+ * {@link WriteAcks}) and a round confirming the task's lease read the changelog past it ({@link ReadPastAcks}): then
+ * every newer lease record comes after it in the log, and a new owner reads it before its first ID. Reservations are sent ahead of need — by the task's renewal
  * punctuation and after an ID that used half of the reservation sent — so steady stamping never waits; an ID above what
  * is acknowledged waits for it here (bounded: {@link AckWait}). Why this makes the IDs of two owners disjoint:
  * design.md, "The ownership lease".
@@ -37,11 +36,11 @@ public final class WriteAhead {
     private final long datacenter;
     private final long worker;
     private final long windowUnits;
-    private final Ticker ticker;
     private final Writer writer;
     private final String name;
     private final java.util.function.LongConsumer waited;
-    private final AtomicLong acked = new AtomicLong(-1);
+    private final LeaseGuard lease;
+    private final ReadPastAcks acked = new ReadPastAcks();
     // stream thread
     private long sent = -1;
     /** The time unit up to which the reservation sent reaches (-1: none sent). */
@@ -50,29 +49,38 @@ public final class WriteAhead {
     /**
      * @param windowUnits time units each reservation reaches ahead (0: each ID reserves itself)
      * @param partition   the task's partition (the spread of its window)
+     * @param lease       the task's lease: its clock, and how far its confirming rounds have read the changelog
      * @param name        how log lines name the task
      * @param waited      told the nanoseconds of every wait for an acknowledgement (metrics)
      */
-    public WriteAhead(IdLayout layout, long datacenter, long worker, long windowUnits, int partition, Ticker ticker,
+    public WriteAhead(IdLayout layout, long datacenter, long worker, long windowUnits, int partition, LeaseGuard lease,
                       Writer writer, String name, java.util.function.LongConsumer waited) {
         this.waited = waited;
         this.layout = layout;
         this.datacenter = datacenter;
         this.worker = worker;
         this.windowUnits = windowUnits + windowUnits * (partition % PHASES) / PHASES;
-        this.ticker = ticker;
+        this.lease = lease;
         this.writer = writer;
         this.name = name;
     }
 
-    /** Any thread: a state naming {@code reservedUntil} was acknowledged by the changelog (the highest one counts). */
-    public void acknowledged(long reservedUntil) {
-        acked.accumulateAndGet(reservedUntil, Math::max);
+    /** Producer I/O thread: a state naming {@code reservedUntil} was acknowledged at changelog offset {@code offset}. */
+    public void acknowledged(long reservedUntil, long offset) {
+        acked.acknowledged(reservedUntil, offset);
     }
 
-    /** The highest reservation acknowledged (-1: none). */
+    /**
+     * Stream thread: a state naming {@code reservedUntil} is in the log ahead of any newer lease already: written in the
+     * transaction of the IDs it covers (exactly-once), or in a world without a broker (TopologyTestDriver).
+     */
+    public void inLog(long reservedUntil) {
+        acked.inLog(reservedUntil);
+    }
+
+    /** Stream thread: the highest reservation that covers IDs now (-1: none). */
     public long acked() {
-        return acked.get();
+        return acked.covered(lease);
     }
 
     /**
@@ -94,7 +102,7 @@ public final class WriteAhead {
      *                               the ID is dropped, and the partition goes back to the group
      */
     public long awaitCovered(long id, long time) {
-        if (id <= acked.get()) {
+        if (acked.covers(id, lease)) {
             return 0;
         }
         if (sent < id) {
@@ -108,7 +116,7 @@ public final class WriteAhead {
                         + (written ? " (the time field is at its end)" : " (the lease lapsed)"));
             }
         }
-        long nanos = AckWait.await(acked::get, id, ticker, name, "the reservation up to " + sent, "ID " + id);
+        long nanos = acked.await(id, lease, name, "the reservation up to " + sent, "ID " + id);
         waited.accept(nanos);
         return nanos;
     }

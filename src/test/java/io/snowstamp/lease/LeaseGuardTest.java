@@ -25,14 +25,14 @@ class LeaseGuardTest {
         PartitionLease lease = lease();
         lease.observe(10, MINE);
         long start = System.nanoTime();
-        lease.confirmed(start, start);
+        lease.confirmed(start, start, Long.MAX_VALUE);
         LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null);
         Thread verifier = new Thread(() -> {
             // confirmations every 20 ms, as the verifier would send them
             for (int i = 0; i < 30; i++) {
                 sleep(20);
                 long now = System.nanoTime();
-                lease.confirmed(now, now);
+                lease.confirmed(now, now, Long.MAX_VALUE);
             }
         });
         verifier.start();
@@ -46,8 +46,8 @@ class LeaseGuardTest {
     void shouldRefuseTheIdOnceANewerLeaseShows() {
         PartitionLease lease = lease();
         lease.observe(10, MINE);
-        lease.confirmed(0, 0);
-        lease.confirmed(TERM, TERM);
+        lease.confirmed(0, 0, Long.MAX_VALUE);
+        lease.confirmed(TERM, TERM, Long.MAX_VALUE);
         LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null);
         lease.observe(11, new LeaseMark(3, "b/t1"));
 
@@ -61,8 +61,8 @@ class LeaseGuardTest {
         PartitionLease lease = lease();
         lease.observe(10, new LeaseMark(1, "old/t1"));
         lease.observe(11, MINE);
-        lease.confirmed(0, 0);
-        lease.confirmed(TERM, TERM);
+        lease.confirmed(0, 0, Long.MAX_VALUE);
+        lease.confirmed(TERM, TERM, Long.MAX_VALUE);
         LeaseGuard guard = new LeaseGuard(lease, TASK, "partition 3", null);
 
         Throwable thrown = catchThrowable(guard::check);

@@ -12,8 +12,21 @@ public final class LeaseRounds {
         lease.observe(offset, mark, covered);
     }
 
+    /** A round that read the partition up to {@code end} (exclusive). */
+    public static void confirmed(PartitionLease lease, long sendNanos, long receivedNanos, long end) {
+        lease.confirmed(sendNanos, receivedNanos, end);
+    }
+
+    /** A round that read every write of the partition made so far (a model without offsets). */
     public static void confirmed(PartitionLease lease, long sendNanos, long receivedNanos) {
-        lease.confirmed(sendNanos, receivedNanos);
+        lease.confirmed(sendNanos, receivedNanos, Long.MAX_VALUE);
+    }
+
+    /** A lease of {@code partition} whose own record the verifier has read back at {@code offset} (no restore check). */
+    public static PartitionLease readBack(int partition, LeaseMark mine, long offset) {
+        PartitionLease lease = new PartitionLease(partition, mine, PartitionLease.NO_RESTORE_CHECK, TERM_NANOS, TAKEOVER_WAIT_NANOS);
+        lease.observe(offset, mine);
+        return lease;
     }
 
     public static long highestEpoch(PartitionLease lease) {

@@ -18,17 +18,32 @@ class PartitionLeaseTest {
         return new PartitionLease(3, mine, restoreEnd, TERM, WAIT);
     }
 
+    /** How far a confirming round read: only rounds that found this lease the owner count, and it never goes back. */
+    @Test
+    void shouldTellHowFarARoundConfirmingTheLeaseReadTheChangelog() {
+        PartitionLease lease = lease(OLD, PartitionLease.NO_RESTORE_CHECK);
+        assertThat(lease.readEnd()).isEqualTo(-1);
+        lease.observe(10, OLD);
+        lease.confirmed(100 * MS, 110 * MS, 14);
+        assertThat(lease.readEnd()).isEqualTo(14);
+        lease.confirmed(300 * MS, 310 * MS, 12);    // a replaced leader's old end: what was read past stays read past
+        assertThat(lease.readEnd()).isEqualTo(14);
+        lease.observe(14, NEW);
+        lease.confirmed(500 * MS, 510 * MS, 20);    // lost: the round read past a newer lease
+        assertThat(lease.readEnd()).isEqualTo(14);
+    }
+
     @Test
     void shouldWaitOutThePreviousTermBeforeTheFirstId() {
         PartitionLease lease = lease(NEW, 10);
         lease.observe(9, OLD);
         assertThat(lease.check(0)).isEqualTo(Verdict.WAIT);             // own record not read back yet
         lease.observe(10, NEW);
-        lease.confirmed(100 * MS, 110 * MS);
+        lease.confirmed(100 * MS, 110 * MS, Long.MAX_VALUE);
         assertThat(lease.check(120 * MS)).isEqualTo(Verdict.WAIT);      // confirmed, but the old owner's term may run
-        lease.confirmed(2_000 * MS, 2_005 * MS);
+        lease.confirmed(2_000 * MS, 2_005 * MS, Long.MAX_VALUE);
         assertThat(lease.check(2_010 * MS)).isEqualTo(Verdict.WAIT);    // sent before 110 ms + wait
-        lease.confirmed(2_150 * MS, 2_160 * MS);
+        lease.confirmed(2_150 * MS, 2_160 * MS, Long.MAX_VALUE);
         assertThat(lease.check(2_170 * MS)).isEqualTo(Verdict.ISSUE);
         assertThat(lease.permitted()).isTrue();
     }
@@ -38,20 +53,20 @@ class PartitionLeaseTest {
         PartitionLease lease = lease(NEW, 10);
         lease.observe(10, NEW);
         assertThat(lease.takeoverDue()).as("not confirmed yet: no time to aim at").isEqualTo(Long.MAX_VALUE);
-        lease.confirmed(100 * MS, 110 * MS);
+        lease.confirmed(100 * MS, 110 * MS, Long.MAX_VALUE);
         assertThat(lease.takeoverDue()).isEqualTo(110 * MS + WAIT);
-        lease.confirmed(110 * MS + WAIT - 1, 110 * MS + WAIT + 5 * MS);
+        lease.confirmed(110 * MS + WAIT - 1, 110 * MS + WAIT + 5 * MS, Long.MAX_VALUE);
         assertThat(lease.check(110 * MS + WAIT + 6 * MS)).as("sent a nanosecond early").isEqualTo(Verdict.WAIT);
         assertThat(lease.takeoverDue()).isEqualTo(110 * MS + WAIT);
-        lease.confirmed(110 * MS + WAIT, 110 * MS + WAIT + 5 * MS);
+        lease.confirmed(110 * MS + WAIT, 110 * MS + WAIT + 5 * MS, Long.MAX_VALUE);
         assertThat(lease.takeoverDue()).as("the wait is over").isEqualTo(Long.MAX_VALUE);
         assertThat(lease.check(110 * MS + WAIT + 6 * MS)).isEqualTo(Verdict.ISSUE);
 
         PartitionLease lost = lease(OLD, 10);
         lost.observe(10, OLD);
-        lost.confirmed(100 * MS, 110 * MS);
+        lost.confirmed(100 * MS, 110 * MS, Long.MAX_VALUE);
         lost.observe(11, NEW);
-        lost.confirmed(300 * MS, 310 * MS);
+        lost.confirmed(300 * MS, 310 * MS, Long.MAX_VALUE);
         assertThat(lost.takeoverDue()).as("lost: nothing to wait for").isEqualTo(Long.MAX_VALUE);
     }
 
@@ -59,11 +74,11 @@ class PartitionLeaseTest {
     void shouldIssueOnlyWithinTheTermOfTheLastConfirmationSent() {
         PartitionLease lease = permitted(NEW);
         long send = 10_000 * MS;
-        lease.confirmed(send, send + 400 * MS);
+        lease.confirmed(send, send + 400 * MS, Long.MAX_VALUE);
         assertThat(lease.check(send + TERM - 1)).isEqualTo(Verdict.ISSUE);
         // a freeze or a lost link: no newer confirmation, the term counts from the request, not the answer
         assertThat(lease.check(send + TERM)).isEqualTo(Verdict.WAIT);
-        lease.confirmed(send + 5_000 * MS, send + 5_001 * MS);
+        lease.confirmed(send + 5_000 * MS, send + 5_001 * MS, Long.MAX_VALUE);
         assertThat(lease.check(send + 5_002 * MS)).isEqualTo(Verdict.ISSUE);
     }
 
@@ -71,12 +86,12 @@ class PartitionLeaseTest {
     void shouldLoseForGoodToANewerLease() {
         PartitionLease old = permitted(OLD);
         old.observe(50, NEW);
-        old.confirmed(20_000 * MS, 20_001 * MS);
+        old.confirmed(20_000 * MS, 20_001 * MS, Long.MAX_VALUE);
         assertThat(old.check(20_002 * MS)).isEqualTo(Verdict.LOST);
         assertThat(old.lostTo()).isEqualTo(NEW);
         // its own later heartbeats (stale epoch) change nothing
         old.observe(51, OLD);
-        old.confirmed(20_200 * MS, 20_201 * MS);
+        old.confirmed(20_200 * MS, 20_201 * MS, Long.MAX_VALUE);
         assertThat(old.check(20_202 * MS)).isEqualTo(Verdict.LOST);
     }
 
@@ -84,7 +99,7 @@ class PartitionLeaseTest {
     void shouldKeepTheLeaseWhenAStaleWriterWritesAfterIt() {
         PartitionLease lease = permitted(NEW);
         lease.observe(60, OLD);         // the old owner's reservation, before it read the new lease
-        lease.confirmed(30_000 * MS, 30_001 * MS);
+        lease.confirmed(30_000 * MS, 30_001 * MS, Long.MAX_VALUE);
         assertThat(lease.check(30_002 * MS)).isEqualTo(Verdict.ISSUE);
     }
 
@@ -96,7 +111,7 @@ class PartitionLeaseTest {
         for (PartitionLease lease : new PartitionLease[] {first, second}) {
             lease.observe(10, NEW);
             lease.observe(11, other);
-            lease.confirmed(100 * MS, 101 * MS);
+            lease.confirmed(100 * MS, 101 * MS, Long.MAX_VALUE);
         }
         assertThat(second.check(102 * MS)).isEqualTo(Verdict.LOST);
         assertThat(first.check(102 * MS)).isEqualTo(Verdict.WAIT);
@@ -108,8 +123,8 @@ class PartitionLeaseTest {
         lease.observe(9, OLD);          // restored
         lease.observe(10, OLD);         // written after the restore read up to offset 10
         lease.observe(11, NEW);
-        lease.confirmed(100 * MS, 101 * MS);
-        lease.confirmed(2_200 * MS, 2_201 * MS);
+        lease.confirmed(100 * MS, 101 * MS, Long.MAX_VALUE);
+        lease.confirmed(2_200 * MS, 2_201 * MS, Long.MAX_VALUE);
         assertThat(lease.check(2_202 * MS)).isEqualTo(Verdict.STALE);
         assertThat(lease.foreignWrite()).contains("offset 10").contains("epoch 4");
     }
@@ -119,8 +134,8 @@ class PartitionLeaseTest {
         PartitionLease lease = lease(NEW, 10);
         lease.observe(10, NEW);
         lease.observe(11, null);        // a sequence segment the previous owner reserved
-        lease.confirmed(100 * MS, 101 * MS);
-        lease.confirmed(2_200 * MS, 2_201 * MS);
+        lease.confirmed(100 * MS, 101 * MS, Long.MAX_VALUE);
+        lease.confirmed(2_200 * MS, 2_201 * MS, Long.MAX_VALUE);
         assertThat(lease.check(2_202 * MS)).isEqualTo(Verdict.STALE);
     }
 
@@ -147,13 +162,13 @@ class PartitionLeaseTest {
                         old.observe(101, NEW);
                         oldSawNew = true;
                     }
-                    old.confirmed(t, t + latency);
+                    old.confirmed(t, t + latency, Long.MAX_VALUE);
                 } else {
                     if (!newSawOwn && answeredAt >= newRecordAt) {
                         taker.observe(101, NEW);
                         newSawOwn = true;
                     }
-                    taker.confirmed(t, t + latency);
+                    taker.confirmed(t, t + latency, Long.MAX_VALUE);
                 }
                 long now = t + latency + random.nextInt(100) * MS;
                 if (old.check(now) == Verdict.ISSUE) {
@@ -170,8 +185,8 @@ class PartitionLeaseTest {
     private static PartitionLease permitted(LeaseMark mine) {
         PartitionLease lease = lease(mine, 0);
         lease.observe(0, mine);
-        lease.confirmed(0, 0);
-        lease.confirmed(WAIT, WAIT);
+        lease.confirmed(0, 0, Long.MAX_VALUE);
+        lease.confirmed(WAIT, WAIT, Long.MAX_VALUE);
         assertThat(lease.check(WAIT)).isEqualTo(Verdict.ISSUE);
         return lease;
     }

@@ -1,14 +1,20 @@
 package io.snowstamp.sequence;
 
+import io.snowstamp.lease.LeaseGuard;
+import io.snowstamp.lease.LeaseMark;
+import io.snowstamp.lease.LeaseRounds;
+import io.snowstamp.lease.PartitionLease;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
 import io.snowstamp.stream.AckWait;
 import io.snowstamp.stream.WriteAcks;
 import io.snowstamp.testing.AnsweringTicker;
 import org.apache.kafka.streams.errors.TaskMigratedException;
+import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.function.LongConsumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -20,13 +26,20 @@ class SegmentAcksTest {
 
     private final AnsweringTicker ticker = new AnsweringTicker();
     private final WriteAcks acks = WriteAcks.of(CHANGELOG);
+    /** A lease whose rounds read everything: only the acknowledgement decides. */
+    private final LeaseGuard unchecked = LeaseGuard.unchecked(ticker);
 
     /** The producer sends the segment of {@code tag} up to {@code maxId}; the broker answers after {@code ackAfterNanos}. */
     private void send(int partition, String tag, long maxId, long ackAfterNanos) {
-        Runnable acknowledged = acks.onSend(CHANGELOG, partition, tag.getBytes(StandardCharsets.UTF_8),
+        send(partition, tag, maxId, ackAfterNanos, 7);
+    }
+
+    /** The same, the record landing at changelog offset {@code offset}. */
+    private void send(int partition, String tag, long maxId, long ackAfterNanos, long offset) {
+        LongConsumer acknowledged = acks.onSend(CHANGELOG, partition, tag.getBytes(StandardCharsets.UTF_8),
                 STATES.serialize(null, new TagSegment(maxId, maxId - 10, maxId - 9, 10, 0, 1)));
         assertThat(acknowledged).isNotNull();
-        ticker.answer(ackAfterNanos, acknowledged);
+        ticker.answer(ackAfterNanos, () -> acknowledged.accept(offset));
     }
 
     @Test
@@ -34,12 +47,12 @@ class SegmentAcksTest {
         SegmentAcks segments = new SegmentAcks(acks, 3);
         send(3, "orders", 10, 2_000_000);
 
-        assertThat(segments.await("orders", 1, ticker)).isEqualTo(10);
+        assertThat(segments.await("orders", 1, unchecked)).isEqualTo(10);
         assertThat(ticker.nanoTime()).isBetween(2_000_000L, 10_000_000L);
         assertThat(segments.waits()).isEqualTo(1);
 
         long before = ticker.nanoTime();
-        assertThat(segments.await("orders", 10, ticker)).isEqualTo(10);
+        assertThat(segments.await("orders", 10, unchecked)).isEqualTo(10);
         assertThat(ticker.nanoTime()).isEqualTo(before);          // covered: no wait
         assertThat(segments.waits()).isEqualTo(1);
     }
@@ -49,7 +62,7 @@ class SegmentAcksTest {
         SegmentAcks segments = new SegmentAcks(acks, 3);
         send(3, "orders", 10, AckWait.MAX_WAIT_NANOS * 2);
 
-        Throwable thrown = catchThrowable(() -> segments.await("orders", 1, ticker));
+        Throwable thrown = catchThrowable(() -> segments.await("orders", 1, unchecked));
 
         assertThat(thrown).isInstanceOf(TaskMigratedException.class).hasMessageContaining("not acknowledged in time");
         assertThat(ticker.nanoTime()).isBetween(AckWait.MAX_WAIT_NANOS, AckWait.MAX_WAIT_NANOS + 10_000_000);
@@ -65,8 +78,8 @@ class SegmentAcksTest {
                 STATES.serialize(null, PartitionCheckpoint.NONE))).isNull();
         segments.restored("orders", 5);                      // in the log already
 
-        assertThat(segments.await("orders", 5, ticker)).isEqualTo(5);
-        assertThat(catchThrowable(() -> segments.await("orders", 6, ticker))).isInstanceOf(TaskMigratedException.class);
+        assertThat(segments.await("orders", 5, unchecked)).isEqualTo(5);
+        assertThat(catchThrowable(() -> segments.await("orders", 6, unchecked))).isInstanceOf(TaskMigratedException.class);
 
         segments.close();
         assertThat(acks.onSend(CHANGELOG, 3, "orders".getBytes(StandardCharsets.UTF_8),
@@ -78,7 +91,28 @@ class SegmentAcksTest {
         SegmentAcks segments = new SegmentAcks(WriteAcks.immediate(), 3);
         segments.written("orders", 10);
 
-        assertThat(segments.await("orders", 10, ticker)).isEqualTo(10);
+        assertThat(segments.await("orders", 10, unchecked)).isEqualTo(10);
         assertThat(ticker.nanoTime()).isZero();
+    }
+
+    /**
+     * A number of a segment counts only once a round confirming the lease read the changelog past the segment's record:
+     * rounds answered by a replaced leader that does not know it end below it, and the number is dropped.
+     */
+    @Test
+    void shouldLetNoNumberPassBeforeARoundConfirmingTheLeaseReadPastItsSegment() {
+        LeaseMark mine = new LeaseMark(2, "a#1/thread-1");
+        PartitionLease lease = LeaseRounds.readBack(3, mine, 6);
+        LeaseGuard guard = LeaseGuard.of(lease, new TaskId(0, 3), "sequence partition 3", ticker);
+        SegmentAcks segments = new SegmentAcks(acks, 3);
+        send(3, "orders", 10, 1_000_000, 7);
+        send(3, "orders", 20, 1_000_000, 8);
+        ticker.answer(3_000_000, () -> LeaseRounds.confirmed(lease, 3_000_000, 3_000_000, 8));   // reads offset 7, not 8
+
+        assertThat(segments.await("orders", 10, guard)).isEqualTo(10);
+        Throwable thrown = catchThrowable(() -> segments.await("orders", 11, guard));
+
+        assertThat(thrown).as("the segment up to 20 is acknowledged at offset 8, never read past")
+                .isInstanceOf(TaskMigratedException.class).hasMessageContaining("not acknowledged in time");
     }
 }

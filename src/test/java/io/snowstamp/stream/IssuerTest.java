@@ -62,8 +62,8 @@ class IssuerTest {
         IdGenerator generator = new IdGenerator(LAYOUT, 0, WORKER, () -> NOW);
         WriteAhead[] ahead = new WriteAhead[1];
         // every reservation acknowledged when written, as under exactly-once
-        ahead[0] = new WriteAhead(LAYOUT, 0, WORKER, 1_000, 0, ticker, until -> {
-            ahead[0].acknowledged(until);
+        ahead[0] = new WriteAhead(LAYOUT, 0, WORKER, 1_000, 0, guard, until -> {
+            ahead[0].inLog(until);
             return true;
         }, "partition 0", waited -> { });
         Issuer issuer = new Issuer(guard, generator, ahead[0], Issuer.Steps.NONE, resumeAboveCovered);
