@@ -62,10 +62,10 @@ final class StamperMetrics implements AutoCloseable {
         FunctionCounter.builder("snowstamp.tasks.started", stats, StamperStats::tasksStarted)
                 .description("task starts (restarts and rebalances included)").register(registry);
         FunctionCounter.builder("snowstamp.reservation.waits", stats, StamperStats::reservationWaits)
-                .description("IDs that waited for their write-ahead reservation to be acknowledged (renewals keep busy tasks ahead)")
+                .description("IDs that waited for their write-ahead reservation to be acknowledged and read back (renewals keep busy tasks ahead)")
                 .register(registry);
         FunctionCounter.builder("snowstamp.reservation.wait.seconds", stats, StamperStats::reservationWaitSeconds)
-                .description("time IDs waited for their write-ahead reservation to be acknowledged").register(registry);
+                .description("time IDs waited for their write-ahead reservation to be acknowledged and read back").register(registry);
         FunctionCounter.builder("snowstamp.schema.registry.failures", stats, s -> s.schemaRegistry().failures())
                 .description("schema registry requests that found it unreachable or failing (each retried)").register(registry);
         Gauge.builder("snowstamp.schema.registry.waiting", stats, s -> s.schemaRegistry().waitingSince() >= 0 ? 1 : 0)

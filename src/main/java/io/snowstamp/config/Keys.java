@@ -117,7 +117,7 @@ public final class Keys {
         define(ID_LIFETIME_WARNING, "365d", "`run`, `demo` and `bench` warn when the ID layout runs out sooner than this, and refuse once it has run out (or its epoch is in the future)");
         define(ID_MAX_LEAD, "10s", "how far IDs may run ahead of the wall clock before `id.on-excess-lead` applies");
         define(ID_ON_EXCESS_LEAD, "continue", "`continue` (warn once a minute per partition) or `pause` (hold the partition's records, durably, until the clock catches up)");
-        define(ID_RESERVATION, "1s", "IDs reserved ahead per write-ahead reservation (no ID above the last acknowledged one leaves; the next is sent when half is used; ten times as far under exactly_once_v2 with the tail guard, where the output tail decides a resume); `0` = every ID waits for its own write");
+        define(ID_RESERVATION, "1s", "IDs reserved ahead per write-ahead reservation (no ID above the last one acknowledged and read back by a lease round leaves; the next is sent when half is used; ten times as far under exactly_once_v2 with the tail guard, where the output tail decides a resume); `0` = every ID waits for its own write and a lease round");
         define(LEASE_HEARTBEAT, "5s", "how often a task refreshes `heartbeatAt` in its worker state, with `lastId` as issued by then");
         define(RECOVERY_TAIL_GUARD, "true", "at task start, resume above the newest IDs found in the task's output partition");
         define(RECOVERY_TAIL_GUARD_TIMEOUT, "60s", "how long the tail guard may take before the task fails");
