@@ -23,6 +23,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -150,6 +151,8 @@ class DeposedLeaderIT {
                 rules.add(cluster.isolate(x));
                 rules.add(netns.cut(uids.get("a"), List.of(g.port())));
                 rules.add(netns.cut(uids.get("b"), List.of(x.port())));
+                timeline.mark("rules in place at %s (the stampers' log times), %d ms after the fault began", LocalTime.now(),
+                        System.currentTimeMillis() - faultStart);
                 long end = System.nanoTime() + Duration.ofSeconds(FAULT_SECONDS).toNanos();
                 while (System.nanoTime() < end) {
                     window.look();
@@ -161,6 +164,9 @@ class DeposedLeaderIT {
                 }
                 back = System.currentTimeMillis();
             }
+            String fenced = cluster.node(controller).log().lines().filter(line -> line.contains("Fencing broker " + x.id() + " "))
+                    .reduce((first, second) -> second).orElse("(no line)");
+            timeline.mark("the active controller's log: %s", fenced);
             timeline.mark("the last look before the links healed:\n    %s", window.lastLook.replace("\n", "\n    "));
             timeline.mark("links healed; a holds %s, b holds %s", ClusterStampers.holding(instances.get("a")),
                     ClusterStampers.holding(instances.get("b")));
