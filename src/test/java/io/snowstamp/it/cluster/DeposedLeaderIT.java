@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,25 +39,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The deposed leader on the three-node cluster ({@link KafkaCluster}): the node X that leads the stampers' changelog
  * partitions is cut off from the other two nodes (both ways, client and controller ports) while the old owner stamper
- * still reaches it. The controller fences X after {@code broker.session.timeout.ms} (9 s) and elects the next replica
- * G; X does not learn it, and goes on answering as leader with its old committed end, which holds neither the new
- * owner's lease record nor anything written since. An at-least-once stamper whose lease round asks X gets its lease
- * confirmed for as long as that lasts. What keeps the IDs apart there is that X can acknowledge no new reservation (its
- * followers no longer fetch from it, and it cannot shrink its ISR without the controller): the old owner issues at most
- * up to its last acknowledged reservation, which the new leader's log holds and the new owner resumes above
- * (design.md, "What it rests on").
+ * still reaches it. The controller fences X once its session has run out ({@code broker.session.timeout.ms}, 9 s) and
+ * elects the next replica G; X does not learn it, and goes on answering as leader with its old committed end, which
+ * holds neither the new owner's lease record nor anything written since. An at-least-once stamper whose lease round
+ * asks X gets its lease confirmed for as long as that lasts. What keeps the IDs apart there is that X can acknowledge
+ * no new reservation (its followers no longer fetch from it, and it cannot shrink its ISR without the controller): the
+ * old owner issues at most up to its last acknowledged reservation, which the new leader's log holds and the new owner
+ * resumes above (design.md, "What it rests on").
  *
  * <p>Two stampers a and b ({@code snowstamp run}, shipped defaults, {@code processing.guarantee=at_least_once}, child
  * JVMs under uids of their own) on topics of {@value #PARTITIONS} partitions under a steady {@value #RATE} records/s.
  * Three roles on three nodes: X (not the active controller) leads every changelog partition, replicas in the order X,
  * G, D; G coordinates the stampers' group; D leads the input and output partitions. For {@value #FAULT_SECONDS} s, all
- * at once: X isolated from G and D; a cut off from G (the group evicts it and gives its partitions to b) but reaching X
- * and D; b cut off from X (b only ever talks to the new leader). The test asserts that the window is open: after G and
- * D name a new leader of a changelog partition, X itself (asked on its own connection, {@link NodeView}) still names
- * itself leader, at an older leader epoch, with a committed end below the new leader's. It prints what a and b logged
- * for their tasks in the window (lease lost or unconfirmed, reservations waited for or unacknowledged, leases taken)
- * and the longest output stall; after the links heal and every replica is back in sync, {@code verify} over everything
- * produced: no ID on two source records, no input record missing.
+ * at once: X isolated from G and D; a cut off from G (the group evicts it) but reaching X and D; b cut off from X (b
+ * only ever talks to the new leader).
+ *
+ * <p>It asserts that the window is open: after G names a new leader of a changelog partition (the controller fenced
+ * X), X itself, asked on a connection of its own ({@link NodeView}), still names itself leader at an older leader
+ * epoch, with a committed end below the new leader's. It prints the controller's fencing line, what a and b logged
+ * about their tasks in the window (leases lost, unconfirmed or taken, reservations waited for or unacknowledged) and
+ * the longest output stall, and has the stampers dump their threads at the end of the window (SIGQUIT: into their
+ * {@code .out} files under {@code target/fault-logs/<application id>/}), where a stall's cause shows. After the links
+ * heal and every replica is back in sync, {@code verify} over everything produced: no ID on two source records, no
+ * input record missing.
  *
  * <p>Alone: {@code mvn -B verify -Dtest=none -Dit.test=DeposedLeaderIT -Dsurefire.failIfNoSpecifiedTests=false}.
  */
@@ -129,7 +134,8 @@ class DeposedLeaderIT {
                     Duration.ofMinutes(3)).start();
             output = OutputStalls.watch(cluster.bootstrapServers(), topics.out(), KafkaCluster.observerSettings());
             List<OutputStalls> outputs = List.of(output);
-            ClusterStampers.awaitFlowing(timeline, "steady", 0, RECOVERY, outputs, PARTITIONS, () -> ClusterStampers.tails(instances, "deposed", 3_000));
+            Callable<String> logs = () -> ClusterStampers.tails(instances, "deposed", 3_000);
+            ClusterStampers.awaitFlowing(timeline, "steady", 0, RECOVERY, outputs, PARTITIONS, logs);
             Thread.sleep(SETTLE.toMillis());
 
             Map<String, Integer> logStart = new LinkedHashMap<>();
@@ -158,6 +164,10 @@ class DeposedLeaderIT {
                     window.look();
                     Thread.sleep(500);
                 }
+                // where each stamper's threads wait at the end of the window (a stall's cause), in its .out file
+                for (ChildJvm instance : instances.values()) {
+                    new ProcessBuilder("kill", "-QUIT", String.valueOf(instance.pid())).inheritIO().start().waitFor();
+                }
             } finally {
                 for (Netns.Rule rule : rules) {
                     rule.close();
@@ -168,7 +178,8 @@ class DeposedLeaderIT {
                     .reduce((first, second) -> second).orElse("(no line)");
             timeline.mark("the active controller's log: %s", fenced);
             timeline.mark("the last look before the links healed:\n    %s", window.lastLook.replace("\n", "\n    "));
-            timeline.mark("links healed; a holds %s, b holds %s", ClusterStampers.holding(instances.get("a")),
+            timeline.mark("links healed (the stampers' threads at the end of the fault: their .out files in %s); a holds %s, b holds %s",
+                    base.logDir(), ClusterStampers.holding(instances.get("a")),
                     ClusterStampers.holding(instances.get("b")));
             Map<String, String> inWindow = new LinkedHashMap<>();
             for (Map.Entry<String, ChildJvm> instance : instances.entrySet()) {
@@ -181,8 +192,7 @@ class DeposedLeaderIT {
             cluster.awaitFullIsr(RECOVERY);
             cluster.electPreferredLeaders();
             timeline.mark("every replica back in sync, leaders in place: X = %s leads %s-0 again", cluster.leaderOf(changelog, 0), changelog);
-            ClusterStampers.awaitFlowing(timeline, "every partition stamps again", 0, RECOVERY, outputs, PARTITIONS,
-                    () -> ClusterStampers.tails(instances, "deposed", 3_000));
+            ClusterStampers.awaitFlowing(timeline, "every partition stamps again", 0, RECOVERY, outputs, PARTITIONS, logs);
             Thread.sleep(SETTLE.toMillis());
             for (Map.Entry<String, ChildJvm> instance : instances.entrySet()) {
                 printEvents(timeline, instance.getKey() + " after the fault", instance.getValue().stderr().substring(logStart.get(instance.getKey())));
@@ -194,7 +204,8 @@ class DeposedLeaderIT {
             OutputStalls.Report after = output.report(output.stallEndAt(back) + 1, System.currentTimeMillis());
             timeline.mark("longest output stall after the fault: %.1f s | %s", stall.worst().millis() / 1e3, stall.describe(faultStart));
             timeline.mark("longest output stall after the links healed: %.1f s | %s", after.worst().millis() / 1e3, after.describe(faultStart));
-            Verification verified = ClusterStampers.verifyAtLeastOnce(cluster.bootstrapServers(), topics.out(), topics.in(), produced, RECOVERY);
+            Verification verified = ClusterStampers.verifyAtLeastOnce(cluster.bootstrapServers(), topics.out(), topics.in(), produced,
+                    RECOVERY);
             timeline.mark("produced %d; verified: %s", produced, verified.summaryLine());
 
             assertThat(window.seen).as("partitions of %s that X still led, after the controller had moved them, with a committed end"
