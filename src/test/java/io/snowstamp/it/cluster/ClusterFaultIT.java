@@ -42,7 +42,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -393,28 +392,14 @@ class ClusterFaultIT {
      * partitions back), and the next fault would then begin in the middle of that move's stall.
      */
     private static void awaitFlowing(String what, int atLeastSeconds) throws Exception {
-        long start = System.nanoTime();
-        long since = System.currentTimeMillis() + 500;
-        TimeUnit.SECONDS.sleep(atLeastSeconds);
-        long deadline = start + RECOVERY.toNanos();
-        while (!pairs().stream().allMatch(pair -> pair.output.everyPartitionSince(since, PARTITIONS))) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + ": not every partition stamps within " + RECOVERY.toSeconds() + " s\n" + logs());
-            }
-            Thread.sleep(100);
-        }
-        timeline.mark("%s (after %.1f s)", what, (System.nanoTime() - start) / 1e9);
+        ClusterStampers.awaitFlowing(timeline, what, atLeastSeconds, RECOVERY, pairs().stream().map(pair -> pair.output).toList(),
+                PARTITIONS, ClusterFaultIT::logs);
     }
 
     private static String logs() throws Exception {
         StringBuilder text = new StringBuilder();
         for (Pair pair : pairs()) {
-            for (Map.Entry<String, ChildJvm> instance : pair.instances.entrySet()) {
-                String err = instance.getValue().stderr();
-                text.append("--- ").append(pair.name).append(' ').append(instance.getKey()).append(" (alive: ")
-                        .append(instance.getValue().isAlive()).append("), last lines ---\n")
-                        .append(err.substring(Math.max(0, err.length() - 3_000))).append('\n');
-            }
+            text.append(ClusterStampers.tails(pair.instances, pair.name, 3_000));
         }
         return text.toString();
     }
@@ -528,17 +513,6 @@ class ClusterFaultIT {
         return placement;
     }
 
-    /** A new application id whose group node {@code node} coordinates (once leaders are in their preferred place). */
-    private static String applicationIdCoordinatedBy(int node, String prefix) throws Exception {
-        for (int i = 0; i < 200; i++) {
-            String candidate = TestBroker.unique(prefix);
-            if (cluster.preferredGroupCoordinator(candidate).id() == node) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("no application id coordinated by node " + node);
-    }
-
     /** Two stampers of one processing mode on topics of their own, with their load and observers. */
     /** How far the at-least-once stamper a's wall clock runs ahead (faketime), when faketime is installed. */
     private static final String CLOCK_AHEAD = "+5s";
@@ -571,7 +545,7 @@ class ClusterFaultIT {
 
         Pair(String name, String guarantee, int firstUid) throws Exception {
             this.name = name;
-            this.applicationId = applicationIdCoordinatedBy(coordinator, name);
+            this.applicationId = ClusterStampers.applicationIdCoordinatedBy(cluster, coordinator, name);
             this.topics = new Stamper.Topics(TestBroker.unique(name + "-raw"), TestBroker.unique(name + "-stamped"), TestBroker.unique(name + "-dlq"));
             cluster.createTopic(topics.in(), placement(PARTITIONS), Map.of());
             cluster.createTopic(topics.out(), placement(PARTITIONS), Map.of());
@@ -585,7 +559,7 @@ class ClusterFaultIT {
                 }
             }
             if ("on".equals(System.getProperty("cluster.floor"))) {
-                floorApplicationId = applicationIdCoordinatedBy(coordinator, name + "-floor");
+                floorApplicationId = ClusterStampers.applicationIdCoordinatedBy(cluster, coordinator, name + "-floor");
                 floorTopic = TestBroker.unique(name + "-floor");
                 cluster.createTopic(floorTopic, placement(PARTITIONS), Map.of());
                 floorSettings.putAll(Map.of("kafka.bootstrap.servers", cluster.bootstrapServers(), "application.id", floorApplicationId,
@@ -597,17 +571,10 @@ class ClusterFaultIT {
             }
             for (String id : List.of("a", "b")) {
                 int uid = firstUid + uids.size();
-                List<String> prefix = new ArrayList<>(netns.execAs(uid));
-                if (id.equals("a") && guarantee.equals("at_least_once") && Faketime.available()) {
-                    // the stamper that fault (a) cuts off from its coordinator runs with its wall clock 5 s ahead of its
-                    // successor's: a zombie's IDs carry later times than the new owner's clock (issue 31); no ID twice
-                    prefix.addAll(Faketime.prefix(CLOCK_AHEAD));
-                }
-                Stamper spec = base.instance(id).withPrefix(prefix);
-                for (String arg : LeaseSwitch.jvmArgs()) {
-                    spec = spec.withJvmArg(arg);
-                }
-                Netns.chown(spec.stateDir(), uid);
+                // the stamper that fault (a) cuts off from its coordinator runs with its wall clock 5 s ahead of its
+                // successor's: a zombie's IDs carry later times than the new owner's clock (issue 31); no ID twice
+                boolean ahead = id.equals("a") && guarantee.equals("at_least_once") && Faketime.available();
+                Stamper spec = ClusterStampers.underUid(base.instance(id), netns, uid, ahead ? Faketime.prefix(CLOCK_AHEAD) : List.of());
                 uids.put(id, uid);
                 specs.put(id, spec);
             }
@@ -670,21 +637,13 @@ class ClusterFaultIT {
         }
 
         void awaitStamping() throws Exception {
-            for (Map.Entry<String, ChildJvm> instance : instances.entrySet()) {
-                instance.getValue().awaitOutput(Stamper.STARTED + topics.in(), 180);
-                instance.getValue().awaitLog("taken by " + instance.getKey() + "#", 180);
-            }
+            ClusterStampers.awaitStamping(instances, topics.in());
             timeline.mark("%s: %s stamping (%s, uids %s)", name, instances.keySet(), applicationId, uids.values());
         }
 
         /** The changelogs Kafka Streams created: led by the data leaders like the data topics. */
         void placeChangelogs() throws Exception {
-            Set<String> names = cluster.admin().listTopics().names().get(60, TimeUnit.SECONDS);
-            for (String topic : names) {
-                if (topic.startsWith(applicationId + "-")) {
-                    cluster.reorderReplicas(topic, ClusterFaultIT::replicas);
-                }
-            }
+            ClusterStampers.placeChangelogs(cluster, applicationId, ClusterFaultIT::replicas);
         }
 
         void startLoad() {
@@ -717,10 +676,7 @@ class ClusterFaultIT {
         Verification verify() throws Exception {
             Verification v;
             if (this == alos) {
-                // done when nothing is missing and the output stopped growing (re-stamping is over)
-                AtomicLong previous = new AtomicLong(-1);
-                v = Verification.await(cluster.bootstrapServers(), topics.out(), topics.in(),
-                        r -> r.missing() == 0 && r.records() >= produced && r.records() == previous.getAndSet(r.records()), RECOVERY);
+                v = ClusterStampers.verifyAtLeastOnce(cluster.bootstrapServers(), topics.out(), topics.in(), produced, RECOVERY);
             } else {
                 v = Verification.await(cluster.bootstrapServers(), topics.out(), topics.in(),
                         r -> r.missing() == 0 && r.records() >= produced, RECOVERY);
@@ -767,9 +723,7 @@ class ClusterFaultIT {
 
         /** The tasks an instance last reported holding ({@code (tasks: [0, 2])} in its log). */
         String holding(String id) throws Exception {
-            String log = instances.get(id).stderr();
-            int at = log.lastIndexOf("(tasks: ");
-            return at < 0 ? "?" : log.substring(at + 8, log.indexOf(')', at));
+            return ClusterStampers.holding(instances.get(id));
         }
 
         @Override

@@ -38,7 +38,7 @@ import java.util.stream.Collectors;
 /**
  * A replicated Kafka 4.3.1 cluster for fault tests: three KRaft nodes, each broker and controller
  * (static quorum {@code controller.quorum.voters}), each a child JVM of the shaded jar's
- * {@code kafka.Kafka} in one network namespace of the test's own ({@link Netns}), with the settings
+ * {@code kafka.Kafka} under a uid of its own in one network namespace of the test's own ({@link Netns}), with the settings
  * of a production cluster: replication factor 3, {@code min.insync.replicas=2}, and Kafka's own
  * defaults otherwise (broker session 9 s, transaction checks every 10 s).
  *
@@ -366,6 +366,26 @@ public final class KafkaCluster implements AutoCloseable {
         Set<String> names = admin.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true))
                 .names().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         return admin.describeTopics(names).allTopicNames().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).values();
+    }
+
+    /**
+     * Cuts {@code node} off from the other nodes, both ways, until the rule is closed: its packets to their client and
+     * controller ports are dropped, and theirs to its ports. It stops fetching from and replicating to them and hears
+     * nothing from the controller, which fences it after {@code broker.session.timeout.ms} (9 s) and moves its
+     * leaderships; the node itself keeps its old metadata and answers clients as before. Clients (the stampers under their
+     * own uids, this JVM through the bridge as root) reach every node as before.
+     */
+    public Netns.Rule isolate(KafkaNode node) throws Exception {
+        Map<Integer, List<Integer>> drops = new LinkedHashMap<>();
+        List<Integer> othersPorts = new ArrayList<>();
+        for (KafkaNode other : nodes) {
+            if (other != node) {
+                othersPorts.addAll(List.of(other.port(), other.controllerPort()));
+                drops.put(other.uid(), List.of(node.port(), node.controllerPort()));
+            }
+        }
+        drops.put(node.uid(), othersPorts);
+        return netns.dropOwnPackets(drops);
     }
 
     /** Waits until every replica of every topic is in sync (a node that came back has caught up). */

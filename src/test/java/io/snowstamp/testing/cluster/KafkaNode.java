@@ -14,10 +14,14 @@ import java.util.Properties;
 /**
  * One node of a {@link KafkaCluster}: a real Kafka 4.3.1 process ({@code kafka.Kafka}, broker and
  * controller) in a child JVM inside the cluster's network namespace, on its own two loopback ports
- * and data directory. It can be SIGKILLed and started again on the same data, or frozen (SIGSTOP)
- * and resumed (SIGCONT). Each start logs to new files {@code node-<id>-<n>.out/.err}.
+ * and data directory, under a uid of its own ({@link #uid}: {@code 23200 + id}, which owns its directory), so that
+ * iptables rules can single its packets out ({@link Netns#isolate}). It can be SIGKILLed and started again on the same
+ * data, or frozen (SIGSTOP) and resumed (SIGCONT). Each start logs to new files {@code node-<id>-<n>.out/.err} (opened
+ * by this JVM, so owned by it).
  */
 public final class KafkaNode {
+    /** The uid of node 1; node {@code id} runs as {@code FIRST_UID - 1 + id}. Apart from the stampers' (231xx). */
+    private static final int FIRST_UID = 23201;
     /** The line Kafka logs once the node serves clients. */
     private static final String STARTED = "Kafka Server started";
 
@@ -53,6 +57,11 @@ public final class KafkaNode {
         return controllerPort;
     }
 
+    /** The uid the node's process runs under (iptables' {@code --uid-owner} names its packets). */
+    public int uid() {
+        return FIRST_UID - 1 + id;
+    }
+
     Path config() {
         return dir.resolve("node.properties");
     }
@@ -71,7 +80,10 @@ public final class KafkaNode {
         }
     }
 
-    /** {@code kafka.tools.StorageTool format -t CLUSTER_ID -c node.properties} (static quorum: no --standalone). */
+    /**
+     * {@code kafka.tools.StorageTool format -t CLUSTER_ID -c node.properties} (static quorum: no --standalone), as root,
+     * then the node's directory is given to its {@link #uid}.
+     */
     void format(String clusterId) throws Exception {
         ChildJvm format = ChildJvm.startCommand(logDir, "format-" + id, dir, Map.of(), List.of(ChildJvm.java(), "-Xmx256m",
                 "-cp", ChildJvm.jar().toAbsolutePath().toString(), "kafka.tools.StorageTool", "format", "-t", clusterId,
@@ -80,6 +92,7 @@ public final class KafkaNode {
         if (exit != 0) {
             throw new IllegalStateException("formatting node " + id + " exited " + exit + "\n" + format.logs());
         }
+        Netns.chown(dir, uid());
     }
 
     /** Starts the node's process and returns at once ({@link #awaitStarted} waits for it). */
@@ -87,9 +100,10 @@ public final class KafkaNode {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException("node " + id + " is running");
         }
-        List<String> command = new ArrayList<>(netns.exec());
+        List<String> command = new ArrayList<>(netns.execAs(uid()));
+        // under its own uid it may not read target/ (a checkout in a private directory): the world-readable copy
         command.addAll(List.of(ChildJvm.java(), "-Xmx512m", "-XX:-UsePerfData",
-                "-cp", ChildJvm.jar().toAbsolutePath().toString(), "kafka.Kafka", config().toString()));
+                "-cp", ChildJvm.jarForAnyUser().toAbsolutePath().toString(), "kafka.Kafka", config().toString()));
         // the shaded jar's logback configuration: Kafka's own INFO lines, for diagnosis (elections, fencing, ISR changes)
         process = ChildJvm.startCommand(logDir, "node-" + id + "-" + (++starts), dir, Map.of("SNOWSTAMP_LOG_KAFKA_LEVEL", "INFO"), command);
         frozen = false;

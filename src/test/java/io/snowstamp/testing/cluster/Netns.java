@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -18,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Everything a fault test runs in it (the Kafka nodes, the stampers) talks over the namespace's
  * own {@code 127.0.0.1}: no rule of it can touch any other traffic of the machine, and nothing in it
  * can reach any other address (there is no other interface). Rules select the packets of one
- * process by its uid ({@code -m owner --uid-owner}: each stamper runs under a uid of its own, see
- * {@link #execAs}) and one broker by its port. Deleting the namespace deletes its rules; processes
+ * process by its uid ({@code -m owner --uid-owner}: each stamper and each Kafka node runs under a uid of its own,
+ * see {@link #execAs}) and one broker by its port. Deleting the namespace deletes its rules; processes
  * still inside keep it alive, so the owner stops them first.
  *
  * <p>Needs root, {@code ip} (iproute2), {@code iptables} and {@code setpriv} (util-linux):
@@ -187,6 +188,17 @@ public final class Netns implements AutoCloseable {
      */
     public Rule dropOwnPackets(int uid, int port) throws IOException, InterruptedException {
         return rule(ownPackets(uid, port).toArray(String[]::new));
+    }
+
+    /**
+     * {@link #dropOwnPackets(int, int)} for every uid and each of its ports at once, as one rule set: the processes of
+     * each uid of {@code portsByUid} can no longer reach those ports. With two sides naming each other's ports, no
+     * request gets from either side to the other (the answers on connections made before have nothing to answer).
+     */
+    public Rule dropOwnPackets(Map<Integer, List<Integer>> portsByUid) throws IOException, InterruptedException {
+        List<List<String>> specs = new ArrayList<>();
+        portsByUid.forEach((uid, ports) -> ports.forEach(port -> specs.add(ownPackets(uid, port))));
+        return rules(specs);
     }
 
     private static List<String> ownPackets(int uid, int port) {
