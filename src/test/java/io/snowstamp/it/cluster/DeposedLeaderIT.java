@@ -27,8 +27,10 @@ import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -156,7 +158,10 @@ class DeposedLeaderIT {
             try {
                 rules.add(cluster.isolate(x));
                 rules.add(netns.cut(uids.get("a"), List.of(g.port())));
-                rules.add(netns.cut(uids.get("b"), List.of(x.port())));
+                // refused, not dropped: b's clients learn at once that X is gone and ask G or D where the leaders are, so
+                // they find the new changelog leader as soon as the controller has moved it (dropped, b's producer and
+                // Kafka Streams' assignment step waited on requests to X and b took nothing over while the fault lasted)
+                rules.add(netns.rejectOwnPackets(uids.get("b"), List.of(x.port())));
                 timeline.mark("rules in place at %s (the stampers' log times), %d ms after the fault began", LocalTime.now(),
                         System.currentTimeMillis() - faultStart);
                 long end = System.nanoTime() + Duration.ofSeconds(FAULT_SECONDS).toNanos();
@@ -188,6 +193,7 @@ class DeposedLeaderIT {
                 logStart.put(instance.getKey(), log.length());
             }
             inWindow.forEach((id, log) -> printEvents(timeline, id + " during the fault", log));
+            Map<Integer, String> overlaps = overlaps(timeline, inWindow, window.movedAt, faultStart, back);
 
             cluster.awaitFullIsr(RECOVERY);
             cluster.electPreferredLeaders();
@@ -210,6 +216,10 @@ class DeposedLeaderIT {
 
             assertThat(window.seen).as("partitions of %s that X still led, after the controller had moved them, with a committed end"
                     + " below the new leader's (the window this test is about)\n%s", changelog, window.lastLook).isNotEmpty();
+            assertThat(overlaps).as("partitions that b stamped under a lease of its own, after the controller had moved their"
+                    + " changelog away from X, while a still held them, its lease still confirmed by X (no newer lease read), until"
+                    + " its reservation was not read back (the two owners this test is about; a's and b's lines per partition are"
+                    + " above)").isNotEmpty();
             assertThat(verified.missing()).as("input records never stamped\n%s", verified).isZero();
             assertThat(verified.duplicates()).as("IDs on two different source records\n%s", verified).isZero();
             for (Map.Entry<String, ChildJvm> instance : instances.entrySet()) {
@@ -231,6 +241,47 @@ class DeposedLeaderIT {
         }
     }
 
+    /**
+     * The partitions two owners held at once during the fault, with what shows it: b started issuing under a lease of its
+     * own after this test saw the partition's changelog moved away from X (b cannot reach X: its lease record was
+     * acknowledged by the new leader), and a, which held the partition, gave it back only later, because a reservation
+     * of its was not acknowledged and read back (X still confirming its lease), having logged neither a newer lease nor
+     * a missing confirmation for it before that. Prints each partition's lines of a and b from the fault until the links
+     * healed at {@code healed}.
+     */
+    private static Map<Integer, String> overlaps(Timeline timeline, Map<String, String> inWindow, Map<Integer, Long> movedAt,
+                                                 long faultStart, long healed) {
+        Map<String, List<TaskLine>> lines = new LinkedHashMap<>();
+        inWindow.forEach((id, log) -> lines.put(id, TaskLine.parse(log, faultStart).stream()
+                .filter(line -> line.atMillis() < healed && line.kind() != TaskLine.Kind.OTHER).toList()));
+        Map<Integer, String> overlaps = new TreeMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            int partition = p;
+            Long moved = movedAt.get(p);
+            timeline.mark("partition %d: changelog seen moved at %s; its lines until the links healed (+%.1fs):", p,
+                    moved == null ? "never" : String.format(Locale.ROOT, "+%.1fs", (moved - faultStart) / 1e3), (healed - faultStart) / 1e3);
+            lines.forEach((id, of) -> of.stream().filter(line -> line.partition() == partition)
+                    .forEach(line -> System.out.println("    " + id + " " + line.since(faultStart))));
+            List<TaskLine> ofA = lines.get("a").stream().filter(line -> line.partition() == partition).toList();
+            TaskLine issuing = lines.get("b").stream().filter(line -> line.partition() == partition && line.kind() == TaskLine.Kind.ISSUING
+                    && moved != null && line.atMillis() > moved).findFirst().orElse(null);
+            TaskLine dropped = ofA.stream().filter(line -> line.kind() == TaskLine.Kind.UNACKNOWLEDGED).findFirst().orElse(null);
+            if (issuing == null || dropped == null || dropped.atMillis() <= issuing.atMillis()) {
+                continue;
+            }
+            List<TaskLine> before = ofA.stream().filter(line -> line.atMillis() <= dropped.atMillis() && EnumSet.of(TaskLine.Kind.LOST,
+                    TaskLine.Kind.UNCONFIRMED, TaskLine.Kind.LAPSED).contains(line.kind())).toList();
+            boolean lost = ofA.stream().anyMatch(line -> line.kind() == TaskLine.Kind.LOST);
+            if (before.isEmpty() && !lost) {
+                String what = String.format(Locale.ROOT, "b issuing from +%.1fs, a giving it back at +%.1fs (reservation not read back)",
+                        (issuing.atMillis() - faultStart) / 1e3, (dropped.atMillis() - faultStart) / 1e3);
+                overlaps.put(p, what);
+                timeline.mark("two owners of partition %d: %s", p, what);
+            }
+        }
+        return overlaps;
+    }
+
     /** The lines of {@code log} that tell what happened to the stamper's tasks (the first {@link #MAX_LINES}). */
     private static void printEvents(Timeline timeline, String what, String log) {
         List<String> lines = log.lines().filter(line -> TASK_EVENTS.matcher(line).find()).toList();
@@ -249,6 +300,8 @@ class DeposedLeaderIT {
         private final KafkaNode x;
         private final List<KafkaNode> others;
         private final Map<Integer, NodeView> moved = new TreeMap<>();
+        /** When this test first saw each partition moved (epoch milliseconds): at most one look after the controller did. */
+        final Map<Integer, Long> movedAt = new TreeMap<>();
         /** Partitions in which the window was seen open, with the first look that showed it. */
         final Map<Integer, String> seen = new TreeMap<>();
         String lastLook = "(none)";
@@ -273,6 +326,7 @@ class DeposedLeaderIT {
                     }
                     if (!moved.containsKey(p)) {
                         moved.put(p, elsewhere);
+                        movedAt.put(p, System.currentTimeMillis());
                         timeline.mark("the controller moved %s-%d: %s; %s", changelog, p, elsewhere, deposed);
                     }
                     NodeView leader = elsewhere.leader() == elsewhere.node() ? elsewhere
