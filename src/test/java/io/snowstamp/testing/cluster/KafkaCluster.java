@@ -388,6 +388,27 @@ public final class KafkaCluster implements AutoCloseable {
         return netns.dropOwnPackets(drops);
     }
 
+    /**
+     * Cuts {@code node} off from the controller quorum, both ways, until the rule is closed: its packets to the other
+     * nodes' controller ports are dropped, and theirs to its controller port; their client ports stay open. It hears
+     * nothing from the controller, which fences it after {@code broker.session.timeout.ms} (9 s) and moves its
+     * leaderships; its followers, which still reach it, learn that and fetch from the new leaders instead, so from then
+     * on it acknowledges nothing more (it cannot shrink its in-sync set without the controller). The node itself keeps
+     * its old metadata and answers clients as before: until the move, as the leader it still is.
+     */
+    public Netns.Rule cutFromControllers(KafkaNode node) throws Exception {
+        Map<Integer, List<Integer>> drops = new LinkedHashMap<>();
+        List<Integer> controllerPorts = new ArrayList<>();
+        for (KafkaNode other : nodes) {
+            if (other != node) {
+                controllerPorts.add(other.controllerPort());
+                drops.put(other.uid(), List.of(node.controllerPort()));
+            }
+        }
+        drops.put(node.uid(), controllerPorts);
+        return netns.dropOwnPackets(drops);
+    }
+
     /** Waits until every replica of every topic is in sync (a node that came back has caught up). */
     public void awaitFullIsr(Duration timeout) throws Exception {
         awaitFullIsr(null, timeout);
