@@ -40,30 +40,36 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The deposed leader on the three-node cluster ({@link KafkaCluster}): the node X that leads the stampers' changelog
- * partitions is cut off from the other two nodes (both ways, client and controller ports) while the old owner stamper
- * still reaches it. The controller fences X once its session has run out ({@code broker.session.timeout.ms}, 9 s) and
- * elects the next replica G; X does not learn it, and goes on answering as leader with its old committed end, which
- * holds neither the new owner's lease record nor anything written since. An at-least-once stamper whose lease round
- * asks X gets its lease confirmed for as long as that lasts. What keeps the IDs apart there is that X can acknowledge
- * no new reservation (its followers no longer fetch from it, and it cannot shrink its ISR without the controller): the
- * old owner issues at most up to its last acknowledged reservation, which the new leader's log holds and the new owner
- * resumes above (design.md, "What it rests on").
+ * partitions is cut off from the controllers (both ways, controller ports) while the old owner stamper still reaches it.
+ * The controller fences X once its session has run out ({@code broker.session.timeout.ms}, 9 s) and elects the next
+ * replica G; the followers fetch from G from then on, X does not learn it, and goes on answering as leader with its old
+ * committed end, which holds neither the new owner's lease record nor anything written since. An at-least-once stamper
+ * whose lease round asks X gets its lease confirmed for as long as that lasts. What keeps the IDs apart there is that a
+ * reservation covers IDs only once a round confirming the lease read the changelog past it, and X can acknowledge no
+ * new reservation (its followers no longer fetch from it, and it cannot shrink its ISR without the controller): the old
+ * owner issues at most up to its last reservation read back before the move, which the new leader's log holds and the
+ * new owner resumes above (design.md, "Why two owners never forward the same ID").
  *
  * <p>Two stampers a and b ({@code snowstamp run}, shipped defaults, {@code processing.guarantee=at_least_once}, child
  * JVMs under uids of their own) on topics of {@value #PARTITIONS} partitions under a steady {@value #RATE} records/s.
  * Three roles on three nodes: X (not the active controller) leads every changelog partition, replicas in the order X,
  * G, D; G coordinates the stampers' group; D leads the input and output partitions. For {@value #FAULT_SECONDS} s, all
- * at once: X isolated from G and D; a cut off from G (the group evicts it) but reaching X and D; b cut off from X (b
- * only ever talks to the new leader).
+ * at once: X cut off from the controllers (its followers still reach it, so a's reservations are acknowledged, and a
+ * stamps on, until the controller moves the partitions); a cut off from G (the group evicts it and gives its partitions
+ * to b) but reaching X and D; b's packets to X refused with a TCP reset (b only ever talks to the new leader, and its
+ * clients, told at once that X is gone, find the new leader as soon as the controller has moved the partitions).
  *
  * <p>It asserts that the window is open: after G names a new leader of a changelog partition (the controller fenced
  * X), X itself, asked on a connection of its own ({@link NodeView}), still names itself leader at an older leader
- * epoch, with a committed end below the new leader's. It prints the controller's fencing line, what a and b logged
- * about their tasks in the window (leases lost, unconfirmed or taken, reservations waited for or unacknowledged) and
- * the longest output stall, and has the stampers dump their threads at the end of the window (SIGQUIT: into their
- * {@code .out} files under {@code target/fault-logs/<application id>/}), where a stall's cause shows. After the links
- * heal and every replica is back in sync, {@code verify} over everything produced: no ID on two source records, no
- * input record missing.
+ * epoch, with a committed end below the new leader's. And that two owners held a partition at once: b, after the
+ * move, issued IDs under a lease of its own in a partition a held, while a still held it, its lease still confirmed by
+ * X (it read no newer lease, missed no confirmation), until a gave the partition back because a reservation was not
+ * acknowledged and read back ({@code reservation-unacknowledged}, 20 s after its first ID waited). It prints the
+ * controller's fencing line, a's and b's lines about each partition's lease and reservations in the window, what they
+ * logged about their tasks and the longest output stall, and has the stampers dump their threads at the end of the
+ * window (SIGQUIT: into their {@code .out} files under {@code target/fault-logs/<application id>/}), where a stall's
+ * cause shows. After the links heal and every replica is back in sync, {@code verify} over everything produced: no ID
+ * on two source records, no input record missing.
  *
  * <p>Alone: {@code mvn -B verify -Dtest=none -Dit.test=DeposedLeaderIT -Dsurefire.failIfNoSpecifiedTests=false}.
  */
@@ -148,18 +154,18 @@ class DeposedLeaderIT {
             for (int p = 0; p < PARTITIONS; p++) {
                 before.put(p, NodeView.ask(x, new TopicPartition(changelog, p)));
             }
-            timeline.mark("fault: X = %s isolated from %s and %s; a (uid %d) cut off from G, reaching X and D; b (uid %d) cut off"
-                    + " from X; for %d s. a holds %s, b holds %s; before it %s", x, g, d, uids.get("a"), uids.get("b"), FAULT_SECONDS,
+            timeline.mark("fault: X = %s cut off from the controller ports of %s and %s; a (uid %d) cut off from G, reaching X and D; b (uid %d)"
+                    + " refused by X; for %d s. a holds %s, b holds %s; before it %s", x, g, d, uids.get("a"), uids.get("b"), FAULT_SECONDS,
                     ClusterStampers.holding(instances.get("a")), ClusterStampers.holding(instances.get("b")), before.values());
             long faultStart = System.currentTimeMillis();
             Window window = new Window(timeline, changelog, x, List.of(g, d));
             List<Netns.Rule> rules = new ArrayList<>();
             long back;
             try {
-                // cut from the controllers only: X's followers fetch from it until the controller moves the partitions, so
-                // X acknowledges a's reservations until then and a's last one read back reaches up to the move; isolated
-                // from G and D too, X acknowledged nothing from the cut on, a's next ID waited from then, and a gave its
-                // partitions back (20 s) within about a second of b's first ID after the move (9-15 s, then b's takeover)
+                // from the controllers only: X's followers fetch from it until the controller moves the partitions, so a's
+                // next ID waits from the move on, and a holds its partitions for 20 s after it. Isolated from G and D too,
+                // X acknowledged nothing from the cut on, and a gave its partitions back within about a second of b's
+                // first ID after the move (the fence alone took 9-15 s)
                 rules.add(cluster.cutFromControllers(x));
                 rules.add(netns.cut(uids.get("a"), List.of(g.port())));
                 // refused, not dropped: b's clients learn at once that X is gone and ask G or D where the leaders are, so
@@ -294,7 +300,7 @@ class DeposedLeaderIT {
     }
 
     /**
-     * What the isolated node X and the others say about each changelog partition, looked at again and again while the
+     * What the cut-off node X and the others say about each changelog partition, looked at again and again while the
      * fault lasts: when the others first name a new leader (the controller fenced X and moved the partition), and when X,
      * after that, still names itself leader at an older epoch with a committed end below the new leader's.
      */

@@ -369,26 +369,6 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /**
-     * Cuts {@code node} off from the other nodes, both ways, until the rule is closed: its packets to their client and
-     * controller ports are dropped, and theirs to its ports. It stops fetching from and replicating to them and hears
-     * nothing from the controller, which fences it after {@code broker.session.timeout.ms} (9 s) and moves its
-     * leaderships; the node itself keeps its old metadata and answers clients as before. Clients (the stampers under their
-     * own uids, this JVM through the bridge as root) reach every node as before.
-     */
-    public Netns.Rule isolate(KafkaNode node) throws Exception {
-        Map<Integer, List<Integer>> drops = new LinkedHashMap<>();
-        List<Integer> othersPorts = new ArrayList<>();
-        for (KafkaNode other : nodes) {
-            if (other != node) {
-                othersPorts.addAll(List.of(other.port(), other.controllerPort()));
-                drops.put(other.uid(), List.of(node.port(), node.controllerPort()));
-            }
-        }
-        drops.put(node.uid(), othersPorts);
-        return netns.dropOwnPackets(drops);
-    }
-
-    /**
      * Cuts {@code node} off from the controller quorum, both ways, until the rule is closed: its packets to the other
      * nodes' controller ports are dropped, and theirs to its controller port; their client ports stay open. It hears
      * nothing from the controller, which fences it after {@code broker.session.timeout.ms} (9 s) and moves its
