@@ -203,7 +203,7 @@ class DeposedLeaderIT {
                 logStart.put(instance.getKey(), log.length());
             }
             inWindow.forEach((id, log) -> printEvents(timeline, id + " during the fault", log));
-            Map<Integer, String> overlaps = overlaps(timeline, inWindow, window.movedAt, faultStart, back);
+            Map<Integer, String> overlaps = overlaps(timeline, inWindow, window.movedAt, output, faultStart, back);
 
             cluster.awaitFullIsr(RECOVERY);
             cluster.electPreferredLeaders();
@@ -260,7 +260,7 @@ class DeposedLeaderIT {
      * healed at {@code healed}.
      */
     private static Map<Integer, String> overlaps(Timeline timeline, Map<String, String> inWindow, Map<Integer, Long> movedAt,
-                                                 long faultStart, long healed) {
+                                                 OutputStalls output, long faultStart, long healed) {
         Map<String, List<TaskLine>> lines = new LinkedHashMap<>();
         inWindow.forEach((id, log) -> lines.put(id, TaskLine.parse(log, faultStart).stream()
                 .filter(line -> line.atMillis() < healed && line.kind() != TaskLine.Kind.OTHER).toList()));
@@ -279,12 +279,15 @@ class DeposedLeaderIT {
             if (issuing == null || dropped == null || dropped.atMillis() <= issuing.atMillis()) {
                 continue;
             }
-            List<TaskLine> before = ofA.stream().filter(line -> line.atMillis() <= dropped.atMillis() && EnumSet.of(TaskLine.Kind.LOST,
-                    TaskLine.Kind.UNCONFIRMED, TaskLine.Kind.LAPSED).contains(line.kind())).toList();
+            boolean unconfirmed = ofA.stream().anyMatch(line -> line.atMillis() <= dropped.atMillis()
+                    && EnumSet.of(TaskLine.Kind.UNCONFIRMED, TaskLine.Kind.LAPSED).contains(line.kind()));
             boolean lost = ofA.stream().anyMatch(line -> line.kind() == TaskLine.Kind.LOST);
-            if (before.isEmpty() && !lost) {
-                String what = String.format(Locale.ROOT, "b issuing from +%.1fs, a giving it back at +%.1fs (reservation not read back)",
-                        (issuing.atMillis() - faultStart) / 1e3, (dropped.atMillis() - faultStart) / 1e3);
+            // a's task waits for its reservation all that time, stamping nothing: what reaches the output then is b's
+            long stamped = output.arrivals(p, issuing.atMillis(), dropped.atMillis());
+            if (!unconfirmed && !lost && stamped > 0) {
+                String what = String.format(Locale.ROOT, "b issuing from +%.1fs (output records of the partition in %d polls"
+                                + " after that), a giving it back at +%.1fs (reservation not read back)",
+                        (issuing.atMillis() - faultStart) / 1e3, stamped, (dropped.atMillis() - faultStart) / 1e3);
                 overlaps.put(p, what);
                 timeline.mark("two owners of partition %d: %s", p, what);
             }
