@@ -62,9 +62,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>It asserts that the window is open: after G names a new leader of a changelog partition (the controller fenced
  * X), X itself, asked on a connection of its own ({@link NodeView}), still names itself leader at an older leader
  * epoch, with a committed end below the new leader's. And that two owners held a partition at once: b, after the
- * move, issued IDs under a lease of its own in a partition a held, while a still held it, its lease still confirmed by
- * X (it read no newer lease, missed no confirmation), until a gave the partition back because a reservation was not
- * acknowledged and read back ({@code reservation-unacknowledged}, 20 s after its first ID waited). It prints the
+ * move, stamped records of a partition a held under a lease of its own (they reached the output), while a still held
+ * it, its lease still confirmed by X (it read no newer lease, missed no confirmation), until a gave the partition back
+ * because a reservation was not acknowledged and read back ({@code reservation-unacknowledged}, 20 s after its first
+ * ID waited). It prints the
  * controller's fencing line, a's and b's lines about each partition's lease and reservations in the window, what they
  * logged about their tasks and the longest output stall, and has the stampers dump their threads at the end of the
  * window (SIGQUIT: into their {@code .out} files under {@code target/fault-logs/<application id>/}), where a stall's
