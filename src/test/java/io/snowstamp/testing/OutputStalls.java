@@ -142,6 +142,13 @@ public final class OutputStalls implements AutoCloseable {
         return end;
     }
 
+    /** How many polls brought records of {@code partition} between {@code fromMillis} and {@code toMillis} (wall clock, inclusive). */
+    public long arrivals(int partition, long fromMillis, long toMillis) {
+        synchronized (arrivals) {
+            return arrivals.getOrDefault(partition, List.of()).stream().filter(t -> t >= fromMillis && t <= toMillis).count();
+        }
+    }
+
     /**
      * How long after {@code faultMillis} the last partition got its first record: every partition
      * was being stamped again (and visible) that many milliseconds after the fault. -1 if some

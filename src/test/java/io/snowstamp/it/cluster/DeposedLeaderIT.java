@@ -27,8 +27,10 @@ import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -38,30 +40,37 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The deposed leader on the three-node cluster ({@link KafkaCluster}): the node X that leads the stampers' changelog
- * partitions is cut off from the other two nodes (both ways, client and controller ports) while the old owner stamper
- * still reaches it. The controller fences X once its session has run out ({@code broker.session.timeout.ms}, 9 s) and
- * elects the next replica G; X does not learn it, and goes on answering as leader with its old committed end, which
- * holds neither the new owner's lease record nor anything written since. An at-least-once stamper whose lease round
- * asks X gets its lease confirmed for as long as that lasts. What keeps the IDs apart there is that X can acknowledge
- * no new reservation (its followers no longer fetch from it, and it cannot shrink its ISR without the controller): the
- * old owner issues at most up to its last acknowledged reservation, which the new leader's log holds and the new owner
- * resumes above (design.md, "What it rests on").
+ * partitions is cut off from the controllers (both ways, controller ports) while the old owner stamper still reaches it.
+ * The controller fences X once its session has run out ({@code broker.session.timeout.ms}, 9 s) and elects the next
+ * replica G; the followers fetch from G from then on, X does not learn it, and goes on answering as leader with its old
+ * committed end, which holds neither the new owner's lease record nor anything written since. An at-least-once stamper
+ * whose lease round asks X gets its lease confirmed for as long as that lasts. What keeps the IDs apart there is that a
+ * reservation covers IDs only once a round confirming the lease read the changelog past it, and X can acknowledge no
+ * new reservation (its followers no longer fetch from it, and it cannot shrink its ISR without the controller): the old
+ * owner issues at most up to its last reservation read back before the move, which the new leader's log holds and the
+ * new owner resumes above (design.md, "Why two owners never forward the same ID").
  *
  * <p>Two stampers a and b ({@code snowstamp run}, shipped defaults, {@code processing.guarantee=at_least_once}, child
  * JVMs under uids of their own) on topics of {@value #PARTITIONS} partitions under a steady {@value #RATE} records/s.
  * Three roles on three nodes: X (not the active controller) leads every changelog partition, replicas in the order X,
  * G, D; G coordinates the stampers' group; D leads the input and output partitions. For {@value #FAULT_SECONDS} s, all
- * at once: X isolated from G and D; a cut off from G (the group evicts it) but reaching X and D; b cut off from X (b
- * only ever talks to the new leader).
+ * at once: X cut off from the controllers (its followers still reach it, so a's reservations are acknowledged, and a
+ * stamps on, until the controller moves the partitions); a cut off from G (the group evicts it and gives its partitions
+ * to b) but reaching X and D; b's packets to X refused with a TCP reset (b only ever talks to the new leader, and its
+ * clients, told at once that X is gone, find the new leader as soon as the controller has moved the partitions).
  *
  * <p>It asserts that the window is open: after G names a new leader of a changelog partition (the controller fenced
  * X), X itself, asked on a connection of its own ({@link NodeView}), still names itself leader at an older leader
- * epoch, with a committed end below the new leader's. It prints the controller's fencing line, what a and b logged
- * about their tasks in the window (leases lost, unconfirmed or taken, reservations waited for or unacknowledged) and
- * the longest output stall, and has the stampers dump their threads at the end of the window (SIGQUIT: into their
- * {@code .out} files under {@code target/fault-logs/<application id>/}), where a stall's cause shows. After the links
- * heal and every replica is back in sync, {@code verify} over everything produced: no ID on two source records, no
- * input record missing.
+ * epoch, with a committed end below the new leader's. And that two owners held a partition at once: b, after the
+ * move, stamped records of a partition a held under a lease of its own (they reached the output), while a still held
+ * it, its lease still confirmed by X (it read no newer lease, missed no confirmation), until a gave the partition back
+ * because a reservation was not acknowledged and read back ({@code reservation-unacknowledged}, 20 s after its first
+ * ID waited). It prints the
+ * controller's fencing line, a's and b's lines about each partition's lease and reservations in the window, what they
+ * logged about their tasks and the longest output stall, and has the stampers dump their threads at the end of the
+ * window (SIGQUIT: into their {@code .out} files under {@code target/fault-logs/<application id>/}), where a stall's
+ * cause shows. After the links heal and every replica is back in sync, {@code verify} over everything produced: no ID
+ * on two source records, no input record missing.
  *
  * <p>Alone: {@code mvn -B verify -Dtest=none -Dit.test=DeposedLeaderIT -Dsurefire.failIfNoSpecifiedTests=false}.
  */
@@ -146,17 +155,24 @@ class DeposedLeaderIT {
             for (int p = 0; p < PARTITIONS; p++) {
                 before.put(p, NodeView.ask(x, new TopicPartition(changelog, p)));
             }
-            timeline.mark("fault: X = %s isolated from %s and %s; a (uid %d) cut off from G, reaching X and D; b (uid %d) cut off"
-                    + " from X; for %d s. a holds %s, b holds %s; before it %s", x, g, d, uids.get("a"), uids.get("b"), FAULT_SECONDS,
+            timeline.mark("fault: X = %s cut off from the controller ports of %s and %s; a (uid %d) cut off from G, reaching X and D; b (uid %d)"
+                    + " refused by X; for %d s. a holds %s, b holds %s; before it %s", x, g, d, uids.get("a"), uids.get("b"), FAULT_SECONDS,
                     ClusterStampers.holding(instances.get("a")), ClusterStampers.holding(instances.get("b")), before.values());
             long faultStart = System.currentTimeMillis();
             Window window = new Window(timeline, changelog, x, List.of(g, d));
             List<Netns.Rule> rules = new ArrayList<>();
             long back;
             try {
-                rules.add(cluster.isolate(x));
+                // from the controllers only: X's followers fetch from it until the controller moves the partitions, so a's
+                // next ID waits from the move on, and a holds its partitions for 20 s after it. Isolated from G and D too,
+                // X acknowledged nothing from the cut on, and a gave its partitions back within about a second of b's
+                // first ID after the move (the fence alone took 9-15 s)
+                rules.add(cluster.cutFromControllers(x));
                 rules.add(netns.cut(uids.get("a"), List.of(g.port())));
-                rules.add(netns.cut(uids.get("b"), List.of(x.port())));
+                // refused, not dropped: b's clients learn at once that X is gone and ask G or D where the leaders are, so
+                // they find the new changelog leader as soon as the controller has moved it (dropped, b's producer and
+                // Kafka Streams' assignment step waited on requests to X and b took nothing over while the fault lasted)
+                rules.add(netns.rejectOwnPackets(uids.get("b"), List.of(x.port())));
                 timeline.mark("rules in place at %s (the stampers' log times), %d ms after the fault began", LocalTime.now(),
                         System.currentTimeMillis() - faultStart);
                 long end = System.nanoTime() + Duration.ofSeconds(FAULT_SECONDS).toNanos();
@@ -188,6 +204,7 @@ class DeposedLeaderIT {
                 logStart.put(instance.getKey(), log.length());
             }
             inWindow.forEach((id, log) -> printEvents(timeline, id + " during the fault", log));
+            Map<Integer, String> overlaps = overlaps(timeline, inWindow, window.movedAt, output, faultStart, back);
 
             cluster.awaitFullIsr(RECOVERY);
             cluster.electPreferredLeaders();
@@ -210,6 +227,10 @@ class DeposedLeaderIT {
 
             assertThat(window.seen).as("partitions of %s that X still led, after the controller had moved them, with a committed end"
                     + " below the new leader's (the window this test is about)\n%s", changelog, window.lastLook).isNotEmpty();
+            assertThat(overlaps).as("partitions that b stamped under a lease of its own, after the controller had moved their"
+                    + " changelog away from X, while a still held them, its lease still confirmed by X (no newer lease read), until"
+                    + " its reservation was not read back (the two owners this test is about; a's and b's lines per partition are"
+                    + " above)").isNotEmpty();
             assertThat(verified.missing()).as("input records never stamped\n%s", verified).isZero();
             assertThat(verified.duplicates()).as("IDs on two different source records\n%s", verified).isZero();
             for (Map.Entry<String, ChildJvm> instance : instances.entrySet()) {
@@ -231,6 +252,50 @@ class DeposedLeaderIT {
         }
     }
 
+    /**
+     * The partitions two owners held at once during the fault, with what shows it: b started issuing under a lease of its
+     * own after this test saw the partition's changelog moved away from X (b cannot reach X: its lease record was
+     * acknowledged by the new leader), and a, which held the partition, gave it back only later, because a reservation
+     * of its was not acknowledged and read back (X still confirming its lease), having logged neither a newer lease nor
+     * a missing confirmation for it before that. Prints each partition's lines of a and b from the fault until the links
+     * healed at {@code healed}.
+     */
+    private static Map<Integer, String> overlaps(Timeline timeline, Map<String, String> inWindow, Map<Integer, Long> movedAt,
+                                                 OutputStalls output, long faultStart, long healed) {
+        Map<String, List<TaskLine>> lines = new LinkedHashMap<>();
+        inWindow.forEach((id, log) -> lines.put(id, TaskLine.parse(log, faultStart).stream()
+                .filter(line -> line.atMillis() < healed && line.kind() != TaskLine.Kind.OTHER).toList()));
+        Map<Integer, String> overlaps = new TreeMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            int partition = p;
+            Long moved = movedAt.get(p);
+            timeline.mark("partition %d: changelog seen moved at %s; its lines until the links healed (+%.1fs):", p,
+                    moved == null ? "never" : String.format(Locale.ROOT, "+%.1fs", (moved - faultStart) / 1e3), (healed - faultStart) / 1e3);
+            lines.forEach((id, of) -> of.stream().filter(line -> line.partition() == partition)
+                    .forEach(line -> System.out.println("    " + id + " " + line.since(faultStart))));
+            List<TaskLine> ofA = lines.get("a").stream().filter(line -> line.partition() == partition).toList();
+            TaskLine issuing = lines.get("b").stream().filter(line -> line.partition() == partition && line.kind() == TaskLine.Kind.ISSUING
+                    && moved != null && line.atMillis() > moved).findFirst().orElse(null);
+            TaskLine dropped = ofA.stream().filter(line -> line.kind() == TaskLine.Kind.UNACKNOWLEDGED).findFirst().orElse(null);
+            if (issuing == null || dropped == null || dropped.atMillis() <= issuing.atMillis()) {
+                continue;
+            }
+            boolean unconfirmed = ofA.stream().anyMatch(line -> line.atMillis() <= dropped.atMillis()
+                    && EnumSet.of(TaskLine.Kind.UNCONFIRMED, TaskLine.Kind.LAPSED).contains(line.kind()));
+            boolean lost = ofA.stream().anyMatch(line -> line.kind() == TaskLine.Kind.LOST);
+            // a's task waits for its reservation all that time, stamping nothing: what reaches the output then is b's
+            long stamped = output.arrivals(p, issuing.atMillis(), dropped.atMillis());
+            if (!unconfirmed && !lost && stamped > 0) {
+                String what = String.format(Locale.ROOT, "b issuing from +%.1fs (output records of the partition in %d polls"
+                                + " after that), a giving it back at +%.1fs (reservation not read back)",
+                        (issuing.atMillis() - faultStart) / 1e3, stamped, (dropped.atMillis() - faultStart) / 1e3);
+                overlaps.put(p, what);
+                timeline.mark("two owners of partition %d: %s", p, what);
+            }
+        }
+        return overlaps;
+    }
+
     /** The lines of {@code log} that tell what happened to the stamper's tasks (the first {@link #MAX_LINES}). */
     private static void printEvents(Timeline timeline, String what, String log) {
         List<String> lines = log.lines().filter(line -> TASK_EVENTS.matcher(line).find()).toList();
@@ -239,7 +304,7 @@ class DeposedLeaderIT {
     }
 
     /**
-     * What the isolated node X and the others say about each changelog partition, looked at again and again while the
+     * What the cut-off node X and the others say about each changelog partition, looked at again and again while the
      * fault lasts: when the others first name a new leader (the controller fenced X and moved the partition), and when X,
      * after that, still names itself leader at an older epoch with a committed end below the new leader's.
      */
@@ -249,6 +314,8 @@ class DeposedLeaderIT {
         private final KafkaNode x;
         private final List<KafkaNode> others;
         private final Map<Integer, NodeView> moved = new TreeMap<>();
+        /** When this test first saw each partition moved (epoch milliseconds): at most one look after the controller did. */
+        final Map<Integer, Long> movedAt = new TreeMap<>();
         /** Partitions in which the window was seen open, with the first look that showed it. */
         final Map<Integer, String> seen = new TreeMap<>();
         String lastLook = "(none)";
@@ -273,6 +340,7 @@ class DeposedLeaderIT {
                     }
                     if (!moved.containsKey(p)) {
                         moved.put(p, elsewhere);
+                        movedAt.put(p, System.currentTimeMillis());
                         timeline.mark("the controller moved %s-%d: %s; %s", changelog, p, elsewhere, deposed);
                     }
                     NodeView leader = elsewhere.leader() == elsewhere.node() ? elsewhere

@@ -369,22 +369,23 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /**
-     * Cuts {@code node} off from the other nodes, both ways, until the rule is closed: its packets to their client and
-     * controller ports are dropped, and theirs to its ports. It stops fetching from and replicating to them and hears
+     * Cuts {@code node} off from the controller quorum, both ways, until the rule is closed: its packets to the other
+     * nodes' controller ports are dropped, and theirs to its controller port; their client ports stay open. It hears
      * nothing from the controller, which fences it after {@code broker.session.timeout.ms} (9 s) and moves its
-     * leaderships; the node itself keeps its old metadata and answers clients as before. Clients (the stampers under their
-     * own uids, this JVM through the bridge as root) reach every node as before.
+     * leaderships; its followers, which still reach it, learn that and fetch from the new leaders instead, so from then
+     * on it acknowledges nothing more (it cannot shrink its in-sync set without the controller). The node itself keeps
+     * its old metadata and answers clients as before: until the move, as the leader it still is.
      */
-    public Netns.Rule isolate(KafkaNode node) throws Exception {
+    public Netns.Rule cutFromControllers(KafkaNode node) throws Exception {
         Map<Integer, List<Integer>> drops = new LinkedHashMap<>();
-        List<Integer> othersPorts = new ArrayList<>();
+        List<Integer> controllerPorts = new ArrayList<>();
         for (KafkaNode other : nodes) {
             if (other != node) {
-                othersPorts.addAll(List.of(other.port(), other.controllerPort()));
-                drops.put(other.uid(), List.of(node.port(), node.controllerPort()));
+                controllerPorts.add(other.controllerPort());
+                drops.put(other.uid(), List.of(node.controllerPort()));
             }
         }
-        drops.put(node.uid(), othersPorts);
+        drops.put(node.uid(), controllerPorts);
         return netns.dropOwnPackets(drops);
     }
 

@@ -15,7 +15,7 @@ import java.util.Properties;
  * One node of a {@link KafkaCluster}: a real Kafka 4.3.1 process ({@code kafka.Kafka}, broker and
  * controller) in a child JVM inside the cluster's network namespace, on its own two loopback ports
  * and data directory, under a uid of its own ({@link #uid}: {@code 23200 + id}, which owns its directory), so that
- * iptables rules can single its packets out ({@link Netns#isolate}). It can be SIGKILLed and started again on the same
+ * iptables rules can single its packets out ({@link KafkaCluster#cutFromControllers}). It can be SIGKILLed and started again on the same
  * data, or frozen (SIGSTOP) and resumed (SIGCONT). Each start logs to new files {@code node-<id>-<n>.out/.err} (opened
  * by this JVM, so owned by it).
  */

@@ -187,7 +187,7 @@ public final class Netns implements AutoCloseable {
      * gets through. Every other process and port is untouched.
      */
     public Rule dropOwnPackets(int uid, int port) throws IOException, InterruptedException {
-        return rule(ownPackets(uid, port).toArray(String[]::new));
+        return rule(ownPackets(uid, port, "DROP").toArray(String[]::new));
     }
 
     /**
@@ -197,13 +197,30 @@ public final class Netns implements AutoCloseable {
      */
     public Rule dropOwnPackets(Map<Integer, List<Integer>> portsByUid) throws IOException, InterruptedException {
         List<List<String>> specs = new ArrayList<>();
-        portsByUid.forEach((uid, ports) -> ports.forEach(port -> specs.add(ownPackets(uid, port))));
+        portsByUid.forEach((uid, ports) -> ports.forEach(port -> specs.add(ownPackets(uid, port, "DROP"))));
         return rules(specs);
     }
 
-    private static List<String> ownPackets(int uid, int port) {
-        return List.of("-A", "OUTPUT", "-p", "tcp", "-m", "owner", "--uid-owner", String.valueOf(uid),
-                "--dport", String.valueOf(port), "-j", "DROP");
+    /**
+     * Refuses the packets that processes of {@code uid} send to each TCP port of {@code ports} with a TCP reset
+     * ({@code -j REJECT --reject-with tcp-reset}): unlike {@link #dropOwnPackets(int, int)}, the process learns at once
+     * that the broker is unreachable (its connection is reset, a new one refused), so its clients give up on that broker
+     * without waiting out a request or connection timeout and ask the others for fresh metadata.
+     */
+    public Rule rejectOwnPackets(int uid, List<Integer> ports) throws IOException, InterruptedException {
+        List<List<String>> specs = new ArrayList<>();
+        for (int port : ports) {
+            specs.add(ownPackets(uid, port, "REJECT", "--reject-with", "tcp-reset"));
+        }
+        return rules(specs);
+    }
+
+    /** The rule that sends the packets of {@code uid} to {@code port} to {@code target} (with its options). */
+    private static List<String> ownPackets(int uid, int port, String... target) {
+        List<String> spec = new ArrayList<>(List.of("-A", "OUTPUT", "-p", "tcp", "-m", "owner", "--uid-owner", String.valueOf(uid),
+                "--dport", String.valueOf(port), "-j"));
+        spec.addAll(List.of(target));
+        return List.copyOf(spec);
     }
 
     /**
@@ -217,7 +234,7 @@ public final class Netns implements AutoCloseable {
         specs.add(List.of("-t", "mangle", "-A", "OUTPUT", "-m", "owner", "--uid-owner", String.valueOf(uid),
                 "-j", "CONNMARK", "--set-mark", String.valueOf(uid)));
         for (int port : ports) {
-            specs.add(ownPackets(uid, port));
+            specs.add(ownPackets(uid, port, "DROP"));
             specs.add(List.of("-A", "INPUT", "-p", "tcp", "--sport", String.valueOf(port), "-m", "connmark",
                     "--mark", String.valueOf(uid), "-j", "DROP"));
         }
