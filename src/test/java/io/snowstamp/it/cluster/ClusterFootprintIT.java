@@ -77,6 +77,7 @@ class ClusterFootprintIT {
             String output = bench.stdout();
             System.out.println("bench --footprint-partitions " + counts + (busy ? " --footprint-rate " + rate : "")
                     + " on the three-node cluster:\n" + output);
+            replicas.print();       // also when the bench failed: what the cluster held meanwhile
             assertThat(exit).as("bench exit\n%s", bench.logs()).isZero();
             Files.writeString(json, output.lines().filter(line -> line.startsWith("{")).reduce((a, b) -> b).orElse(""));
             replicas.assertEveryTopicReplicated(counts.split(",").length);
@@ -179,9 +180,12 @@ class ClusterFootprintIT {
         }
 
         /** Every topic seen had three replicas on every partition and min.insync.replicas=2; at least {@code changelogs} changelogs among them. */
-        void assertEveryTopicReplicated(int changelogs) {
+        void print() {
             running = false;
             System.out.println("topics of the runs: " + seen);
+        }
+
+        void assertEveryTopicReplicated(int changelogs) {
             assertThat(seen).as("topics of the runs seen on the cluster").isNotEmpty();
             assertThat(seen).as("replication of the runs' topics").allSatisfy((topic, replication) ->
                     assertThat(replication).as(topic).isEqualTo("replicas=3-3 min.insync.replicas=2"));
