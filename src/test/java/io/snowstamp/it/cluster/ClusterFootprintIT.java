@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * With {@code -Dcluster.footprint-rate=R} it measures the busy failover instead ({@code bench --footprint-rate R}: R
  * records per partition per second on every partition for the whole run, the stamper and, before it, a Kafka Streams
- * pass-through with the same settings, the floor):
+ * pass-through with the same settings, the floor; {@code -Dcluster.footprint.floor=off}: the stamper alone):
  *
  * <pre>
  * mvn -B verify -Dtest=none -Dit.test=ClusterFootprintIT -Dsurefire.failIfNoSpecifiedTests=false -Dcluster.footprint=1024 -Dcluster.footprint-rate=1
@@ -65,14 +65,15 @@ class ClusterFootprintIT {
         String counts = System.getProperty("cluster.footprint");
         String rate = System.getProperty("cluster.footprint-rate", "");
         boolean busy = !rate.isBlank();
-        int runs = counts.split(",").length * (busy ? 2 : 1);     // busy: the floor's run and the stamper's
+        boolean floor = busy && !"off".equals(System.getProperty("cluster.footprint.floor"));
+        int runs = counts.split(",").length * (floor ? 2 : 1);     // busy: the floor's run and the stamper's
         Path json = Files.createDirectories(LOGS).toAbsolutePath().resolve("footprint-" + System.nanoTime() + ".json");
         String name = "bench-" + counts.replace(',', '-') + (busy ? "-rate-" + rate : "");
         Files.deleteIfExists(LOGS.resolve(name + ".out"));     // the logs of an earlier run: this run's figures alone
         Files.deleteIfExists(LOGS.resolve(name + ".err"));
         try (Replicas replicas = new Replicas(cluster.admin());
              ChildJvm bench = ChildJvm.start(LOGS, name, cluster.netns().exec(), List.of("-Xmx512m"),
-                     bench(counts, rate, cluster.bootstrapServers()))) {
+                     bench(counts, rate, floor, cluster.bootstrapServers()))) {
             int exit = bench.waitFor(30L * 60 * runs);
             String output = bench.stdout();
             System.out.println("bench --footprint-partitions " + counts + (busy ? " --footprint-rate " + rate : "")
@@ -84,7 +85,7 @@ class ClusterFootprintIT {
         }
         JsonNode document = new ObjectMapper().readTree(json.toFile());
         if (busy) {
-            assertBusy(document.get("busyFailover"), runs);
+            assertBusy(document.get("busyFailover"), runs, counts.split(",").length);
         } else {
             assertFootprint(document.get("footprint"), runs);
         }
@@ -100,11 +101,11 @@ class ClusterFootprintIT {
         }
     }
 
-    /** The bench's busy rows ({@code BusyFailover.Figures}): the floor's, then the stamper's, per partition count. */
-    private static void assertBusy(JsonNode rows, int runs) {
+    /** The bench's busy rows ({@code BusyFailover.Figures}): the floor's (unless turned off), then the stamper's, per partition count. */
+    private static void assertBusy(JsonNode rows, int runs, int stamperRuns) {
         assertThat(rows).as("the floor's row and the stamper's per partition count").hasSize(runs);
         assertThat(rows.findValuesAsText("subject")).as("subjects").containsOnly("PASS_THROUGH", "STAMPER")
-                .filteredOn("STAMPER"::equals).hasSize(runs / 2);
+                .filteredOn("STAMPER"::equals).hasSize(stamperRuns);
         for (JsonNode row : rows) {
             String subject = row.get("subject").asText();
             assertThat(row.get("startSeconds").asDouble()).as("%s: every partition stamped at the start", subject).isPositive();
@@ -120,10 +121,13 @@ class ClusterFootprintIT {
     }
 
     /** The bench's arguments; {@code -Dcluster.footprint.set=KEY=VALUE,...} adds settings to try (the stampers get the {@code kafka.*} ones). */
-    private static String[] bench(String counts, String rate, String bootstrapServers) {
+    private static String[] bench(String counts, String rate, boolean floor, String bootstrapServers) {
         List<String> args = new ArrayList<>(List.of("bench", "--footprint-partitions", counts, "--bootstrap-servers", bootstrapServers));
         if (!rate.isBlank()) {
             args.addAll(List.of("--footprint-rate", rate));
+            if (!floor) {
+                args.add("--no-footprint-floor");
+            }
         }
         for (String setting : System.getProperty("cluster.footprint.set", "").split(",")) {
             if (setting.contains("=")) {
