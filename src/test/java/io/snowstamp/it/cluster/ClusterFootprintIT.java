@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * It passes when every partition stamped at the start and again after the failover (the bench
  * fails otherwise), every topic of the runs (the changelog Kafka Streams creates too) had three replicas
  * and {@code min.insync.replicas=2}, and, busy, nothing was missing, stamped twice or given an ID twice; it
- * prints the table; benchmarks.md reports it beside the single-broker figures.
+ * prints the bench's figures; benchmarks.md reports them beside the single-broker ones.
  */
 @Tag("integration")
 @Tag("full")   // -Pfull only, like every test on the three-node cluster (development.md)
