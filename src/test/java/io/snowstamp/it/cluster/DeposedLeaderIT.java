@@ -53,7 +53,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Two stampers a and b ({@code snowstamp run}, shipped defaults, {@code processing.guarantee=at_least_once}, child
  * JVMs under uids of their own) on topics of {@value #PARTITIONS} partitions under a steady {@value #RATE} records/s.
  * Three roles on three nodes: X (not the active controller) leads every changelog partition, replicas in the order X,
- * G, D; G coordinates the stampers' group; D leads the input and output partitions. For {@value #FAULT_SECONDS} s, all
+ * D, G — so the new leader is D, which a still reaches: a's producer, after a request to X times out, learns D from D
+ * and gets its next reservation acknowledged there while X keeps confirming a's lease (the schedule the read-back rule
+ * is for: counting that acknowledgement, a would issue IDs b issues too); G coordinates the stampers' group; D leads
+ * the input and output partitions. For {@value #FAULT_SECONDS} s, all
  * at once: X cut off from the controllers (its followers still reach it, so a's reservations are acknowledged, and a
  * stamps on, until the controller moves the partitions); a cut off from G (the group evicts it and gives its partitions
  * to b) but reaching X and D; b's packets to X refused with a TCP reset (b only ever talks to the new leader, and its
@@ -129,14 +132,14 @@ class DeposedLeaderIT {
             }
             ClusterStampers.awaitStamping(instances, topics.in());
             String changelog = Names.changelogTopic(applicationId);
-            ClusterStampers.placeChangelogs(cluster, applicationId, p -> List.of(x.id(), g.id(), d.id()));
+            ClusterStampers.placeChangelogs(cluster, applicationId, p -> List.of(x.id(), d.id(), g.id()));
             for (int p = 0; p < PARTITIONS; p++) {
                 assertThat(cluster.leaderOf(changelog, p)).as("leader of %s-%d", changelog, p).isEqualTo(x);
                 assertThat(cluster.leaderOf(topics.in(), p)).as("leader of input %d", p).isEqualTo(d);
                 assertThat(cluster.leaderOf(topics.out(), p)).as("leader of output %d", p).isEqualTo(d);
             }
             assertThat(cluster.groupCoordinator(applicationId)).as("the stampers' group coordinator").isEqualTo(g);
-            timeline.mark("%s: a and b stamping (uids %s); X = %s leads %s (replicas X, G, D), G = %s coordinates the group, D = %s"
+            timeline.mark("%s: a and b stamping (uids %s); X = %s leads %s (replicas X, D, G), G = %s coordinates the group, D = %s"
                     + " leads input and output; active controller: node %d", applicationId, uids.values(), x, changelog, g, d, controller);
 
             load = new NumberedProducer(cluster.bootstrapServers(), topics.in(), 0, NumberedProducer.UNTIL_STOPPED, RATE,
