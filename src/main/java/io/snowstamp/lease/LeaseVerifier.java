@@ -58,7 +58,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     public static final Duration TERM = Duration.ofMillis(1500);
     /** How often the changelog is read back. */
     static final Duration PERIOD = Duration.ofMillis(200);
-    /** The shortest time between the sends of two rounds when a task waits for one ({@link LeaseGuard#hurry}). */
+    /** The shortest time between two rounds' sends while a task waits for one ({@link LeaseGuard#hurry}): not back to back. */
     static final Duration HURRIED_GAP = Duration.ofMillis(25);
     /**
      * A new lease waits out the term, stretched by 5 % for monotonic clocks that run at different rates: each host's within
@@ -80,10 +80,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     private volatile boolean running = true;
     private final AtomicLong rounds = new AtomicLong();
     private final AtomicLong takeoverParks = new AtomicLong();
-    /**
-     * A task waits for a write of its own to be read back: the next round starts {@link #HURRIED_GAP} after the last one
-     * was sent, not a whole period after (a round asks every leader for hundreds of ends: not back to back).
-     */
+    /** A task waits for a write of its own to be read back: the next round starts {@link #HURRIED_GAP} after the last. */
     private final AtomicBoolean hurried = new AtomicBoolean();
 
     /** A lease this instance holds, and when its task took it ({@link System#nanoTime()}). */

@@ -64,7 +64,7 @@ public final class ReadPastAcks {
     }
 
     /**
-     * Stream thread: returns once {@code value} is covered, asking the lease's verifier for a round at once while it waits
+     * Stream thread: returns once {@code value} is covered, hurrying the lease's verifier while it waits
      * (bounded: {@link AckWait}).
      *
      * @return nanoseconds waited
@@ -85,16 +85,5 @@ public final class ReadPastAcks {
             }
             return now;
         }, value, lease.ticker(), name, reservation, what);
-    }
-
-    /** Stream thread: the highest value acknowledged or in the log, read past or not (-1: none); for tests and log lines. */
-    long acknowledged() {
-        long highest = covered;
-        synchronized (pending) {
-            for (long[] write : pending) {
-                highest = Math.max(highest, write[1]);
-            }
-        }
-        return highest;
     }
 }
