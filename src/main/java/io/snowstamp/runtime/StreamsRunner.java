@@ -30,6 +30,8 @@ import java.util.function.LongSupplier;
  */
 public final class StreamsRunner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamsRunner.class);
+    /** The longest a clean stop waits for its tasks' last IDs to be written before it closes Kafka Streams. */
+    private static final Duration LAST_IDS_WAIT = Duration.ofSeconds(5);
 
     /** Not final: with id.worker-offset=auto the registry's grant replaces the offset at start. */
     private SnowstampConfig config;
@@ -330,8 +332,10 @@ public final class StreamsRunner implements AutoCloseable {
                             io.snowstamp.config.Durations.format(timeout));
             // a task waiting for the schema registry stops waiting (its record stays unprocessed: nothing is lost)
             stats.schemaRegistry().stop();
-            // the last commits write every task's exact last ID: the changelog names it after a clean stop
+            // the last commits write every task's exact last ID: the changelog names it after a clean stop. Where commits
+            // skip it (exactly-once with the tail guard) each thread writes them at its next stop check: wait for that
             stats.stopping();
+            awaitLastIds(timeout);
             // leave the group: the partitions move to the other instances now, not after the session timeout
             boolean clean = streams.close(CloseOptions.timeout(timeout)
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
@@ -350,6 +354,20 @@ public final class StreamsRunner implements AutoCloseable {
         if (registryClaim != null) {
             registryClaim.close();
             registryClaim = null;
+        }
+    }
+
+    /** At most half the stop's time, and 5 s: a thread held in a long wait writes its tasks' last IDs when it commits. */
+    private void awaitLastIds(Duration timeout) {
+        Duration limit = timeout.dividedBy(2).compareTo(LAST_IDS_WAIT) < 0 ? timeout.dividedBy(2) : LAST_IDS_WAIT;
+        try {
+            int unwritten = stats.awaitLastIds(limit);
+            if (unwritten > 0) {
+                log.warn("{} tasks' last IDs not written within {}: the changelog's lastId of their partitions stays what"
+                        + " their last heartbeat or reservation saw", unwritten, io.snowstamp.config.Durations.format(limit));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

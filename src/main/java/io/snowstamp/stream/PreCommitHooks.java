@@ -1,38 +1,86 @@
 package io.snowstamp.stream;
 
+import org.apache.kafka.streams.processor.Cancellable;
+import org.apache.kafka.streams.processor.Punctuator;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 
 /**
- * The tasks of each stream thread that issued IDs since they last wrote their state. The first
- * worker-state flush of a commit on a thread ({@link PreCommitStore#flushCache}) runs the hook of every
- * one of them, so the exact last IDs of all the thread's tasks are sent before Kafka Streams flushes
- * the producer (when: below).
+ * The tasks of each stream thread that issued IDs beyond the last ID their state names. The first worker-state flush of a
+ * commit on a thread ({@link PreCommitStore#flushCache}) runs the hook of every one of them, so the exact last IDs of all
+ * the thread's tasks are sent before Kafka Streams flushes the producer (when: below).
  *
  * <p>WHEN: at every commit, except under exactly-once with the tail guard. There a start resumes above the committed
  * output tail, read after fencing the previous owner's open transactions, and the worker state need not name the last
  * ID: writing it anyway made every commit of a busy instance write one changelog partition per output partition, a
  * transaction of 1,024 busy tasks spanned twice the partitions of the records it carried, and each transaction's
- * markers (one per partition) held up the next (benchmarks.md, "1,024 busy partitions"). There the hooks run at the
- * commits of a clean stop only (for the tasks Kafka Streams flushes then: those that processed a record since their
- * last commit), and the state's {@code lastId} is otherwise what its last write saw (a reservation, a heartbeat): a
- * lower bound, {@code reservedUntil} the upper. Without the tail guard the exact {@code lastId} in the transaction of
- * the IDs it names is what a new owner resumes above; under at-least-once a commit is rare (30 s) and cheap.
+ * markers (one per partition) held up the next (benchmarks.md, "1,024 busy partitions"). There the hooks run once the
+ * instance stops cleanly, and the state's {@code lastId} is otherwise what its last write saw (a reservation, a
+ * heartbeat): a lower bound, {@code reservedUntil} the upper. Without the tail guard the exact {@code lastId} in the
+ * transaction of the IDs it names is what a new owner resumes above; under at-least-once a commit is rare (30 s) and
+ * cheap.
  *
- * <p>WHY all at once: Kafka Streams prepares a commit task by task, and each task's preparation
- * flushes its store caches and then the thread's producer ({@code StreamTask.prepareCommit}: flush,
- * {@code RecordCollectorImpl.flush}: {@code producer.flush()}). A hook that wrote only its own task's
- * state right before that flush made every flush wait for one more changelog record: one broker round
- * trip per task and commit, measured as 3.6-4.8 s commits once 1,024 tasks issued (a failover's
- * first transactions). Written together, the first flush sends them all and the others find nothing
- * to wait for.
+ * <p>A CLEAN STOP where commits skip the hooks: Kafka Streams flushes a task's stores at its last commit only when the
+ * task processed a record or punctuated since its previous commit ({@code StreamTask.prepareCommit}), and an instance
+ * stopped a moment after its last record has nothing of the kind: the hooks would never run and the changelog would keep
+ * the lower bound. So while a thread has hooks waiting, one of its tasks holds a wall-clock punctuation every
+ * {@link #STOP_CHECK} (the thread's sentinel: one task per thread, not one per task, whose punctuation makes Kafka
+ * Streams commit that task's offsets each time); once the instance stops ({@link StamperStats#stopping()}) the
+ * sentinel's next punctuation writes every waiting task's last ID on the thread, in the open transaction, which the
+ * stop's last commit then carries. {@link #unwritten()} lets the stop wait for that before it closes Kafka Streams
+ * ({@link StamperStats#awaitLastIds}). Records the thread still processes after it have their task flushed by the last
+ * commit, whose first flush runs the hooks again. Between stops the sentinel drops the hooks of tasks whose heartbeat
+ * wrote their last ID since, and ends when none is left: an idle instance commits nothing for it.
  *
- * <p>Everything here happens on the stream thread that runs the tasks (a task issues, and its stores
- * flush, on its own thread), so each thread keeps its own list and nothing is shared.
+ * <p>WHY all at once: Kafka Streams prepares a commit task by task, and each task's preparation flushes its store caches
+ * and then the thread's producer ({@code StreamTask.prepareCommit}: flush, {@code RecordCollectorImpl.flush}:
+ * {@code producer.flush()}). A hook that wrote only its own task's state right before that flush made every flush wait
+ * for one more changelog record: one broker round trip per task and commit, measured as 3.6-4.8 s commits once 1,024
+ * tasks issued (a failover's first transactions). Written together, the first flush sends them all and the others find
+ * nothing to wait for.
+ *
+ * <p>Everything but {@link #unwritten()} happens on the stream thread that runs the tasks (a task issues, punctuates, and
+ * its stores flush, on its own thread), so each thread keeps its own list.
  */
 final class PreCommitHooks {
-    private final ThreadLocal<List<Runnable>> pending = ThreadLocal.withInitial(ArrayList::new);
+    /** How often a thread with last IDs to write looks whether the instance stops: what a clean stop waits at most for it. */
+    static final Duration STOP_CHECK = Duration.ofMillis(100);
+
+    /** One task's last ID, waiting to be written to its state. Called on the task's stream thread. */
+    interface Hook {
+        /** Writes the task's last ID to its state (nothing once the task closed or lost its lease); it is no longer waiting. */
+        void write();
+
+        /** Whether nothing is left to write (the task's state names its last ID already, or the task closed); if so, it is no longer waiting. */
+        boolean settled();
+    }
+
+    /** Schedules a wall-clock punctuation of the calling task ({@code ProcessorContext#schedule}). */
+    @FunctionalInterface
+    interface Scheduler {
+        Cancellable schedule(Duration interval, Punctuator punctuator);
+    }
+
+    /** One stream thread's waiting hooks and its sentinel. */
+    private static final class ThreadHooks {
+        final Thread thread = Thread.currentThread();
+        final List<Hook> hooks = new ArrayList<>();
+        /** {@code hooks.size()}, for {@link #unwritten()} on another thread. */
+        volatile int waiting;
+        Cancellable sentinel;
+        Hook sentinelOwner;
+    }
+
+    private final List<ThreadHooks> threads = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<ThreadHooks> current = ThreadLocal.withInitial(() -> {
+        ThreadHooks made = new ThreadHooks();
+        threads.add(made);
+        return made;
+    });
     private final boolean everyCommit;
     private final BooleanSupplier stopping;
 
@@ -45,22 +93,99 @@ final class PreCommitHooks {
         this.stopping = stopping;
     }
 
-    /** Called on a task's stream thread when the task issues its first ID after a state write. */
-    void pending(Runnable hook) {
-        pending.get().add(hook);
+    /**
+     * Called on a task's stream thread when the task issues its first ID beyond its state's last ID. {@code scheduler}
+     * schedules the thread's sentinel on this task if the thread has none (only where commits skip the hooks).
+     */
+    void pending(Hook hook, Scheduler scheduler) {
+        ThreadHooks thread = current.get();
+        thread.hooks.add(hook);
+        thread.waiting = thread.hooks.size();
+        cover(thread, hook, scheduler);
+    }
+
+    /**
+     * Called from a task's periodic punctuation (its heartbeat): if the thread's sentinel went with a task that closed
+     * while others still wait, this task takes it on.
+     */
+    void cover(Hook hook, Scheduler scheduler) {
+        cover(current.get(), hook, scheduler);
     }
 
     /** Runs and forgets the hook of every task of this thread that issued since its last state write (when due, see above). */
     void runPending() {
-        List<Runnable> hooks = pending.get();
-        if (hooks.isEmpty() || !(everyCommit || stopping.getAsBoolean())) {
-            return;
+        ThreadHooks thread = current.get();
+        if (!thread.hooks.isEmpty() && (everyCommit || stopping.getAsBoolean())) {
+            runAll(thread);
         }
+    }
+
+    /** The task of {@code hook} closes: it waits no longer, and a sentinel it held is gone (another task takes it on). */
+    void closed(Hook hook) {
+        ThreadHooks thread = current.get();
+        if (thread.hooks.remove(hook)) {
+            thread.waiting = thread.hooks.size();
+        }
+        if (thread.sentinelOwner == hook) {
+            endSentinel(thread);
+        }
+    }
+
+    /**
+     * How many tasks' last IDs a clean stop still has to write before its last commit, over every live stream thread:
+     * none where every commit writes them (a task that issued since the last commit is flushed by the next, the stop's
+     * last included).
+     */
+    int unwritten() {
+        if (everyCommit) {
+            return 0;
+        }
+        int sum = 0;
+        for (ThreadHooks thread : threads) {
+            if (thread.thread.isAlive()) {
+                sum += thread.waiting;
+            } else {
+                threads.remove(thread);     // a replaced stream thread: its tasks closed with it
+            }
+        }
+        return sum;
+    }
+
+    private void cover(ThreadHooks thread, Hook hook, Scheduler scheduler) {
+        if (!everyCommit && thread.sentinel == null && !thread.hooks.isEmpty()) {
+            thread.sentinelOwner = hook;
+            thread.sentinel = scheduler.schedule(STOP_CHECK, timestamp -> check(thread));
+        }
+    }
+
+    /** The sentinel's punctuation: at a clean stop, every waiting last ID now; else forget the settled ones. */
+    private void check(ThreadHooks thread) {
+        if (stopping.getAsBoolean()) {
+            runAll(thread);
+        } else {
+            thread.hooks.removeIf(Hook::settled);
+            thread.waiting = thread.hooks.size();
+        }
+        if (thread.hooks.isEmpty()) {
+            endSentinel(thread);
+        }
+    }
+
+    private void runAll(ThreadHooks thread) {
         // a copy: a hook's store write must not change the list being run
-        List<Runnable> due = new ArrayList<>(hooks);
-        hooks.clear();
-        for (Runnable hook : due) {
-            hook.run();
+        List<Hook> due = new ArrayList<>(thread.hooks);
+        thread.hooks.clear();
+        thread.waiting = 0;
+        for (Hook hook : due) {
+            hook.write();
         }
+    }
+
+    private static void endSentinel(ThreadHooks thread) {
+        if (thread.sentinel != null) {
+            thread.sentinel.cancel();
+        }
+        thread.sentinel = null;
+        thread.sentinelOwner = null;
     }
 }

@@ -59,7 +59,24 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final WriteAcks acks;
     private final StamperStats stats;
     private final PreCommitHooks preCommitHooks;
-    private final Runnable recordLastId = this::recordLastId;
+    /** This task's last ID, waiting in {@link PreCommitHooks} to be written. */
+    private final PreCommitHooks.Hook lastIdHook = new PreCommitHooks.Hook() {
+        @Override
+        public void write() {
+            recordLastId();
+        }
+
+        @Override
+        public boolean settled() {
+            if (closed || lastIssued <= taskState.state().lastId()) {
+                lastIdPending = false;
+                return true;
+            }
+            return false;
+        }
+    };
+    /** Wall-clock punctuations of this task, for the thread's {@link PreCommitHooks} sentinel. */
+    private PreCommitHooks.Scheduler punctuations;
     /** The ID in the value too (JSON member, schema-registry field), or null: header only. */
     private final ValueField values;
     /**
@@ -93,7 +110,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private long seenIssued;
     private TaskState taskState;
     private long lastIssued = -1;
-    /** The task's {@link #recordLastId} waits in {@link PreCommitHooks} for the next commit. */
+    /** The task's {@link #lastIdHook} waits in {@link PreCommitHooks} to be written. */
     private boolean lastIdPending;
     private boolean closed;
     private LeadWatch lead;
@@ -150,6 +167,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     public void init(ProcessorContext<byte[], StampedValue> context) {
         // Streams may close() and init() the same instance after restoring: rebuild everything here
         this.context = context;
+        this.punctuations = (interval, punctuator) -> context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, punctuator);
         this.paused = ids.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
@@ -197,7 +215,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 restored.holder().isEmpty() ? "none" : restored.holder(),
                 restored.heartbeatAt() == 0 ? "never" : Instant.ofEpochMilli(restored.heartbeatAt()),
                 decision.describe(ids.layout()));
-        heartbeats.start(context, ids.heartbeat(), partition, () -> taskState.heartbeat(lastIssued));
+        heartbeats.start(context, ids.heartbeat(), partition, () -> {
+            taskState.heartbeat(lastIssued);
+            preCommitHooks.cover(lastIdHook, punctuations);
+        });
         // under exactly-once the put in init waits in the thread's open transaction for a commit, which only a record or
         // a punctuation triggers: this one-shot punctuation asks for one, so the lease in the store is durable at once
         leaseWrite = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, ignored -> commitLease());
@@ -231,7 +252,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         lastIssued = id;
         if (!lastIdPending) {
             lastIdPending = true;
-            preCommitHooks.pending(recordLastId);
+            preCommitHooks.pending(lastIdHook, punctuations);
         }
         taskStats.issued(id, ids.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
@@ -297,9 +318,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     /**
-     * Run right before each commit that follows an ID issued here (with the other tasks of the thread:
-     * {@link PreCommitHooks}): the committed state names the last ID issued. An idle task adds nothing
-     * to the changelog; a closed one writes nothing (its hook may still be listed).
+     * The committed state names the last ID issued: run right before each commit that follows an ID issued here (with the
+     * other tasks of the thread), or only at a clean stop where commits need no exact last ID ({@link PreCommitHooks}).
+     * An idle task adds nothing to the changelog; a closed one writes nothing.
      */
     private void recordLastId() {
         lastIdPending = false;
@@ -372,6 +393,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     @Override
     public void close() {
         closed = true;
+        preCommitHooks.closed(lastIdHook);
+        lastIdPending = false;
         lease.release();
         lease = LeaseGuard.none();
         heartbeats.cancel();

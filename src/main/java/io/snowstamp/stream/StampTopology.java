@@ -133,6 +133,7 @@ public final class StampTopology {
         Topology topology = new Topology();
         // the exact lastId at every commit but under exactly-once with the tail guard (PreCommitHooks)
         PreCommitHooks hooks = new PreCommitHooks(!tailDecides(config.connection(), config.recovery()), stats::isStopping);
+        stats.unwrittenLastIds(hooks::unwritten);
         ValueField values = valueField(config, clock, stats);
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,

@@ -25,6 +25,8 @@ public final class StamperStats {
     private final SchemaRegistryWait schemaRegistry = new SchemaRegistryWait();
     private final Stalls stalls = new Stalls();
     private volatile boolean stopping;
+    /** How many tasks' last IDs a clean stop still has to write ({@link PreCommitHooks#unwritten()}). */
+    private volatile java.util.function.IntSupplier unwrittenLastIds = () -> 0;
 
     /**
      * Counters of one partition summed over every task this instance ran for it.
@@ -109,13 +111,34 @@ public final class StamperStats {
         return reservationWaitNanos.get() / 1e9;
     }
 
-    /** The instance stops cleanly: its last commits write the exact last ID of every task flushed ({@link PreCommitHooks}). */
+    /** The instance stops cleanly: its last commits write the exact last ID of every task ({@link PreCommitHooks}, {@link #awaitLastIds}). */
     public void stopping() {
         stopping = true;
     }
 
     boolean isStopping() {
         return stopping;
+    }
+
+    /** Where {@link #awaitLastIds} learns how many last IDs are still to be written (the topology's hooks). */
+    void unwrittenLastIds(java.util.function.IntSupplier unwritten) {
+        unwrittenLastIds = unwritten;
+    }
+
+    /**
+     * After {@link #stopping()}: waits until every task's last ID is written in its thread's open transaction, so that the
+     * stop's last commit carries it ({@link PreCommitHooks}), at most {@code limit}.
+     *
+     * @return the number of tasks whose last ID is still not written (0: all are)
+     */
+    public int awaitLastIds(java.time.Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        int unwritten = unwrittenLastIds.getAsInt();
+        while (unwritten > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            unwritten = unwrittenLastIds.getAsInt();
+        }
+        return unwritten;
     }
 
     /** Held partitions with input waiting that issue nothing (the stall watch's last look). */

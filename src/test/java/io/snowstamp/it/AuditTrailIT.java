@@ -28,9 +28,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The changelog tells the truth, on a real broker with the stamper in a child JVM stopped by
  * SIGTERM as an operator stops it: after a clean stop each partition's {@code lastId} is exactly
- * the last ID in its output partition under at-least-once, and under exactly-once (with the tail
- * guard, where the output decides a resume) the changelog is a high-water mark — {@code lastId} at
- * most, {@code reservedUntil} at least the last ID, also while it runs; the new lease is in the
+ * the last ID in its output partition, in both processing modes ({@code changelog inspect} and the
+ * last record of {@code changelog history}), and while it runs the changelog is a high-water mark —
+ * {@code lastId} a lower bound that never goes backwards, {@code reservedUntil} at least the last
+ * ID; the new lease is in the
  * changelog as soon as the task starts; every state says when its writer wrote it, not when the
  * input record it was processing was produced; and {@code import --dry-run} works while the
  * application runs, calling unchanged what would not change.
@@ -38,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>The bad timings are forced, not hoped for: {@code lease.heartbeat=10m}, so the heartbeat
  * (which used to be the only writer of {@code lastId} between reservations) never runs; all records
  * arrive within one reservation window, so the reservation write alone leaves {@code lastId} behind;
+ * under exactly-once the stamper is stopped right after its last records were committed, so no task
+ * has anything left for Kafka Streams' last commit to flush;
  * the lease is checked before any input record exists (so no record, and no heartbeat, triggers a
  * commit; under exactly-once nothing else flushes the store either); the input records carry
  * timestamps an hour old.
@@ -66,7 +69,8 @@ class AuditTrailIT extends OnSharedBroker {
             assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
         }
         long stopped = System.currentTimeMillis();
-        assertExactLastIds(app, topics, RECORDS);
+        Map<Integer, Long> lastIds = assertExactLastIds(app, topics, RECORDS);
+        assertHistoryEndsAtTheLastIds(app, topics, lastIds);
 
         List<JsonNode> history = json(cli(topics, "changelog", "history", "--application-id", app, "--format", "json"));
         assertThat(history).isNotEmpty().allSatisfy(record -> assertThat(record.get("writtenAt").asLong())
@@ -103,9 +107,31 @@ class AuditTrailIT extends OnSharedBroker {
 
             produce(topics.in(), System.currentTimeMillis());
             assertThat(highestPerPartition(topics.out(), 2 * RECORDS)).isNotEmpty();
+            // stopped right after its last records: no heartbeat (10m), and the commit of those records wrote no lastId,
+            // so only the stop itself can write the exact one (Kafka Streams' last commit flushes none of the idle tasks)
             assertThat(child.terminate(60)).as(child.logs()).isIn(0, 143);
         }
         assertHighWaterMarks(app, topics, 2 * RECORDS);
+        Map<Integer, Long> lastIds = assertExactLastIds(app, topics, 2 * RECORDS);
+        assertHistoryEndsAtTheLastIds(app, topics, lastIds);
+    }
+
+    /**
+     * {@code changelog history} agrees with {@code inspect}: each partition's last record names the last ID issued, and
+     * no record of it names a lower {@code lastId} than one before it (a lower bound that never goes backwards).
+     */
+    private void assertHistoryEndsAtTheLastIds(String app, Stamper.Topics topics, Map<Integer, Long> lastIds) throws Exception {
+        List<JsonNode> history = json(cli(topics, "changelog", "history", "--application-id", app, "--format", "json"));
+        Map<Integer, Long> last = new TreeMap<>();
+        for (JsonNode record : history) {
+            int partition = record.get("partition").asInt();
+            long lastId = record.get("lastId").asLong();
+            assertThat(lastId).as("lastId never goes backwards: %s after %s", record, last.get(partition))
+                    .isGreaterThanOrEqualTo(last.getOrDefault(partition, -1L));
+            assertThat(record.get("changes").toString()).as("%s", record).doesNotContain("BACK", "back");
+            last.put(partition, lastId);
+        }
+        assertThat(last).as("the last lastId of every partition in changelog history").isEqualTo(lastIds);
     }
 
     /** After the stop, per partition: lastId <= the highest ID in the output partition <= reservedUntil. */
@@ -130,13 +156,14 @@ class AuditTrailIT extends OnSharedBroker {
     }
 
     /** After the stop: per partition, the changelog's lastId is the highest ID of all {@code stamped} records in the output partition. */
-    private void assertExactLastIds(String app, Stamper.Topics topics, int stamped) throws Exception {
+    private Map<Integer, Long> assertExactLastIds(String app, Stamper.Topics topics, int stamped) throws Exception {
         Map<Integer, Long> highest = highestPerPartition(topics.out(), stamped);
         List<JsonNode> states = json(cli(topics, "changelog", "inspect", "--application-id", app, "--format", "json"));
         Map<Integer, Long> lastIds = new TreeMap<>();
         states.forEach(state -> lastIds.put(state.get("partition").asInt(), state.get("lastId").asLong()));
         System.out.printf("%s: highest ID per output partition %s, changelog lastId %s%n", app, highest, lastIds);
         assertThat(lastIds).as("changelog lastId after a clean stop").isEqualTo(highest);
+        return lastIds;
     }
 
     private static void produce(String topic, long timestamp) {
