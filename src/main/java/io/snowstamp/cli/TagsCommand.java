@@ -146,9 +146,11 @@ final class TagsCommand implements Callable<Integer> {
 
     @Command(name = "list", header = "Lists the tags with their step and reserved max_id.",
             description = "Prints one JSON object per tag, sorted: {\"tag\",\"registered\",\"start\",\"step\",\"revision\","
-                    + "\"max_id\",\"partition\"}. The definition comes from the tags topic; max_id — the highest number "
-                    + "reserved, so every number issued is at most max_id — from the changelog of the application's "
-                    + "sequence-segments store (read_committed, to its end; null before the tag's first record). Tags "
+                    + "\"max_id\",\"issued\",\"partition\"}. The definition comes from the tags topic; max_id — the highest "
+                    + "number reserved, so every number issued is at most max_id — and issued — the last number issued as "
+                    + "the changelog names it: exactly that after a clean stop, at most that while the stamper runs — from "
+                    + "the changelog of the application's sequence-segments store (read_committed, to its end; null before "
+                    + "the tag's first record). Tags "
                     + "numbered without being registered (auto-created) have registered=false. Works whether or not the "
                     + "stamper runs.",
             footer = {"", "Examples:", "  snowstamp tags list", "  snowstamp tags list --application-id orders-numberer --timeout 30s"})
@@ -194,12 +196,13 @@ final class TagsCommand implements Callable<Integer> {
                     definition == null ? null : definition.step(),
                     definition == null ? null : definition.revision(),
                     listed.segment() == null ? null : listed.segment().maxId(),
+                    listed.segment() == null || listed.segment().issued() < 0 ? null : listed.segment().issued(),
                     listed.partition() < 0 ? null : listed.partition()));
         }
 
         /** One line of {@code tags list}; null where the tag has no definition, segment or partition yet. */
         record TagLine(String tag, boolean registered, Long start, Long step, Long revision,
-                       @JsonProperty("max_id") Long maxId, Integer partition) {
+                       @JsonProperty("max_id") Long maxId, Long issued, Integer partition) {
         }
     }
 

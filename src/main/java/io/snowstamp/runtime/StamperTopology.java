@@ -14,6 +14,7 @@ import io.snowstamp.sequence.SequenceTailReader;
 import io.snowstamp.sequence.SequenceTopology;
 import io.snowstamp.stream.EarlyLeases;
 import io.snowstamp.stream.Names;
+import io.snowstamp.stream.PreCommitHooks;
 import io.snowstamp.stream.PredecessorFence;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
@@ -108,7 +109,7 @@ final class StamperTopology implements AutoCloseable {
     static StamperTopology build(SnowstampConfig config, LongSupplier clock, StamperStats stats, LongUnaryOperator registryMarks,
                                  int outputPartitions) {
         LeaseVerifier leases = leaseVerifier(config);
-        return config.idMode() == SnowstampConfig.IdMode.SEQUENCE ? sequence(config, clock, outputPartitions, leases)
+        return config.idMode() == SnowstampConfig.IdMode.SEQUENCE ? sequence(config, clock, stats, outputPartitions, leases)
                 : snowflake(config, clock, stats, registryMarks, leases);
     }
 
@@ -141,14 +142,17 @@ final class StamperTopology implements AutoCloseable {
                 changelog, acks, tailGuard, fence, leases);
     }
 
-    private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, int outputPartitions, LeaseVerifier leases) {
+    private static StamperTopology sequence(SnowstampConfig config, LongSupplier clock, StamperStats stats, int outputPartitions,
+                                            LeaseVerifier leases) {
         RecoverySettings recovery = config.recovery();
         SequenceTailReader tail = recovery.tailGuard()
                 ? new SequenceTailReader(tuned(KafkaSettings.client(config.connection()), config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
         String applicationId = config.connection().applicationId();
         WriteAcks acks = acks(config.connection(), SequenceNames.changelogTopic(applicationId));
+        // exactly-once: the periodic checkpoint writes each tag's issued, a clean stop's last commit the exact one
+        boolean exactlyOnce = config.connection().processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2;
         Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
-                leases == null ? Leases.none() : leases, acks);
+                leases == null ? Leases.none() : leases, acks, exactlyOnce ? PreCommitHooks.atCleanStop(stats) : null);
         TransactionFence fence = fence(config);
         return new StamperTopology(topology, null, leases, null, fence, SequenceNames.repartitionTopic(applicationId),
                 SequenceNames.changelogTopic(applicationId), acks, tail, fence, leases);

@@ -11,6 +11,7 @@ import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.sequence.SequenceState.TagSegment;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.JsonIdSplicer;
+import io.snowstamp.stream.PreCommitHooks;
 import io.snowstamp.stream.StampedValue;
 import io.snowstamp.stream.WriteAcks;
 import org.apache.kafka.common.TopicPartition;
@@ -101,6 +102,33 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     /** Where the changelog's acknowledgements of this task's writes go ({@link WriteAcks#immediate()} under exactly-once). */
     private final WriteAcks writeAcks;
     private SegmentAcks acks;
+    /**
+     * Exactly-once: at a clean stop, {@code issued} of every tag that advanced goes into the stop's last commit (the
+     * periodic checkpoint writes it otherwise); null under at-least-once, where the clean-close marker writes it.
+     */
+    private final PreCommitHooks atStop;
+    private PreCommitHooks.Scheduler punctuations;
+    /** {@link #issuedHook} waits in {@link #atStop}. */
+    private boolean issuedPending;
+    private boolean closed;
+    private final PreCommitHooks.Hook issuedHook = new PreCommitHooks.Hook() {
+        @Override
+        public void write() {
+            issuedPending = false;
+            if (!closed) {
+                recordIssued(clock.getAsLong());
+            }
+        }
+
+        @Override
+        public boolean settled() {
+            if (closed || counters.values().stream().noneMatch(SequenceProcessor::advanced)) {
+                issuedPending = false;
+                return true;
+            }
+            return false;
+        }
+    };
 
     /** The numbers one tag may issue without another write: {@code last + 1 .. end}. */
     private static final class Counter {
@@ -115,7 +143,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     SequenceProcessor(SequenceSettings settings, StampSettings stamp, ConnectionSettings connection, int partitions, LongSupplier clock,
-                      SequenceTail tail, Leases leases, WriteAcks writeAcks) {
+                      SequenceTail tail, Leases leases, WriteAcks writeAcks, PreCommitHooks atStop) {
+        this.atStop = atStop;
         this.connection = connection;
         this.writeAcks = writeAcks;
         this.leases = leases;
@@ -131,6 +160,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     public void init(ProcessorContext<byte[], StampedValue> context) {
         // Streams may close() and init() the same instance after restoring: rebuild everything here
         this.context = context;
+        this.punctuations = (interval, punctuator) -> context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, punctuator);
+        this.issuedPending = false;
+        this.closed = false;
         this.store = context.getStateStore(SequenceNames.STORE);
         this.registry = new TagRegistry(context.getStateStore(SequenceNames.TAGS_STORE));
         this.partition = context.taskId().partition();
@@ -215,6 +247,24 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         record.headers().add(IdHeader.ID, digits);
         byte[] value = plan == null ? envelope.value() : splicer.write(envelope.value(), plan, digits);
         context.forward(new Record<>(envelope.key(), new StampedValue(partition, value), record.timestamp(), record.headers()));
+        issuedForTheStop();
+    }
+
+    /** Exactly-once: what a clean stop's last commit must name ({@link #atStop}). */
+    private void issuedForTheStop() {
+        if (atStop == null) {
+            return;
+        }
+        if (atStop.stopping()) {
+            recordIssued(clock.getAsLong());      // numbered after the thread's stop check: into the last commit
+        } else if (!issuedPending) {
+            issuedPending = true;
+            atStop.pending(issuedHook, punctuations);
+        }
+    }
+
+    private static boolean advanced(Counter counter) {
+        return counter.written != null && counter.last > counter.written.issued();
     }
 
     /**
@@ -324,7 +374,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private void recordIssued(long now) {
         for (Map.Entry<String, Counter> entry : counters.entrySet()) {
             Counter counter = entry.getValue();
-            if (counter.written != null && counter.last > counter.written.issued()) {
+            if (advanced(counter)) {
                 counter.written = counter.written.withIssued(counter.last, now);
                 store.put(entry.getKey(), counter.written);
             }
@@ -345,6 +395,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      */
     @Override
     public void close() {
+        closed = true;
+        if (atStop != null) {
+            atStop.closed(issuedHook);
+        }
         if (checkpointer != null) {
             checkpointer.cancel();
             checkpointer = null;

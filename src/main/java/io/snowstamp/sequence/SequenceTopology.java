@@ -6,6 +6,7 @@ import io.snowstamp.lease.LeaseMark;
 import io.snowstamp.lease.Leases;
 import io.snowstamp.recovery.ChangelogWriter;
 import io.snowstamp.stream.AlignedPartitioner;
+import io.snowstamp.stream.PreCommitHooks;
 import io.snowstamp.stream.StampedValue;
 import io.snowstamp.stream.StampedValueSerializer;
 import io.snowstamp.stream.WriteAcks;
@@ -68,6 +69,20 @@ public final class SequenceTopology {
      */
     static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail, Leases leases,
                           KeyValueBytesStoreSupplier segmentsStore, WriteAcks acks) {
+        return build(config, partitions, clock, tail, leases, segmentsStore, acks, null);
+    }
+
+    /**
+     * @param atStop exactly-once: where each task's {@code issued} waits for a clean stop's last commit
+     *               ({@link PreCommitHooks#atCleanStop}); null: nothing waits (at-least-once writes the clean-close marker)
+     */
+    public static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail, Leases leases,
+                                 WriteAcks acks, PreCommitHooks atStop) {
+        return build(config, partitions, clock, tail, leases, Stores.inMemoryKeyValueStore(SequenceNames.STORE), acks, atStop);
+    }
+
+    static Topology build(SnowstampConfig config, int partitions, LongSupplier clock, SequenceTail tail, Leases leases,
+                          KeyValueBytesStoreSupplier segmentsStore, WriteAcks acks, PreCommitHooks atStop) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(SequenceNames.TAGS_STORE), Serdes.String(), Serdes.ByteArray())
@@ -91,7 +106,7 @@ public final class SequenceTopology {
                         .withValueSerde(Serdes.ByteArray())
                         .withNumberOfPartitions(partitions)
                         .withStreamPartitioner(new TagPartitioner()))
-                .process(() -> new SequenceProcessor(config.sequence(), config.stamp(), config.connection(), partitions, clock, tail, leases, acks),
+                .process(() -> new SequenceProcessor(config.sequence(), config.stamp(), config.connection(), partitions, clock, tail, leases, acks, atStop),
                         Named.as(SequenceNames.NUMBERER), SequenceNames.STORE)
                 .to(config.topics().output(), Produced.with(Serdes.ByteArray(), stampedValueSerde())
                         .withStreamPartitioner(new AlignedPartitioner())

@@ -46,12 +46,12 @@ import java.util.function.BooleanSupplier;
  * <p>Everything but {@link #unwritten()} happens on the stream thread that runs the tasks (a task issues, punctuates, and
  * its stores flush, on its own thread), so each thread keeps its own list.
  */
-final class PreCommitHooks {
+public final class PreCommitHooks {
     /** How often a thread with last IDs to write looks whether the instance stops: what a clean stop waits at most for it. */
     static final Duration STOP_CHECK = Duration.ofMillis(100);
 
     /** One task's last ID, waiting to be written to its state. Called on the task's stream thread. */
-    interface Hook {
+    public interface Hook {
         /** Writes the task's last ID to its state (nothing once the task closed or lost its lease); it is no longer waiting. */
         void write();
 
@@ -61,7 +61,7 @@ final class PreCommitHooks {
 
     /** Schedules a wall-clock punctuation of the calling task ({@code ProcessorContext#schedule}). */
     @FunctionalInterface
-    interface Scheduler {
+    public interface Scheduler {
         Cancellable schedule(Duration interval, Punctuator punctuator);
     }
 
@@ -94,10 +94,25 @@ final class PreCommitHooks {
     }
 
     /**
+     * Hooks that run only once the instance stops cleanly (each thread's sentinel writes them then), which the stop of
+     * {@code stats} waits for: sequence mode's {@code issued} under exactly-once, where the periodic checkpoint writes it.
+     */
+    public static PreCommitHooks atCleanStop(StamperStats stats) {
+        PreCommitHooks hooks = new PreCommitHooks(false, stats::isStopping);
+        stats.unwrittenLastIds(hooks::unwritten);
+        return hooks;
+    }
+
+    /** Whether the instance stops cleanly: a task that issues now writes what it issued at once, for the stop's last commit. */
+    public boolean stopping() {
+        return stopping.getAsBoolean();
+    }
+
+    /**
      * Called on a task's stream thread when the task issues its first ID beyond its state's last ID. {@code scheduler}
      * schedules the thread's sentinel on this task if the thread has none (only where commits skip the hooks).
      */
-    void pending(Hook hook, Scheduler scheduler) {
+    public void pending(Hook hook, Scheduler scheduler) {
         ThreadHooks thread = current.get();
         thread.hooks.add(hook);
         thread.waiting = thread.hooks.size();
@@ -108,7 +123,7 @@ final class PreCommitHooks {
      * Called from a task's periodic punctuation (its heartbeat): if the thread's sentinel went with a task that closed
      * while others still wait, this task takes it on.
      */
-    void cover(Hook hook, Scheduler scheduler) {
+    public void cover(Hook hook, Scheduler scheduler) {
         cover(current.get(), hook, scheduler);
     }
 
@@ -121,7 +136,7 @@ final class PreCommitHooks {
     }
 
     /** The task of {@code hook} closes: it waits no longer, and a sentinel it held is gone (another task takes it on). */
-    void closed(Hook hook) {
+    public void closed(Hook hook) {
         ThreadHooks thread = current.get();
         if (thread.hooks.remove(hook)) {
             thread.waiting = thread.hooks.size();

@@ -26,10 +26,10 @@ class CommandJsonLinesTest {
 
     @Test
     void shouldWriteATagWithoutDefinitionAsNulls() {
-        String line = JsonText.of(new TagsCommand.ListTags.TagLine("orders", false, null, null, null, 42L, null));
+        String line = JsonText.of(new TagsCommand.ListTags.TagLine("orders", false, null, null, null, 42L, null, null));
 
         assertThat(line).isEqualTo("{\"tag\":\"orders\",\"registered\":false,\"start\":null,\"step\":null,\"revision\":null,"
-                + "\"max_id\":42,\"partition\":null}");
+                + "\"max_id\":42,\"issued\":null,\"partition\":null}");
     }
 
     @Test

@@ -232,8 +232,15 @@ class SequenceIT extends OnSharedBroker {
 
         Map<String, JsonNode> listed = listed(cli(setup, "tags", "list"));
         assertThat(listed).containsOnlyKeys("order", "invoice");
+        Map<String, List<Long>> stamped = numbers(read(setup.out));
+        long lastOrder = stamped.get("order").stream().mapToLong(Long::longValue).max().orElseThrow();
+        // after the clean stop (exactly-once, no checkpoint within the test: every 30 s) the changelog names the last
+        // number issued: the stop's last commit wrote it
         assertThat(listed.get("order").toString()).isEqualTo("{\"tag\":\"order\",\"registered\":true,\"start\":1001,\"step\":1000,"
-                + "\"revision\":2,\"max_id\":2200,\"partition\":" + io.snowstamp.sequence.Tags.partition("order", 2) + "}");
+                + "\"revision\":2,\"max_id\":2200,\"issued\":" + lastOrder + ",\"partition\":"
+                + io.snowstamp.sequence.Tags.partition("order", 2) + "}");
+        assertThat(listed.get("invoice").get("issued").asLong()).as("the last invoice number, after a clean stop")
+                .isEqualTo(stamped.get("invoice").stream().mapToLong(Long::longValue).max().orElseThrow());
         assertThat(listed.get("invoice").get("max_id").asLong()).isEqualTo(14);
         assertThat(listed.get("invoice").get("start").asLong()).as("sequence.default-start").isEqualTo(1);
 
@@ -248,7 +255,9 @@ class SequenceIT extends OnSharedBroker {
     @Test
     void shouldAutoCreateUnknownTagsWhenConfigured() throws Exception {
         Setup setup = Setup.create("auto", 2, 2);
-        String[] auto = {"sequence.auto-create", "true", "sequence.default-start", "10", "sequence.default-step", "5"};
+        // at-least-once: the clean-close marker names each tag's last number issued
+        String[] auto = {"sequence.auto-create", "true", "sequence.default-start", "10", "sequence.default-step", "5",
+                "processing.guarantee", "at_least_once"};
         cli(setup, auto, "tags", "create", "registered", "--start", "500");
 
         try (StreamsRunner ignored = runner(setup, auto)) {
@@ -263,7 +272,8 @@ class SequenceIT extends OnSharedBroker {
         assertThat(read(setup.dlq)).isEmpty();
         Map<String, JsonNode> listed = listed(cli(setup, auto, "tags", "list"));
         assertThat(listed.get("alpha").toString()).startsWith("{\"tag\":\"alpha\",\"registered\":false,\"start\":null,\"step\":null,"
-                + "\"revision\":null,\"max_id\":24,");
+                + "\"revision\":null,\"max_id\":24,\"issued\":21,");
+        assertThat(listed.get("registered").get("issued").asLong()).as("the last number issued, after a clean stop").isEqualTo(502);
         assertThat(listed.get("registered").get("step").asLong()).as("sequence.default-step").isEqualTo(5);
     }
 
