@@ -120,8 +120,8 @@ public final class PreCommitHooks {
     }
 
     /**
-     * Called from a task's periodic punctuation (its heartbeat): if the thread's sentinel went with a task that closed
-     * while others still wait, this task takes it on.
+     * Called from a task's punctuations (its start, its heartbeats): if the thread's sentinel went with a task that
+     * closed while others still wait, this task takes it on.
      */
     public void cover(Hook hook, Scheduler scheduler) {
         cover(current.get(), hook, scheduler);

@@ -315,6 +315,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         leaseWrite.cancel();
         leaseWrite = null;
         context.commit();
+        // a task start follows a rebalance, which may have closed the task that held the thread's stop check
+        preCommitHooks.cover(lastIdHook, punctuations);
     }
 
     /**
