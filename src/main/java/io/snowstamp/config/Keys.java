@@ -122,9 +122,10 @@ public final class Keys {
         define(RECOVERY_TAIL_GUARD, "true", "at task start, resume above the newest IDs found in the task's output partition");
         define(RECOVERY_TAIL_GUARD_TIMEOUT, "60s", "how long the tail guard may take before the task fails");
         define(RECOVERY_TAKEOVER_GAP, "", "time added to the resume point at every task start; default 0 under exactly_once_v2, 1s under at_least_once");
-        define(RECOVERY_STALL_AFTER, "60s", "a partition held here with input waiting that issues no ID and commits nothing for this"
-                + " long is reported stalled (WARN, /health, metrics) and the stream threads are restarted; longer than"
-                + " kafka.commit.interval.ms; 0: never (snowflake mode)");
+        define(RECOVERY_STALL_AFTER, "60s", "a partition held here whose input has waited this long (counted while the instance"
+                + " is RUNNING and its task's lease confirmed) with no ID issued and nothing committed is reported stalled"
+                + " (WARN, /health, metrics) and the stream threads are restarted, with a growing pause between restarts;"
+                + " longer than kafka.commit.interval.ms; 0: never (snowflake mode)");
         define(STAMP_JSON_FIELD, "", "also inject the ID into JSON object values under this field (empty: header only)");
         define(STAMP_JSON_TYPE, "number", "`number` or `string` (for JavaScript consumers)");
         define(STAMP_ON_EXISTING_FIELD, "reject", "reject (to the DLQ), overwrite or keep when the field already exists");

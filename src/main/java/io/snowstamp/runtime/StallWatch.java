@@ -21,38 +21,44 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Watches for held partitions that stop stamping while their input waits ({@link StallDetector}), says so in one WARN
- * line with what it sees, shows it in {@code /health} and the metrics ({@link io.snowstamp.stream.Stalls}), and restarts
- * the stream threads ({@code restart}) instead of waiting forever: a new thread has a new consumer, producer and
- * transaction, and rejoins the group. A restart at most once per {@code stallAfter}; the line again once a minute while
- * the stall lasts. Reads Kafka from its own daemon thread: the input's end offsets and the group's committed offsets of
- * the partitions held here, every quarter of {@code stallAfter} (at most every 10 s). Snowflake mode (the tasks' stats).
+ * Watches for held partitions that stop stamping while their input waits ({@link StallDetector}: slow is not stuck),
+ * says so in one WARN line with what it sees, shows it in {@code /health} and the metrics
+ * ({@link io.snowstamp.stream.Stalls}), and restarts the stream threads ({@code restart}) instead of waiting forever: a
+ * new thread has a new consumer, producer and transaction, and rejoins the group. Restarts are paced
+ * ({@link RestartPacing}: {@code stallAfter}, then twice as long after each restart that did not cure the stall, up to
+ * {@link #MAX_GAP_FACTOR} times); the line again once a minute while the stall lasts. Reads Kafka from its own daemon
+ * thread: the input's end offsets and the group's committed offsets of the partitions held here, every quarter of
+ * {@code stallAfter} (at most every 10 s). Snowflake mode (the tasks' stats).
  */
 final class StallWatch implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StallWatch.class);
     private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** The longest pause between two restarts, in multiples of {@code stallAfter}. */
+    static final int MAX_GAP_FACTOR = 16;
 
     private final Admin admin;
     private final String group;
     private final String input;
     private final StamperStats stats;
-    private final Duration stallAfter;
+    private final java.util.function.BooleanSupplier running;
     private final Runnable restart;
     private final StallDetector detector;
+    private final RestartPacing pacing;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "snowstamp-stall-watch");
         t.setDaemon(true);
         return t;
     });
     private long lastLog = System.nanoTime() - LOG_EVERY_NANOS;
-    private long lastRestart = System.nanoTime();
     private long lastFailureLog = System.nanoTime() - LOG_EVERY_NANOS;
 
     /**
      * @param client  connection settings of the input's cluster
+     * @param running whether Kafka Streams is RUNNING (a stall counts only then)
      * @param restart restarts the stream threads (returns once done; throws when it could not)
      */
-    StallWatch(Properties client, String group, String input, StamperStats stats, Duration stallAfter, Runnable restart) {
+    StallWatch(Properties client, String group, String input, StamperStats stats, Duration stallAfter,
+               java.util.function.BooleanSupplier running, Runnable restart) {
         Properties props = new Properties();
         props.putAll(client);
         props.put("client.id", group + "-stall-watch");
@@ -60,9 +66,10 @@ final class StallWatch implements AutoCloseable {
         this.group = group;
         this.input = input;
         this.stats = stats;
-        this.stallAfter = stallAfter;
+        this.running = running;
         this.restart = restart;
         this.detector = new StallDetector(stallAfter.toNanos());
+        this.pacing = new RestartPacing(stallAfter.toNanos(), stallAfter.toNanos() * MAX_GAP_FACTOR);
         long period = Math.max(100, Math.min(10_000, stallAfter.toMillis() / 4));
         thread.scheduleWithFixedDelay(this::checkSafely, period, period, TimeUnit.MILLISECONDS);
     }
@@ -81,16 +88,15 @@ final class StallWatch implements AutoCloseable {
 
     private void check() throws Exception {
         Map<Integer, TaskStats> held = stats.tasks();
-        Map<Integer, Long> issued = new HashMap<>();
-        held.forEach((partition, task) -> issued.put(partition, task.issued()));
-        if (issued.isEmpty() || stats.schemaRegistry().waitingSince() >= 0) {
+        if (held.isEmpty() || stats.schemaRegistry().waitingSince() >= 0) {
             // nothing held, or the tasks wait for the schema registry (shown and logged as that)
-            detector.observe(System.nanoTime(), Map.of(), Map.of(), Map.of());
+            detector.observe(System.nanoTime(), false, Map.of());
             stats.stalls().seen(Set.of(), System.currentTimeMillis(), "");
+            pacing.restartNow(System.nanoTime(), false);
             return;
         }
         Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
-        issued.keySet().forEach(p -> specs.put(new TopicPartition(input, p), OffsetSpec.latest()));
+        held.keySet().forEach(p -> specs.put(new TopicPartition(input, p), OffsetSpec.latest()));
         Map<Integer, Long> ends = new HashMap<>();
         admin.listOffsets(specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS)
                 .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
@@ -102,29 +108,32 @@ final class StallWatch implements AutoCloseable {
                 committed.put(tp.partition(), offset.offset());
             }
         });
+        Map<Integer, StallDetector.Look> looks = new HashMap<>();
+        held.forEach((partition, task) -> looks.put(partition, new StallDetector.Look(task, task.issued(), task.leaseConfirmed(),
+                committed.getOrDefault(partition, -1L), ends.getOrDefault(partition, -1L))));
         long now = System.nanoTime();
-        Set<Integer> stalled = detector.observe(now, issued, committed, ends);
+        Set<Integer> stalled = detector.observe(now, running.getAsBoolean(), looks);
         String detail = "";
         if (!stalled.isEmpty()) {
             int first = stalled.iterator().next();
             long at = committed.getOrDefault(first, 0L);
-            detail = stalled.size() + " of " + issued.size() + " partitions held here have input waiting and issued no ID for "
-                    + TimeUnit.NANOSECONDS.toSeconds(detector.stillNanos(first, now)) + " s, e.g. partition " + first + ": "
-                    + (ends.get(first) - at) + " records past the committed offset " + at + ", " + issued.get(first)
-                    + " IDs issued by its task";
+            detail = stalled.size() + " of " + held.size() + " partitions held here have input waiting and issued no ID for "
+                    + TimeUnit.NANOSECONDS.toSeconds(detector.stillNanos(first, now)) + " s, e.g. partition " + first + ": " + (ends.get(first) - at) + " records past the committed offset " + at + ", "
+                    + looks.get(first).issued() + " IDs issued by its task";
         }
         stats.stalls().seen(stalled, System.currentTimeMillis(), detail);
+        boolean restartNow = pacing.restartNow(now, !stalled.isEmpty());
         if (stalled.isEmpty()) {
             return;
         }
-        boolean restartNow = now - lastRestart >= stallAfter.toNanos();
         if (restartNow || now - lastLog >= LOG_EVERY_NANOS) {
             lastLog = now;
             log.atWarn().addKeyValue("event", "stalled").addKeyValue("partitions", stalled)
-                    .log("stalled: {} (partitions {}){}", detail, stalled, restartNow ? "; restarting the stream threads" : "");
+                    .log("stalled: {} (partitions {}){}", detail, stalled, restartNow ? "; restarting the stream threads"
+                            : "; next restart no sooner than " + TimeUnit.NANOSECONDS.toSeconds(pacing.gapNanos())
+                            + " s after the last");
         }
         if (restartNow) {
-            lastRestart = now;
             stats.stalls().restarted();
             restart.run();
         }

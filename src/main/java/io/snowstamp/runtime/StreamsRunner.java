@@ -8,6 +8,7 @@ import io.snowstamp.schema.RegistryUnavailableException;
 import io.snowstamp.stream.DeadLetterHandler;
 import io.snowstamp.stream.EarlyLeases;
 import io.snowstamp.stream.StamperStats;
+import io.snowstamp.stream.TaskStats;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -16,6 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -105,15 +108,21 @@ public final class StreamsRunner implements AutoCloseable {
         Duration stallAfter = config.recovery().stallAfter();
         if (!stallAfter.isZero() && config.idMode() == SnowstampConfig.IdMode.SNOWFLAKE) {
             stallWatch = new StallWatch(KafkaSettings.client(config.connection()), config.connection().applicationId(),
-                    config.topics().input(), stats, stallAfter, this::restartStreamThreads);
+                    config.topics().input(), stats, stallAfter, this::isRunning, this::restartStreamThreads);
         }
+    }
+
+    private boolean isRunning() {
+        KafkaStreams current = streams;
+        return current != null && current.state() == KafkaStreams.State.RUNNING;
     }
 
     /**
      * Replaces every stream thread with a new one (a new consumer, producer and transaction; it rejoins the group): what
      * the stall watch does when held partitions stop stamping with input waiting. A new thread first, then the oldest
-     * goes ({@code removeStreamThread} takes the first alive one), so the instance never holds no thread. A thread
-     * that does not stop within a minute is a failure: the stamper stops (exit 1) rather than wait forever.
+     * goes ({@code removeStreamThread} takes the first alive one), so the instance never holds no thread. A thread that
+     * does not stop within a minute stops the stamper (exit 1, to be started again) only if no task of the instance
+     * issued an ID meanwhile: while any makes progress, the instance is slow, not stuck, and keeps running.
      */
     private void restartStreamThreads() {
         KafkaStreams current = streams;
@@ -122,13 +131,20 @@ public final class StreamsRunner implements AutoCloseable {
         }
         int threads = current.metadataForLocalThreads().size();
         for (int i = 0; i < threads; i++) {
+            Map<TaskStats, Long> issuedBefore = issuedByRunningTasks();
             Optional<String> added = current.addStreamThread();
             try {
                 Optional<String> removed = current.removeStreamThread(Duration.ofMinutes(1));
                 log.warn("stream thread {} replaced by {}", removed.orElse("(none)"), added.orElse("(none)"));
             } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                if (!issuedByRunningTasks().equals(issuedBefore)) {
+                    log.warn("a stalled stream thread did not stop within a minute of being replaced; the instance keeps"
+                            + " running: its tasks made progress meanwhile (IDs issued, tasks started or closed)");
+                    return;
+                }
                 SnowstampException stuck = new SnowstampException("a stalled stream thread did not stop within a minute of"
-                        + " being replaced; stopping the stamper so that it can be started again");
+                        + " being replaced and no task of this instance issued an ID meanwhile; stopping the stamper so that"
+                        + " it can be started again");
                 failure.compareAndSet(null, stuck);
                 log.error(stuck.getMessage());
                 Thread stopper = new Thread(() -> close(Duration.ofSeconds(30)), "snowstamp-stall-stop");
@@ -137,6 +153,13 @@ public final class StreamsRunner implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    /** The tasks running now and what each issued: any difference between two of these is progress. */
+    private Map<TaskStats, Long> issuedByRunningTasks() {
+        Map<TaskStats, Long> issued = new IdentityHashMap<>();
+        stats.tasks().values().forEach(task -> issued.put(task, task.issued()));
+        return issued;
     }
 
     private KafkaStreams newStreams(Properties props) {

@@ -206,6 +206,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         startIssuing(worker);
         taskStats = stats.open(partition, worker, now, clock);
         lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats, clock);
+        LeaseGuard taskLease = lease;
+        taskStats.leaseConfirmedBy(taskLease::readBack);
         taskStats.started(decision, state.epoch());
         // key-value pairs: fields of their own in JSON logs (SNOWSTAMP_LOG_FORMAT=json)
         log.atInfo().addKeyValue("event", "task-assigned").addKeyValue("partition", partition).addKeyValue("worker", worker)

@@ -24,6 +24,8 @@ public final class TaskStats {
     private final AtomicLong lastStampedAtMillis = new AtomicLong(-1);
     private final long startedAtMillis;
     private final LongSupplier clock;
+    /** Whether the changelog confirmed the task's lease once (read from any thread: a volatile read behind it). */
+    private volatile java.util.function.BooleanSupplier leaseConfirmed = () -> true;
 
     /** @param clock the stamper's wall clock (Unix millis), read once per ID to date the last stamp */
     public TaskStats(int partition, long worker, long startedAtMillis, LongSupplier clock) {
@@ -31,6 +33,16 @@ public final class TaskStats {
         this.worker = worker;
         this.startedAtMillis = startedAtMillis;
         this.clock = clock;
+    }
+
+    /** @param confirmed whether the changelog confirmed the task's lease once ({@code LeaseGuard#readBack}); thread-safe */
+    void leaseConfirmedBy(java.util.function.BooleanSupplier confirmed) {
+        leaseConfirmed = confirmed;
+    }
+
+    /** Whether the task's lease was confirmed once: before that the task is still starting, whatever its input. */
+    public boolean leaseConfirmed() {
+        return leaseConfirmed.getAsBoolean();
     }
 
     void started(ResumeDecision decision, long leaseEpoch) {

@@ -9,43 +9,88 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StallDetectorTest {
     private static final long SECOND = 1_000_000_000L;
     private final StallDetector detector = new StallDetector(60 * SECOND);
+    private final Object task0 = new Object();
+    private final Object task1 = new Object();
+
+    private static StallDetector.Look look(Object task, long issued, long committed, long end) {
+        return new StallDetector.Look(task, issued, true, committed, end);
+    }
 
     @Test
     void shouldCallStalledAPartitionWithInputWaitingThatNeitherIssuesNorCommitsForTheWholeTime() {
-        assertThat(detector.observe(0, Map.of(0, 10L, 1, 5L), Map.of(0, 100L, 1, 50L), Map.of(0, 150L, 1, 50L))).isEmpty();
-        assertThat(detector.observe(59 * SECOND, Map.of(0, 10L, 1, 5L), Map.of(0, 100L, 1, 50L), Map.of(0, 160L, 1, 50L)))
+        assertThat(detector.observe(0, true, Map.of(0, look(task0, 10, 100, 150), 1, look(task1, 5, 50, 50)))).isEmpty();
+        assertThat(detector.observe(59 * SECOND, true, Map.of(0, look(task0, 10, 100, 160), 1, look(task1, 5, 50, 50))))
                 .as("not for long enough yet").isEmpty();
-        assertThat(detector.observe(60 * SECOND, Map.of(0, 10L, 1, 5L), Map.of(0, 100L, 1, 50L), Map.of(0, 170L, 1, 50L)))
+        assertThat(detector.observe(60 * SECOND, true, Map.of(0, look(task0, 10, 100, 170), 1, look(task1, 5, 50, 50))))
                 .as("partition 1 has nothing waiting: idle, not stalled").containsExactly(0);
         assertThat(detector.stillNanos(0, 61 * SECOND)).isEqualTo(61 * SECOND);
     }
 
     @Test
     void shouldCountAnIdIssuedOrACommitAsProgress() {
-        detector.observe(0, Map.of(0, 10L, 1, 5L), Map.of(0, 100L, 1, 50L), Map.of(0, 150L, 1, 80L));
+        detector.observe(0, true, Map.of(0, look(task0, 10, 100, 150), 1, look(task1, 5, 50, 80)));
         // partition 0 issued (its commit comes later); partition 1 committed records held back (id.on-excess-lead=pause)
-        detector.observe(50 * SECOND, Map.of(0, 11L, 1, 5L), Map.of(0, 100L, 1, 60L), Map.of(0, 150L, 1, 80L));
-        assertThat(detector.observe(100 * SECOND, Map.of(0, 11L, 1, 5L), Map.of(0, 100L, 1, 60L), Map.of(0, 150L, 1, 80L)))
+        detector.observe(50 * SECOND, true, Map.of(0, look(task0, 11, 100, 150), 1, look(task1, 5, 60, 80)));
+        assertThat(detector.observe(100 * SECOND, true, Map.of(0, look(task0, 11, 100, 150), 1, look(task1, 5, 60, 80))))
                 .isEmpty();
-        assertThat(detector.observe(110 * SECOND, Map.of(0, 11L, 1, 5L), Map.of(0, 100L, 1, 60L), Map.of(0, 150L, 1, 80L)))
+        assertThat(detector.observe(110 * SECOND, true, Map.of(0, look(task0, 11, 100, 150), 1, look(task1, 5, 60, 80))))
                 .containsExactly(0, 1);
     }
 
     @Test
     void shouldStartAgainForANewTaskAndForgetPartitionsNoLongerHeld() {
-        detector.observe(0, Map.of(0, 10L), Map.of(0, 100L), Map.of(0, 150L));
-        assertThat(detector.observe(60 * SECOND, Map.of(0, 10L), Map.of(0, 100L), Map.of(0, 150L))).containsExactly(0);
-        // the partition came back to this instance with a new task: its count starts again
-        assertThat(detector.observe(61 * SECOND, Map.of(0, 0L), Map.of(0, 100L), Map.of(0, 150L))).isEmpty();
-        assertThat(detector.observe(62 * SECOND, Map.of(), Map.of(), Map.of())).isEmpty();
-        assertThat(detector.stillNanos(0, 62 * SECOND)).isZero();
+        detector.observe(0, true, Map.of(0, look(task0, 10, 100, 150)));
+        assertThat(detector.observe(60 * SECOND, true, Map.of(0, look(task0, 10, 100, 150)))).containsExactly(0);
+        // the partition came back to this instance with a new task, which issued as many IDs as the old one: a new start
+        Object again = new Object();
+        assertThat(detector.observe(61 * SECOND, true, Map.of(0, look(again, 10, 100, 150)))).isEmpty();
+        assertThat(detector.observe(120 * SECOND, true, Map.of(0, look(again, 10, 100, 150)))).isEmpty();
+        assertThat(detector.observe(121 * SECOND, true, Map.of(0, look(again, 10, 100, 150)))).containsExactly(0);
+        assertThat(detector.observe(122 * SECOND, true, Map.of())).isEmpty();
+        assertThat(detector.stillNanos(0, 122 * SECOND)).isZero();
     }
 
     @Test
     void shouldNeverCallAPartitionStalledWhoseEndIsUnknownOrWhoseInputIsEmpty() {
-        detector.observe(0, Map.of(0, 0L, 1, 0L), Map.of(), Map.of(1, 0L));
-        assertThat(detector.observe(100 * SECOND, Map.of(0, 0L, 1, 0L), Map.of(), Map.of(1, 0L))).isEmpty();
+        detector.observe(0, true, Map.of(0, look(task0, 0, -1, -1), 1, look(task1, 0, -1, 0)));
+        assertThat(detector.observe(100 * SECOND, true, Map.of(0, look(task0, 0, -1, -1), 1, look(task1, 0, -1, 0)))).isEmpty();
         // nothing committed yet, records waiting from the start of the partition
-        assertThat(detector.observe(200 * SECOND, Map.of(0, 0L, 1, 0L), Map.of(), Map.of(0, 5L, 1, 3L))).containsExactly(0, 1);
+        detector.observe(110 * SECOND, true, Map.of(0, look(task0, 0, -1, 5), 1, look(task1, 0, -1, 3)));
+        assertThat(detector.observe(170 * SECOND, true, Map.of(0, look(task0, 0, -1, 5), 1, look(task1, 0, -1, 3))))
+                .containsExactly(0, 1);
+    }
+
+    @Test
+    void shouldCountFromWhenInputStartedWaitingNotFromTheLastProgressOfAnIdlePartition() {
+        // idle for ten minutes: nothing waits, nothing issued
+        detector.observe(0, true, Map.of(0, look(task0, 10, 100, 100)));
+        detector.observe(600 * SECOND, true, Map.of(0, look(task0, 10, 100, 100)));
+        // a record arrives and waits a few seconds for something legitimate (a schema lookup in flight)
+        assertThat(detector.observe(601 * SECOND, true, Map.of(0, look(task0, 10, 100, 101)))).isEmpty();
+        assertThat(detector.observe(610 * SECOND, true, Map.of(0, look(task0, 10, 100, 101))))
+                .as("9 s of waiting is not 60 s of stall, however long the partition was idle before").isEmpty();
+        assertThat(detector.observe(611 * SECOND, true, Map.of(0, look(task0, 11, 100, 101)))).isEmpty();
+        // a real stall still is one: input waits from 700 s on and nothing moves
+        detector.observe(700 * SECOND, true, Map.of(0, look(task0, 11, 101, 150)));
+        assertThat(detector.observe(759 * SECOND, true, Map.of(0, look(task0, 11, 101, 150)))).isEmpty();
+        assertThat(detector.observe(760 * SECOND, true, Map.of(0, look(task0, 11, 101, 150)))).containsExactly(0);
+    }
+
+    @Test
+    void shouldNotCountASlowStartWhoseLeaseIsNotConfirmedYetNorAnInstanceThatIsNotRunning() {
+        StallDetector.Look unconfirmed = new StallDetector.Look(task0, 0, false, 100, 150);
+        detector.observe(0, true, Map.of(0, unconfirmed));
+        assertThat(detector.observe(90 * SECOND, true, Map.of(0, unconfirmed)))
+                .as("a task still starting (its lease not confirmed by the changelog yet) is slow, not stuck").isEmpty();
+        // confirmed at 90 s: the count starts there
+        StallDetector.Look confirmed = look(task0, 0, 100, 150);
+        assertThat(detector.observe(91 * SECOND, true, Map.of(0, confirmed))).isEmpty();
+        assertThat(detector.observe(140 * SECOND, true, Map.of(0, confirmed))).isEmpty();
+        // a rebalance from 140 s to 200 s: nothing counts meanwhile, and the count starts again when it is over
+        assertThat(detector.observe(150 * SECOND, false, Map.of(0, confirmed))).isEmpty();
+        assertThat(detector.observe(200 * SECOND, false, Map.of(0, confirmed))).isEmpty();
+        assertThat(detector.observe(201 * SECOND, true, Map.of(0, confirmed))).isEmpty();
+        assertThat(detector.observe(260 * SECOND, true, Map.of(0, confirmed))).isEmpty();
+        assertThat(detector.observe(261 * SECOND, true, Map.of(0, confirmed))).containsExactly(0);
     }
 }
