@@ -29,15 +29,34 @@ import java.util.TreeMap;
 public final class TailGuard implements TailProbe, AutoCloseable {
     private static final int FIRST_WINDOW = 512;
 
+    /** The most a start under at-least-once reads back for the inputs already stamped: about a commit interval of a busy partition. */
+    static final long MAX_STAMPED_INPUTS_READ = 1 << 20;
+
     private final IdLayout layout;
     private final Duration timeout;
     private final PartitionTail tail;
+    /** The input topic whose provenance the results collect ({@link Result#sources}); null: none. */
+    private final String inputTopic;
 
     /** @param clientProps connection and security settings of the cluster */
     public TailGuard(Properties clientProps, String topic, IdLayout layout, Duration timeout) {
+        this(clientProps, topic, layout, timeout, null);
+    }
+
+    /**
+     * @param inputTopic where the output's records come from: the results carry the provenance of the records read
+     *                   ({@link Result#sources}), for a start under at-least-once; null: not collected
+     */
+    public TailGuard(Properties clientProps, String topic, IdLayout layout, Duration timeout, String inputTopic) {
         this.tail = new PartitionTail(clientProps, topic, "snowstamp-tail-guard-" + topic, timeout);
         this.layout = layout;
         this.timeout = timeout;
+        this.inputTopic = inputTopic;
+    }
+
+    @Override
+    public synchronized StampedInputs stampedInputs(int partition, String input, long from) {
+        return StampedInputs.read(tail, partition, input, from, MAX_STAMPED_INPUTS_READ, System.nanoTime() + timeout.toNanos());
     }
 
     @Override
@@ -71,8 +90,20 @@ public final class TailGuard implements TailProbe, AutoCloseable {
             Map<Integer, PartitionTail.Range> newest = new HashMap<>();
             bounds.forEach((partition, b) -> newest.put(partition, new PartitionTail.Range(Math.max(b.begin(), b.end() - FIRST_WINDOW), b.end())));
             Map<Integer, long[]> found = new HashMap<>();     // partition -> {highest own ID, records scanned}
-            workers.keySet().forEach(partition -> found.put(partition, new long[] {-1, 0}));
-            tail.readAll(newest, deadline, (partition, record) -> note(found.get(partition), record, datacenter, workers.get(partition)));
+            Map<Integer, StampedInputs.Window> sources = new HashMap<>();
+            workers.keySet().forEach(partition -> {
+                found.put(partition, new long[] {-1, 0});
+                if (inputTopic != null) {
+                    sources.put(partition, new StampedInputs.Window(inputTopic, partition));
+                }
+            });
+            tail.readAll(newest, deadline, (partition, record) -> {
+                note(found.get(partition), record, datacenter, workers.get(partition));
+                StampedInputs.Window window = sources.get(partition);
+                if (window != null) {
+                    window.note(record);
+                }
+            });
             Map<Integer, Result> results = new TreeMap<>();
             for (Map.Entry<Integer, PartitionTail.Bounds> entry : bounds.entrySet()) {
                 int partition = entry.getKey();
@@ -86,7 +117,12 @@ public final class TailGuard implements TailProbe, AutoCloseable {
                             (p, record) -> note(seen, record, datacenter, workers.get(partition)));
                     to = from;
                 }
-                results.put(partition, new Result(seen[0], seen[1], from, entry.getValue().end(), (System.nanoTime() - started) / 1_000_000));
+                StampedInputs.Window window = sources.get(partition);
+                if (window != null && newest.get(partition).from() <= entry.getValue().begin()) {
+                    window.reachedBegin();
+                }
+                results.put(partition, new Result(seen[0], seen[1], from, entry.getValue().end(), (System.nanoTime() - started) / 1_000_000,
+                        window));
             }
             return results;
         } finally {

@@ -194,6 +194,11 @@ public final class TailPrefetch implements TailProbe {
         return single.highestIssued(partition, datacenter, worker);
     }
 
+    @Override
+    public StampedInputs stampedInputs(int partition, String inputTopic, long from) {
+        return single.stampedInputs(partition, inputTopic, from);
+    }
+
     /** What the prefetch did so far. */
     public Stats stats() {
         return new Stats(batches.get(), batchedPartitions.get(), served.get(), fallbacks.get());

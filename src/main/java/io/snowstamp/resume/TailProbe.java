@@ -8,9 +8,17 @@ package io.snowstamp.resume;
 @FunctionalInterface
 public interface TailProbe {
     /** What a probe found. */
-    record Result(long highestId, long scanned, long fromOffset, long endOffset, long millis) {
+    /**
+     * @param sources the provenance of the records read, for a start under at-least-once ({@link StampedInputs}); null
+     *                when not collected
+     */
+    record Result(long highestId, long scanned, long fromOffset, long endOffset, long millis, StampedInputs.Window sources) {
         /** A probe that did not run (disabled). */
         public static final Result NONE = new Result(-1, 0, -1, -1, 0);
+
+        public Result(long highestId, long scanned, long fromOffset, long endOffset, long millis) {
+            this(highestId, scanned, fromOffset, endOffset, millis, null);
+        }
     }
 
     /**
@@ -27,6 +35,16 @@ public interface TailProbe {
      * not use, nor fence for, anything of it from now on. Called on the thread giving it up.
      */
     default void released(int partition) {
+    }
+
+    /**
+     * The inputs of input partition {@code partition} from offset {@code from} on that already have a record in the
+     * output partition ({@link StampedInputs#read}): a task starting under at-least-once skips them.
+     *
+     * @throws RuntimeException when the output cannot be read in time
+     */
+    default StampedInputs stampedInputs(int partition, String inputTopic, long from) {
+        return StampedInputs.NONE;
     }
 
     /** The probe of {@code recovery.tail-guard=false}. */

@@ -120,7 +120,8 @@ final class StamperTopology implements AutoCloseable {
         RecoverySettings recovery = config.recovery();
         String output = config.topics().output();
         TailGuard tailGuard = recovery.tailGuard()
-                ? new TailGuard(tuned(KafkaSettings.client(connection), connection), output, config.ids().layout(), recovery.tailGuardTimeout()) : null;
+                ? new TailGuard(tuned(KafkaSettings.client(connection), connection), output, config.ids().layout(), recovery.tailGuardTimeout(),
+                        StampTopology.skipsStampedInputs(config) ? config.topics().input() : null) : null;
         TransactionFence fence = fence(config);
         String changelog = Names.changelogTopic(connection.applicationId());
         EarlyLeases early = leases == null ? null : new EarlyLeases(leases, changelog, connection.instanceId(),

@@ -12,6 +12,7 @@ import io.snowstamp.id.IdLayout;
 import io.snowstamp.lease.LeaseGuard;
 import io.snowstamp.lease.Leases;
 import io.snowstamp.resume.ResumeDecision;
+import io.snowstamp.resume.StampedInputs;
 import io.snowstamp.resume.TailProbe;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.state.WorkerState;
@@ -126,6 +127,14 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final boolean tailDecides;
     /** Whether the state's reservations bound this task's resume (false where a complete output tail decides). */
     private boolean reservationBounds = true;
+    /** At-least-once: a task start skips the inputs its predecessor already stamped ({@link StampedInputs}). */
+    private final boolean skipsStamped;
+    /** The provenance the start's tail read saw (null: none). */
+    private StampedInputs.Window tailSources;
+    /** The inputs already stamped from the task's first input on (null: not known yet, or nothing left to skip). */
+    private StampedInputs alreadyStamped;
+    /** Whether the task's first input is still to come: it names the committed offset the skip starts at. */
+    private boolean firstInput;
     /** Where the task's lease may have been taken when its restore ended (null: none). */
     private final EarlyLeases earlyLeases;
     /** Before every ID: the task's lease on its partition is confirmed by the changelog (every mode). */
@@ -150,6 +159,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.tailProbe = tailProbe;
         this.values = values;
         this.compact = stamp.headerFormat() == StampSettings.HeaderFormat.COMPACT;
+        this.skipsStamped = StampTopology.skipsStampedInputs(connection, stamp, recovery);
         this.sizeLimit = new SizeLimit(connection.maxRequestSize(), values == null ? 0 : values.maxGrowth());
         long unit = ids.layout().unitMillis();
         this.tailDecides = StampTopology.tailDecides(connection, recovery);
@@ -196,6 +206,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // a dead previous owner's open transaction would hide this task's records until the broker aborts it
         fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
+        this.tailSources = tail.sources();
+        this.alreadyStamped = null;
+        this.firstInput = skipsStamped;
         long now = clock.getAsLong();
         // the tail decides only if it holds the newest IDs: empty or below lastId (output lost), the state's bounds do
         reservationBounds = !tailDecides || tail.highestId() < 0 || tail.highestId() < restored.lastId();
@@ -234,6 +247,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        if (firstInput || alreadyStamped != null) {
+            if (stampedBefore(context.recordMetadata().orElseThrow().offset())) {
+                return;
+            }
+        }
         sizeLimit.check(record);
         Object plan = values == null ? null : values.inspect(record.value());
         if (paused != null && (!paused.isEmpty() || leadExceeded())) {
@@ -241,6 +259,53 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             return;
         }
         stamp(record, plan, true);
+    }
+
+    /**
+     * At-least-once: whether the input at {@code offset} already has a record in the output, stamped by the previous
+     * owner before it died or moved without committing its input offset; then it is not stamped again (nothing issued,
+     * nothing forwarded: the output holds each input once). The task's first input is its committed offset: the inputs
+     * already stamped from there on are read once, from the output tail the start read (or further back). If the output
+     * cannot be read, every input is stamped (copies, never a loss).
+     */
+    private boolean stampedBefore(long offset) {
+        if (firstInput) {
+            firstInput = false;
+            alreadyStamped = findStamped(offset);
+        }
+        if (alreadyStamped == null) {
+            return false;
+        }
+        if (alreadyStamped.contains(offset)) {
+            taskStats.skippedStamped();
+            return true;
+        }
+        if (offset >= alreadyStamped.highest()) {
+            alreadyStamped = null;      // past every input found: nothing left to skip
+        }
+        return false;
+    }
+
+    private StampedInputs findStamped(long from) {
+        String input = context.recordMetadata().orElseThrow().topic();
+        StampedInputs.Window window = tailSources;
+        tailSources = null;
+        try {
+            StampedInputs found = StampedInputs.of(window, from, start -> tailProbe.stampedInputs(partition, input, start));
+            if (found.count() > 0) {
+                log.atInfo().addKeyValue("event", "inputs-already-stamped").addKeyValue("partition", partition)
+                        .addKeyValue("skipped", found.count())
+                        .log("partition {}: {} inputs from offset {} on (up to {}) were stamped by the previous owner before"
+                                + " their offsets were committed: not stamped again{}", partition, found.count(), from,
+                                found.highest(), found.complete() ? "" : " (the output read stopped before reaching offset " + from
+                                        + ": older copies may remain)");
+            }
+            return found.count() == 0 ? null : found;
+        } catch (RuntimeException e) {
+            log.warn("partition {}: cannot read which inputs from offset {} on are already stamped ({}); stamping them all"
+                    + " (copies of inputs already in the output are possible, nothing is lost)", partition, from, e.getMessage());
+            return null;
+        }
     }
 
     /**

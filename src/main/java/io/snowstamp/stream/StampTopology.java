@@ -108,6 +108,19 @@ public final class StampTopology {
         };
     }
 
+    /**
+     * Whether a task start skips the inputs its predecessor already stamped ({@link io.snowstamp.resume.StampedInputs}):
+     * at-least-once (exactly-once never commits them twice), with the provenance header that names them and the tail
+     * guard that reads them back.
+     */
+    public static boolean skipsStampedInputs(SnowstampConfig config) {
+        return skipsStampedInputs(config.connection(), config.stamp(), config.recovery());
+    }
+
+    static boolean skipsStampedInputs(ConnectionSettings connection, StampSettings stamp, io.snowstamp.config.RecoverySettings recovery) {
+        return connection.processingGuarantee() == ConnectionSettings.Guarantee.AT_LEAST_ONCE && stamp.provenance() && recovery.tailGuard();
+    }
+
     /** How much further a reservation reaches where the output tail decides a resume ({@link #tailDecides}). */
     static final int TAIL_DECIDES_RESERVATION_FACTOR = 10;
 

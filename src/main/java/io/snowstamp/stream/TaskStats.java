@@ -19,6 +19,7 @@ public final class TaskStats {
     private final AtomicLong clockBehindEvents = new AtomicLong();
     private final AtomicLong borrowedUnits = new AtomicLong();
     private final AtomicLong heldBack = new AtomicLong();
+    private final AtomicLong skippedStamped = new AtomicLong();
     private final AtomicLong epoch = new AtomicLong();
     private final AtomicReference<ResumeDecision> resume = new AtomicReference<>();
     private final AtomicLong lastStampedAtMillis = new AtomicLong(-1);
@@ -57,6 +58,16 @@ public final class TaskStats {
         clockBehindEvents.setRelease(clockBehind);
         borrowedUnits.setRelease(borrowed);
         lastStampedAtMillis.setRelease(clock.getAsLong());
+    }
+
+    /** An input its predecessor already stamped was skipped (at-least-once). */
+    void skippedStamped() {
+        skippedStamped.setRelease(skippedStamped.getPlain() + 1);
+    }
+
+    /** Inputs this task did not stamp because the output already had them (at-least-once, after a crash or a move). */
+    public long skippedStampedInputs() {
+        return skippedStamped.get();
     }
 
     void excessLead() {

@@ -194,6 +194,75 @@ class StampTopologyTest {
                 .containsExactly("events.raw/0/0", "events.raw/0/1", "events.raw/0/2");
     }
 
+    // ---- at-least-once: inputs the previous owner stamped are not stamped again
+
+    /** An output record as the tail guard reads it, with the provenance {@code source}. */
+    private static org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> stamped(String source) {
+        var record = new org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>("events.stamped", 0, 0, bytes("k"), bytes("v"));
+        record.headers().add(IdHeader.SOURCE, bytes(source));
+        return record;
+    }
+
+    /** The tail the start reads: output records of inputs {@code sources}; {@code fromBeginning}: the whole partition. */
+    private static io.snowstamp.resume.StampedInputs.Window tail(boolean fromBeginning, String... sources) {
+        var window = new io.snowstamp.resume.StampedInputs.Window("events.raw", 0);
+        for (String source : sources) {
+            window.note(stamped(source));
+        }
+        if (fromBeginning) {
+            window.reachedBegin();
+        }
+        return window;
+    }
+
+    @Test
+    void shouldNotStampAgainTheInputsThePreviousOwnerStampedBeforeItsOffsetsWereCommitted() {
+        // the previous owner stamped inputs 0..4 and died before committing: the new task starts again at offset 0
+        var window = tail(true, "events.raw/0/0", "events.raw/0/1", "other.topic/0/7", "events.raw/0/2", "events.raw/0/3",
+                "events.raw/0/4");
+        tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 6, 0, 6, 0, window);
+        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
+
+        for (int i = 0; i < 8; i++) {
+            input.pipeInput(bytes("k" + i), bytes("{\"n\":" + i + "}"));
+        }
+
+        assertThat(output.readRecordsToList()).as("each input once in the output").extracting(r -> header(r, IdHeader.SOURCE))
+                .containsExactly("events.raw/0/5", "events.raw/0/6", "events.raw/0/7");
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(5);
+    }
+
+    @Test
+    void shouldReadTheOutputFurtherBackWhenTheStartsTailDoesNotReachTheCommittedOffset() {
+        List<String> reads = new ArrayList<>();
+        tailProbe = new TailProbe() {
+            @Override
+            public Result highestIssued(int partition, long datacenter, long worker) {
+                // the newest records only: inputs 2..4, nothing below the first input the task will see (0)
+                return new Result(-1, 3, 3, 6, 0, tail(false, "events.raw/0/2", "events.raw/0/3", "events.raw/0/4"));
+            }
+
+            @Override
+            public io.snowstamp.resume.StampedInputs stampedInputs(int partition, String inputTopic, long from) {
+                reads.add(partition + " " + inputTopic + " " + from);
+                return io.snowstamp.resume.StampedInputs.NONE;
+            }
+        };
+        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
+
+        assertThat(pipe(3)).hasSize(3);
+        assertThat(reads).as("one read, at the first input (the committed offset)").containsExactly("0 events.raw 0");
+    }
+
+    @Test
+    void shouldStampEveryInputUnderExactlyOnceWhoseAbortedCopiesAreNoCopies() {
+        var window = tail(true, "events.raw/0/0", "events.raw/0/1");
+        tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 2, 0, 2, 0, window);
+        start(config(Keys.RECOVERY_TAIL_GUARD, "true"));
+
+        assertThat(pipe(3)).as("under exactly-once an uncommitted input's output was aborted with it").hasSize(3);
+    }
+
     @Test
     void shouldOmitProvenanceWhenDisabled() {
         start(config(Keys.STAMP_PROVENANCE, "false"));
