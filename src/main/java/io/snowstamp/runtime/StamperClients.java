@@ -22,13 +22,18 @@ final class StamperClients implements KafkaClientSupplier {
     private final Predicate<TopicPartition> awaitingTakeover;
     private final StartStats stats;
     private final WriteAcks acks;
+    /** Run on a stream thread before each poll of its main consumer (a clean stop's last IDs: {@code StamperStats#beforePoll}). */
+    private final Runnable beforeEachPoll;
 
     /**
      * @param clients          the supplier Kafka Streams would use
      * @param awaitingTakeover whether an input partition's task still waits out its predecessor's lease
      * @param acks             told of every state write the broker acknowledged
+     * @param beforeEachPoll   run on a stream thread before each poll of its main consumer
      */
-    StamperClients(KafkaClientSupplier clients, Predicate<TopicPartition> awaitingTakeover, StartStats stats, WriteAcks acks) {
+    StamperClients(KafkaClientSupplier clients, Predicate<TopicPartition> awaitingTakeover, StartStats stats, WriteAcks acks,
+                   Runnable beforeEachPoll) {
+        this.beforeEachPoll = beforeEachPoll;
         this.clients = clients;
         this.acks = acks;
         this.awaitingTakeover = awaitingTakeover;
@@ -48,7 +53,7 @@ final class StamperClients implements KafkaClientSupplier {
 
     @Override
     public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
-        return StartingTasksConsumer.wrap(clients.getConsumer(config), new TakeoverHold(awaitingTakeover), stats);
+        return StartingTasksConsumer.wrap(clients.getConsumer(config), new TakeoverHold(awaitingTakeover), stats, beforeEachPoll);
     }
 
     @Override

@@ -199,12 +199,13 @@ final class StamperTopology implements AutoCloseable {
 
     /**
      * The clients Kafka Streams is to use: {@code configured}'s, with main consumers that start many tasks as one
-     * batch of work and keep a task's input back while its lease waits out the previous owner ({@link StamperClients}).
+     * batch of work and keep a task's input back while its lease waits out the previous owner ({@link StamperClients}),
+     * and run {@code beforeEachPoll} on the stream thread before each of their polls.
      */
-    KafkaClientSupplier clients(KafkaClientSupplier configured, StartStats stats) {
+    KafkaClientSupplier clients(KafkaClientSupplier configured, StartStats stats, Runnable beforeEachPoll) {
         LeaseVerifier verifier = leases;
         return new StamperClients(configured, tp -> verifier != null && tp.topic().equals(leaseSource)
-                && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, tp.partition())), stats, acks);
+                && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, tp.partition())), stats, acks, beforeEachPoll);
     }
 
     /** The task-start reads in batches, fed by the restore listener and the instance's state; null without a tail guard. */

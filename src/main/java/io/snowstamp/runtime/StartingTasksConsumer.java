@@ -34,17 +34,24 @@ final class StartingTasksConsumer implements InvocationHandler {
     /** The fault test's stalled partition (null: none). */
     private final StallHook stallHook = StallHook.forNewConsumer();
 
-    private StartingTasksConsumer(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats) {
+    /** Run on the stream thread before each poll: a clean stop's last IDs ({@code StamperStats#beforePoll}). */
+    private final Runnable beforeEachPoll;
+
+    private StartingTasksConsumer(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats, Runnable beforeEachPoll) {
         this.consumer = consumer;
         this.hold = hold;
         this.stats = stats;
+        this.beforeEachPoll = beforeEachPoll;
     }
 
-    /** {@code consumer} with batched committed offsets and held-back input for the tasks {@code hold} says are waiting. */
+    /**
+     * {@code consumer} with batched committed offsets and held-back input for the tasks {@code hold} says are waiting;
+     * {@code beforeEachPoll} runs on the stream thread before each of its polls.
+     */
     @SuppressWarnings("unchecked")
-    static Consumer<byte[], byte[]> wrap(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats) {
+    static Consumer<byte[], byte[]> wrap(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats, Runnable beforeEachPoll) {
         return (Consumer<byte[], byte[]>) Proxy.newProxyInstance(Consumer.class.getClassLoader(),
-                new Class<?>[] {Consumer.class}, new StartingTasksConsumer(consumer, hold, stats));
+                new Class<?>[] {Consumer.class}, new StartingTasksConsumer(consumer, hold, stats, beforeEachPoll));
     }
 
     @Override
@@ -53,6 +60,7 @@ final class StartingTasksConsumer implements InvocationHandler {
         switch (method.getName()) {
             case "poll" -> {
                 if (args != null && args.length == 1 && args[0] instanceof Duration) {
+                    beforeEachPoll.run();
                     beforePoll();
                     try {
                         return forward(method, args);

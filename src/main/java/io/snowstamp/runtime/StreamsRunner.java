@@ -164,7 +164,7 @@ public final class StreamsRunner implements AutoCloseable {
 
     private KafkaStreams newStreams(Properties props) {
         return new KafkaStreams(topology.topology(), props,
-                topology.clients(new StreamsConfig(props).getKafkaClientSupplier(), startStats));
+                topology.clients(new StreamsConfig(props).getKafkaClientSupplier(), startStats, stats::beforePoll));
     }
 
     private KafkaStreams listen(KafkaStreams instance) {

@@ -247,16 +247,19 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         record.headers().add(IdHeader.ID, digits);
         byte[] value = plan == null ? envelope.value() : splicer.write(envelope.value(), plan, digits);
         context.forward(new Record<>(envelope.key(), new StampedValue(partition, value), record.timestamp(), record.headers()));
-        issuedForTheStop();
+        issuedForTheStop(tag, counter);
     }
 
     /** Exactly-once: what a clean stop's last commit must name ({@link #atStop}). */
-    private void issuedForTheStop() {
+    private void issuedForTheStop(String tag, Counter counter) {
         if (atStop == null) {
             return;
         }
         if (atStop.stopping()) {
-            recordIssued(clock.getAsLong());      // numbered after the thread's stop check: into the last commit
+            // numbered after the thread wrote its tasks' issued for the stop: this tag's, into the last commit (the other
+            // tags were written then; one tag, not all, per record: a stop drains what the thread had fetched)
+            counter.written = counter.written.withIssued(counter.last, clock.getAsLong());
+            store.put(tag, counter.written);
         } else if (!issuedPending) {
             issuedPending = true;
             atStop.pending(issuedHook, punctuations);

@@ -27,14 +27,20 @@ import java.util.function.BooleanSupplier;
  * <p>A CLEAN STOP where commits skip the hooks: Kafka Streams flushes a task's stores at its last commit only when the
  * task processed a record or punctuated since its previous commit ({@code StreamTask.prepareCommit}), and an instance
  * stopped a moment after its last record has nothing of the kind: the hooks would never run and the changelog would keep
- * the lower bound. So while a thread has hooks waiting, one of its tasks holds a wall-clock punctuation every
- * {@link #STOP_CHECK} (the thread's sentinel: one task per thread, not one per task, whose punctuation makes Kafka
- * Streams commit that task's offsets each time); once the instance stops ({@link StamperStats#stopping()}) the
- * sentinel's next punctuation writes every waiting task's last ID on the thread, in the open transaction, which the
- * stop's last commit then carries. {@link #unwritten()} lets the stop wait for that before it closes Kafka Streams
- * ({@link StamperStats#awaitLastIds}). Records the thread still processes after it have their task flushed by the last
- * commit, whose first flush runs the hooks again. Between stops the sentinel drops the hooks of tasks whose heartbeat
- * wrote their last ID since, and ends when none is left: an idle instance commits nothing for it.
+ * the lower bound. So once the instance stops ({@link StamperStats#stopping()}) each stream thread writes every waiting
+ * task's last ID before its next poll of the main consumer ({@link #beforePoll}, called by the stamper's consumer
+ * wrapper, at most a poll interval later), into the thread's open transaction, which the stop's last commit then
+ * carries (Kafka Streams commits an open transaction even when no task needs a commit:
+ * {@code TaskExecutor.commitOffsetsOrTransaction}). {@link #unwritten()} lets the stop wait for that before it closes
+ * Kafka Streams ({@link StamperStats#awaitLastIds}). Records the thread still processes after it have their task flushed
+ * by the last commit, whose first flush runs the hooks again. Nothing of this runs while the instance runs: no
+ * punctuation, no commit of its own.
+ *
+ * <p>With {@code group.protocol=streams} (KIP-1071) Kafka Streams builds its main consumer itself, with no wrapper: a
+ * thread whose poll never came through {@link #beforePoll} falls back to a wall-clock punctuation every
+ * {@link #STOP_CHECK} on one of its waiting tasks (the thread's sentinel: one task per thread, whose punctuation makes
+ * Kafka Streams commit each time), which does the same at a stop and drops the hooks of tasks whose heartbeat wrote
+ * their last ID since, ending when none is left.
  *
  * <p>WHY all at once: Kafka Streams prepares a commit task by task, and each task's preparation flushes its store caches
  * and then the thread's producer ({@code StreamTask.prepareCommit}: flush, {@code RecordCollectorImpl.flush}:
@@ -69,6 +75,8 @@ public final class PreCommitHooks {
     private static final class ThreadHooks {
         final Thread thread = Thread.currentThread();
         final List<Hook> hooks = new ArrayList<>();
+        /** Its polls come through {@link #beforePoll}: no sentinel needed. */
+        boolean polled;
         /** {@code hooks.size()}, for {@link #unwritten()} on another thread. */
         volatile int waiting;
         Cancellable sentinel;
@@ -94,12 +102,13 @@ public final class PreCommitHooks {
     }
 
     /**
-     * Hooks that run only once the instance stops cleanly (each thread's sentinel writes them then), which the stop of
-     * {@code stats} waits for: sequence mode's {@code issued} under exactly-once, where the periodic checkpoint writes it.
+     * Hooks that run only once the instance stops cleanly (each stream thread writes them before its next poll), which the
+     * stop of {@code stats} waits for: sequence mode's {@code issued} under exactly-once, where the periodic checkpoint
+     * writes it otherwise.
      */
     public static PreCommitHooks atCleanStop(StamperStats stats) {
         PreCommitHooks hooks = new PreCommitHooks(false, stats::isStopping);
-        stats.unwrittenLastIds(hooks::unwritten);
+        stats.lastIds(hooks);
         return hooks;
     }
 
@@ -125,6 +134,19 @@ public final class PreCommitHooks {
      */
     public void cover(Hook hook, Scheduler scheduler) {
         cover(current.get(), hook, scheduler);
+    }
+
+    /**
+     * Called on a stream thread right before each poll of its main consumer: once the instance stops, the thread's waiting
+     * last IDs are written now, for the stop's last commit.
+     */
+    public void beforePoll() {
+        ThreadHooks thread = current.get();
+        thread.polled = true;
+        if (!everyCommit && !thread.hooks.isEmpty() && stopping.getAsBoolean()) {
+            runAll(thread);
+            endSentinel(thread);
+        }
     }
 
     /** Runs and forgets the hook of every task of this thread that issued since its last state write (when due, see above). */
@@ -167,7 +189,7 @@ public final class PreCommitHooks {
     }
 
     private void cover(ThreadHooks thread, Hook hook, Scheduler scheduler) {
-        if (!everyCommit && thread.sentinel == null && !thread.hooks.isEmpty()) {
+        if (!everyCommit && !thread.polled && thread.sentinel == null && !thread.hooks.isEmpty()) {
             thread.sentinelOwner = hook;
             thread.sentinel = scheduler.schedule(STOP_CHECK, timestamp -> check(thread));
         }

@@ -216,6 +216,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 registryMarks.applyAsLong(worker), now, takeoverGap.toMillis(), reservationBounds);
         this.generator = new IdGenerator(ids.layout(), ids.datacenterId(), worker, clock);
         generator.resumeAbove(decision.resumeAbove());
+        // the worker's highest ID in the output (its previous owner's): issued, so the state may name it — a partition
+        // that moved while its owner ran and then stops cleanly here without a record names it after the stop
+        if (tail.highestId() > restored.lastId()) {
+            lastIssued = tail.highestId();
+        }
         startIssuing(worker);
         taskStats = stats.open(partition, worker, now, clock);
         lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats, clock);
@@ -237,6 +242,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // under exactly-once the put in init waits in the thread's open transaction for a commit, which only a record or
         // a punctuation triggers: this one-shot punctuation asks for one, so the lease in the store is durable at once
         leaseWrite = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, ignored -> commitLease());
+        if (lastIssued > state.lastId()) {
+            lastIdPending = true;
+            preCommitHooks.pending(lastIdHook, punctuations);
+        }
         if (paused != null) {
             drain = context.schedule(Duration.ofMillis(100), PunctuationType.WALL_CLOCK_TIME, ignored -> drainPaused());
             if (!paused.isEmpty()) {

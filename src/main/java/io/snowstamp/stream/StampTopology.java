@@ -146,7 +146,7 @@ public final class StampTopology {
         Topology topology = new Topology();
         // the exact lastId at every commit but under exactly-once with the tail guard (PreCommitHooks)
         PreCommitHooks hooks = new PreCommitHooks(!tailDecides(config.connection(), config.recovery()), stats::isStopping);
-        stats.unwrittenLastIds(hooks::unwritten);
+        stats.lastIds(hooks);
         ValueField values = valueField(config, clock, stats);
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,

@@ -25,8 +25,8 @@ public final class StamperStats {
     private final SchemaRegistryWait schemaRegistry = new SchemaRegistryWait();
     private final Stalls stalls = new Stalls();
     private volatile boolean stopping;
-    /** How many tasks' last IDs a clean stop still has to write ({@link PreCommitHooks#unwritten()}). */
-    private volatile java.util.function.IntSupplier unwrittenLastIds = () -> 0;
+    /** The tasks' last IDs a clean stop still has to write ({@link PreCommitHooks}); null: none. */
+    private volatile PreCommitHooks lastIds;
 
     /**
      * Counters of one partition summed over every task this instance ran for it.
@@ -120,9 +120,20 @@ public final class StamperStats {
         return stopping;
     }
 
-    /** Where {@link #awaitLastIds} learns how many last IDs are still to be written (the topology's hooks). */
-    void unwrittenLastIds(java.util.function.IntSupplier unwritten) {
-        unwrittenLastIds = unwritten;
+    /** The topology's hooks, which {@link #awaitLastIds} waits for and {@link #beforePoll} runs. */
+    void lastIds(PreCommitHooks hooks) {
+        lastIds = hooks;
+    }
+
+    /**
+     * Called on a stream thread right before each poll of its main consumer (the stamper's consumer wrapper): once the
+     * instance stops, the thread writes its tasks' last IDs for the stop's last commit ({@link PreCommitHooks#beforePoll}).
+     */
+    public void beforePoll() {
+        PreCommitHooks hooks = lastIds;
+        if (hooks != null) {
+            hooks.beforePoll();
+        }
     }
 
     /**
@@ -133,10 +144,11 @@ public final class StamperStats {
      */
     public int awaitLastIds(java.time.Duration limit) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
-        int unwritten = unwrittenLastIds.getAsInt();
+        PreCommitHooks hooks = lastIds;
+        int unwritten = hooks == null ? 0 : hooks.unwritten();
         while (unwritten > 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
-            unwritten = unwrittenLastIds.getAsInt();
+            unwritten = hooks.unwritten();
         }
         return unwritten;
     }

@@ -25,7 +25,7 @@ class StartingTasksConsumerTest {
     private final Set<TopicPartition> waiting = new HashSet<>();
     private final StartStats stats = new StartStats();
     private final CountingConsumer mock = new CountingConsumer();
-    private final Consumer<byte[], byte[]> consumer = StartingTasksConsumer.wrap(mock, new TakeoverHold(waiting::contains), stats);
+    private final Consumer<byte[], byte[]> consumer = StartingTasksConsumer.wrap(mock, new TakeoverHold(waiting::contains), stats, () -> { });
 
     @Test
     void shouldAskForTheCommittedOffsetsOfTasksStartingTogetherOnce() {

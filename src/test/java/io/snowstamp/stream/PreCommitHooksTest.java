@@ -135,6 +135,33 @@ class PreCommitHooksTest {
     }
 
     @Test
+    void shouldWriteEveryWaitingLastIdBeforeTheThreadsNextPollOnceTheInstanceStopsWithNoPunctuationWhileRunning() {
+        AtomicBoolean stopping = new AtomicBoolean();
+        PreCommitHooks atStop = new PreCommitHooks(false, stopping::get);
+        atStop.beforePoll();    // the stream thread polls through the stamper's consumer wrapper
+        List<String> ran = new ArrayList<>();
+        TaskHook zero = new TaskHook("task 0", ran);
+        atStop.pending(zero, punctuations);
+        atStop.pending(new TaskHook("task 1", ran), punctuations);
+        atStop.pending(new TaskHook("task 2", ran), punctuations);
+        assertThat(punctuations.scheduled).as("while running: no punctuation, so no commit of its own").isEmpty();
+
+        atStop.beforePoll();
+        assertThat(ran).isEmpty();
+        // a rebalance closes the task that issued first: the others still wait, and are still written at the stop
+        atStop.closed(zero);
+        assertThat(atStop.unwritten()).isEqualTo(2);
+
+        // the stop: no task processed a record since its last commit, so no flush would run the hooks
+        stopping.set(true);
+        atStop.beforePoll();
+        assertThat(ran).containsExactly("task 1", "task 2");
+        assertThat(atStop.unwritten()).isZero();
+        atStop.beforePoll();
+        assertThat(ran).hasSize(2);
+    }
+
+    @Test
     void shouldWriteEveryWaitingLastIdAtTheSentinelsFirstPunctuationOnceTheInstanceStopsWithoutAnyFlush() {
         AtomicBoolean stopping = new AtomicBoolean();
         PreCommitHooks atStop = new PreCommitHooks(false, stopping::get);

@@ -624,6 +624,35 @@ class StampTopologyTest {
         assertThat(pipe(1).get(0)).isGreaterThan(far);
     }
 
+    @Test
+    void shouldNameTheLastIdInTheOutputAfterACleanStopOfTheInstanceThePartitionMovedTo() throws Exception {
+        // exactly-once with the tail guard; instance A issues, then loses the partition in a rebalance (scale-out: A keeps
+        // running, so its revocation commit writes no exact lastId), instance B takes it over and gets no more input
+        SnowstampConfig config = config(Keys.RECOVERY_TAIL_GUARD, "true");
+        tailProbe = outputTail(config.ids().layout());
+        start(config);
+        clock.addAndGet(10);
+        pipe(3);
+        clock.addAndGet(5_000);
+        heartbeat();                // A's heartbeat: lastId exact as of now
+        long atHeartbeat = storedState().lastId();
+        assertThat(atHeartbeat).isEqualTo(highestPiped);
+        clock.addAndGet(1_000);
+        pipe(2);                    // two more IDs, committed (the driver commits after each record) without lastId
+        long lastInOutput = highestPiped;
+        drivers.stop(driver);       // A's task closes (revoked), A does not stop
+
+        start(config);              // B's task: new lease, resumes above the committed output tail
+        clock.addAndGet(20_000);
+        for (int i = 0; i < 4; i++) {
+            driver.advanceWallClockTime(Duration.ofSeconds(5));     // heartbeats
+        }
+        stats.stopping();           // B stops cleanly
+        driver.advanceWallClockTime(Duration.ofSeconds(1));
+        assertThat(stats.awaitLastIds(Duration.ZERO)).isZero();
+        assertThat(storedState().lastId()).as("the output's last ID after a clean stop").isEqualTo(lastInOutput);
+    }
+
     /** A tail probe that finds the highest ID the test piped out so far, as the tail guard finds it in the output. */
     private TailProbe outputTail(IdLayout layout) {
         return (partition, datacenter, worker) -> highestPiped < 0 ? TailProbe.Result.NONE
