@@ -76,6 +76,9 @@ final class StamperMetrics implements AutoCloseable {
                 .strongReference(true).register(registry);
         FunctionCounter.builder("snowstamp.stall.restarts", stats, s -> s.stalls().restarts())
                 .description("stream thread restarts for stalled partitions").register(registry);
+        runner.layoutEndMillis().ifPresent(end -> Gauge.builder("snowstamp.id.layout.end.timestamp", () -> millisToSeconds(end))
+                .description("Unix time at which the ID layout's time field runs out: the stamper stops stamping then")
+                .baseUnit("seconds").strongReference(true).register(registry));
         Gauge.builder("snowstamp.tasks", this, m -> m.live.size())
                 .description("tasks (partitions) this instance stamps now").strongReference(true).register(registry);
         Gauge.builder("snowstamp.ready", this, m -> m.runner.state() == KafkaStreams.State.RUNNING ? 1 : 0)
@@ -186,6 +189,9 @@ final class StamperMetrics implements AutoCloseable {
             meters.add(Gauge.builder("snowstamp.since.last.stamp", task, t -> millisToSeconds(t.millisSinceLastStamp(now)))
                     .description("time since the task last stamped a record (since it started, if none): grows on a"
                             + " stall, and on an idle input").baseUnit("seconds").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.input.waiting.records", runner.stats(), s -> s.stalls().waiting(partition))
+                    .description("input records past the group's committed offset, as the stall watch last read them"
+                            + " (0 without the stall watch)").tags(tags).strongReference(true).register(registry));
             meters.add(Gauge.builder("snowstamp.partition.rebalancing", this, StamperMetrics::rebalancing)
                     .description("1 while the instance running the partition is REBALANCING").tags(tags).strongReference(true)
                     .register(registry));

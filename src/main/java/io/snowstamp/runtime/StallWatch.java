@@ -86,6 +86,7 @@ final class StallWatch implements AutoCloseable {
         if (issued.isEmpty() || stats.schemaRegistry().waitingSince() >= 0) {
             // nothing held, or the tasks wait for the schema registry (shown and logged as that)
             detector.observe(System.nanoTime(), Map.of(), Map.of(), Map.of());
+            stats.stalls().waiting(Map.of());
             stats.stalls().seen(Set.of(), System.currentTimeMillis(), "");
             return;
         }
@@ -102,6 +103,9 @@ final class StallWatch implements AutoCloseable {
                 committed.put(tp.partition(), offset.offset());
             }
         });
+        Map<Integer, Long> waiting = new HashMap<>();
+        ends.forEach((partition, end) -> waiting.put(partition, Math.max(0, end - Math.max(0, committed.getOrDefault(partition, 0L)))));
+        stats.stalls().waiting(waiting);
         long now = System.nanoTime();
         Set<Integer> stalled = detector.observe(now, issued, committed, ends);
         String detail = "";
