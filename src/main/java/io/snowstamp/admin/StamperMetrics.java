@@ -4,7 +4,10 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.snowstamp.runtime.RestoreTracker;
@@ -45,6 +48,7 @@ final class StamperMetrics implements AutoCloseable {
     private final Map<Integer, List<Meter>> taskGauges = new HashMap<>();
     private final Map<Integer, TaskStats> gaugedTasks = new HashMap<>();
     private final Set<Integer> restoreGauges = new HashSet<>();
+    private final JvmGcMetrics jvmGc = new JvmGcMetrics();
     private KafkaStreamsMetrics kafkaStreamsMetrics;
     private volatile Map<Integer, StamperStats.Totals> totals = Map.of();
     private volatile Map<String, Long> resumes = Map.of();
@@ -56,6 +60,10 @@ final class StamperMetrics implements AutoCloseable {
         this.runner = runner;
         this.clock = clock;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(AdminServer.daemonThreads("snowstamp-metrics"));
+        // the JVM's heap, GC pauses and CPU, for the dashboard's JVM panels (jvm_*, process_*)
+        new JvmMemoryMetrics().bindTo(registry);
+        jvmGc.bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
         StamperStats stats = runner.stats();
         FunctionCounter.builder("snowstamp.dead.letters", stats, StamperStats::deadLetters)
                 .description("records routed to the dead-letter topic").register(registry);
@@ -221,6 +229,7 @@ final class StamperMetrics implements AutoCloseable {
         if (kafkaStreamsMetrics != null) {
             kafkaStreamsMetrics.close();
         }
+        jvmGc.close();
         scheduler.shutdownNow();
         registry.close();
     }
