@@ -58,7 +58,7 @@ class DockerComposeFileTest {
         List<String> names = new ArrayList<>();
         services.fieldNames().forEachRemaining(names::add);
 
-        assertThat(names).containsExactly("kafka", "topics", "snowstamp", "schema-registry");
+        assertThat(names).containsExactly("kafka", "topics", "snowstamp", "schema-registry", "prometheus", "grafana");
         assertThat(list(services.at("/schema-registry/profiles"))).as("not part of a plain 'docker compose up'").containsExactly("avro");
     }
 
@@ -77,6 +77,27 @@ class DockerComposeFileTest {
         assertThat(config.schemaRegistry().urls()).containsExactly(java.net.URI.create("http://schema-registry:8080/apis/ccompat/v7"));
         assertThat(services.at("/schema-registry/image").asText()).startsWith("apicurio/apicurio-registry:3.");
         assertThat(list(services.at("/schema-registry/ports"))).containsExactly("8081:8080");
+    }
+
+    @Test
+    void shouldRunPrometheusAndGrafanaWithTheShippedFilesOnlyInTheMonitoringProfile() throws Exception {
+        for (String service : List.of("prometheus", "grafana")) {
+            assertThat(list(services.at("/" + service + "/profiles"))).as(service).containsExactly("monitoring");
+            assertThat(list(services.at("/" + service + "/volumes"))).as(service).isNotEmpty().allSatisfy(volume -> {
+                String source = volume.substring(0, volume.indexOf(':'));
+                assertThat(Path.of(source)).as(volume).exists();
+            });
+        }
+        assertThat(list(services.at("/prometheus/volumes")))
+                .contains("./src/main/deploy/prometheus/snowstamp-rules.yml:/etc/prometheus/snowstamp-rules.yml:ro");
+        JsonNode prometheus = new ObjectMapper(new YAMLFactory()).readTree(Path.of("src/main/deploy/prometheus/prometheus-compose.yml").toFile());
+        assertThat(prometheus.at("/rule_files/0").asText()).isEqualTo("/etc/prometheus/snowstamp-rules.yml");
+        assertThat(prometheus.at("/scrape_configs/0/job_name").asText()).as("the job the rules select on").isEqualTo("snowstamp");
+        assertThat(prometheus.at("/scrape_configs/0/static_configs/0/targets/0").asText())
+                .isEqualTo("snowstamp:" + environment("snowstamp").get("SNOWSTAMP_ADMIN_PORT"));
+        JsonNode datasource = new ObjectMapper(new YAMLFactory())
+                .readTree(Path.of("src/main/deploy/grafana/provisioning/datasources/prometheus.yml").toFile());
+        assertThat(datasource.at("/datasources/0/url").asText()).isEqualTo("http://prometheus:" + list(services.at("/prometheus/ports")).get(0).split(":")[1]);
     }
 
     @Test

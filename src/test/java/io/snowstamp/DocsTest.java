@@ -85,7 +85,7 @@ class DocsTest {
         return pages;
     }
 
-    private static Set<String> anchors(Path page) {
+    static Set<String> anchors(Path page) {
         Set<String> anchors = new HashSet<>();
         boolean code = false;
         try {

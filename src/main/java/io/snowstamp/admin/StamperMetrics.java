@@ -4,7 +4,10 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.snowstamp.runtime.RestoreTracker;
@@ -45,6 +48,7 @@ final class StamperMetrics implements AutoCloseable {
     private final Map<Integer, List<Meter>> taskGauges = new HashMap<>();
     private final Map<Integer, TaskStats> gaugedTasks = new HashMap<>();
     private final Set<Integer> restoreGauges = new HashSet<>();
+    private final JvmGcMetrics jvmGc = new JvmGcMetrics();
     private KafkaStreamsMetrics kafkaStreamsMetrics;
     private volatile Map<Integer, StamperStats.Totals> totals = Map.of();
     private volatile Map<String, Long> resumes = Map.of();
@@ -56,6 +60,10 @@ final class StamperMetrics implements AutoCloseable {
         this.runner = runner;
         this.clock = clock;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(AdminServer.daemonThreads("snowstamp-metrics"));
+        // the JVM's heap, GC pauses and CPU, for the dashboard's JVM panels (jvm_*, process_*)
+        new JvmMemoryMetrics().bindTo(registry);
+        jvmGc.bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
         StamperStats stats = runner.stats();
         FunctionCounter.builder("snowstamp.dead.letters", stats, StamperStats::deadLetters)
                 .description("records routed to the dead-letter topic").register(registry);
@@ -76,6 +84,9 @@ final class StamperMetrics implements AutoCloseable {
                 .strongReference(true).register(registry);
         FunctionCounter.builder("snowstamp.stall.restarts", stats, s -> s.stalls().restarts())
                 .description("stream thread restarts for stalled partitions").register(registry);
+        runner.layoutEndMillis().ifPresent(end -> Gauge.builder("snowstamp.id.layout.end.timestamp", () -> millisToSeconds(end))
+                .description("Unix time at which the ID layout's time field runs out: the stamper stops stamping then")
+                .baseUnit("seconds").strongReference(true).register(registry));
         Gauge.builder("snowstamp.tasks", this, m -> m.live.size())
                 .description("tasks (partitions) this instance stamps now").strongReference(true).register(registry);
         Gauge.builder("snowstamp.ready", this, m -> m.runner.state() == KafkaStreams.State.RUNNING ? 1 : 0)
@@ -186,6 +197,9 @@ final class StamperMetrics implements AutoCloseable {
             meters.add(Gauge.builder("snowstamp.since.last.stamp", task, t -> millisToSeconds(t.millisSinceLastStamp(now)))
                     .description("time since the task last stamped a record (since it started, if none): grows on a"
                             + " stall, and on an idle input").baseUnit("seconds").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.input.waiting.records", runner.stats(), s -> s.stalls().waiting(partition))
+                    .description("input records past the group's committed offset, as the stall watch last read them"
+                            + " (0 without the stall watch)").tags(tags).strongReference(true).register(registry));
             meters.add(Gauge.builder("snowstamp.partition.rebalancing", this, StamperMetrics::rebalancing)
                     .description("1 while the instance running the partition is REBALANCING").tags(tags).strongReference(true)
                     .register(registry));
@@ -215,6 +229,7 @@ final class StamperMetrics implements AutoCloseable {
         if (kafkaStreamsMetrics != null) {
             kafkaStreamsMetrics.close();
         }
+        jvmGc.close();
         scheduler.shutdownNow();
         registry.close();
     }

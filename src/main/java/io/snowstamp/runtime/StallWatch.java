@@ -91,6 +91,7 @@ final class StallWatch implements AutoCloseable {
         if (held.isEmpty() || stats.schemaRegistry().waitingSince() >= 0) {
             // nothing held, or the tasks wait for the schema registry (shown and logged as that)
             detector.observe(System.nanoTime(), false, Map.of());
+            stats.stalls().waiting(Map.of());
             stats.stalls().seen(Set.of(), System.currentTimeMillis(), "");
             pacing.restartNow(System.nanoTime(), false);
             return;
@@ -111,6 +112,9 @@ final class StallWatch implements AutoCloseable {
         Map<Integer, StallDetector.Look> looks = new HashMap<>();
         held.forEach((partition, task) -> looks.put(partition, new StallDetector.Look(task, task.issued(), task.leaseConfirmed(),
                 committed.getOrDefault(partition, -1L), ends.getOrDefault(partition, -1L))));
+        Map<Integer, Long> waiting = new HashMap<>();
+        ends.forEach((partition, end) -> waiting.put(partition, Math.max(0, end - Math.max(0, committed.getOrDefault(partition, 0L)))));
+        stats.stalls().waiting(waiting);
         long now = System.nanoTime();
         Set<Integer> stalled = detector.observe(now, running.getAsBoolean(), looks);
         String detail = "";

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -284,6 +285,14 @@ public final class StreamsRunner implements AutoCloseable {
     /** The effective {@code id.worker-offset}: the configured one, or the one the registry granted ({@code auto}). */
     public long workerOffset() {
         return config.ids().workerOffset();
+    }
+
+    /**
+     * The last Unix millisecond the configured ID layout can stamp (its time field runs out after it), or empty in
+     * sequence mode, which issues no snowflake IDs.
+     */
+    public OptionalLong layoutEndMillis() {
+        return sequenceMode() ? OptionalLong.empty() : OptionalLong.of(config.ids().layout().maxWallMillis());
     }
 
     /** What the tasks of this instance do (metrics, health, state endpoint). */

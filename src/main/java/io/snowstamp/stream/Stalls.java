@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,6 +15,7 @@ public final class Stalls {
     private volatile long since = -1;
     private volatile String detail = "";
     private final AtomicLong restarts = new AtomicLong();
+    private volatile Map<Integer, Long> waiting = Map.of();
 
     /** What the last check saw: {@code partitions} stalled (empty: none), {@code detail} one line about them. */
     public void seen(Set<Integer> partitions, long nowMillis, String detail) {
@@ -27,6 +29,19 @@ public final class Stalls {
             this.detail = detail;
         }
         stalled = Set.copyOf(new TreeSet<>(partitions));
+    }
+
+    /**
+     * What the last check read: per partition held here, the input records past the group's committed offset (a
+     * partition absent from {@code records} counts as none waiting).
+     */
+    public void waiting(Map<Integer, Long> records) {
+        waiting = Map.copyOf(records);
+    }
+
+    /** Input records of {@code partition} past the group's committed offset at the last check (0: none, or unknown). */
+    public long waiting(int partition) {
+        return waiting.getOrDefault(partition, 0L);
     }
 
     /** The stream threads were restarted for a stall. */

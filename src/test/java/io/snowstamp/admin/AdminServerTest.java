@@ -24,13 +24,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code AdminEndpointsIT} covers a running stamper.
  */
 class AdminServerTest {
+    private SnowstampConfig config;
     private StreamsRunner runner;
     private AdminServer server;
     private String base;
 
     @BeforeEach
     void startServer() {
-        SnowstampConfig config = ConfigLoader.load(null, Map.of(), Map.of("instance.id", "unit-1", "admin.port", "0",
+        config = ConfigLoader.load(null, Map.of(), Map.of("instance.id", "unit-1", "admin.port", "0",
                 "kafka.bootstrap.servers", "127.0.0.1:1", "kafka.sasl.jaas.config", "secret-jaas-value"));
         runner = new StreamsRunner(config, System::currentTimeMillis);
         server = AdminServer.start(config, runner, System::currentTimeMillis);
@@ -78,6 +79,10 @@ class AdminServerTest {
         assertThat(PrometheusText.sum(samples, "snowstamp_tasks")).isZero();
         assertThat(PrometheusText.sum(samples, "snowstamp_schema_registry_waiting")).isZero();
         assertThat(metrics.body()).contains("# TYPE snowstamp_schema_registry_failures_total counter");
+        assertThat(PrometheusText.sum(samples, "snowstamp_id_layout_end_timestamp_seconds")).as("the alert on the layout's lifetime reads it")
+                .isEqualTo(config.ids().layout().maxWallMillis() / 1000.0);
+        assertThat(samples).as("the dashboard's JVM panels read them").extracting(PrometheusText.Sample::name)
+                .contains("jvm_memory_used_bytes", "jvm_gc_memory_allocated_bytes_total", "process_cpu_usage");
     }
 
     @Test
