@@ -49,7 +49,7 @@ public final class SchemaStamper {
     }
 
     /**
-     * How this value is stamped. Issues no ID.
+     * How this value is stamped, once the value is checked to be exactly one value of its schema. Issues no ID.
      *
      * @throws BadRecordException       the value cannot be stamped (to the dead-letter topic)
      * @throws RegistryUnavailableException the registry is needed and does not answer (retry later)
@@ -67,7 +67,9 @@ public final class SchemaStamper {
         if (known instanceof BadRecordException refused) {
             throw refused;
         }
-        return (Stamping) known;
+        Stamping stamping = (Stamping) known;
+        stamping.check(value);
+        return stamping;
     }
 
     /** Input schemas remembered now. */
@@ -95,7 +97,8 @@ public final class SchemaStamper {
             }
             int outputId = registry.register(subjects.subject(outputTopic, evolution.fullName()),
                     new RegisteredSchema(input.type(), evolution.schema(), input.references()));
-            return format == ValueFormat.AVRO ? Stamping.avro(evolution, field, outputId) : Stamping.protobuf(evolution, outputId);
+            return format == ValueFormat.AVRO ? Stamping.avro(input.schema(), schemaId, evolution, field, outputId)
+                    : Stamping.protobuf(schemaId, evolution, outputId);
         } catch (BadRecordException refused) {
             return refused;
         }

@@ -65,7 +65,7 @@ class ProtobufStampingTest {
         assertThat(evolution.fieldNumber()).as("one above the highest used or reserved (iban = 12)").isEqualTo(13);
 
         DynamicMessage order = sampleOrder(descriptors(false).findMessageTypeByName("Order"));
-        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(framed(7, new byte[] {0}, order.toByteArray()), ID);
+        byte[] stamped = Stamping.protobuf(7, evolution, OUTPUT_ID).stamp(framed(7, new byte[] {0}, order.toByteArray()), ID);
 
         assertThat(stamped[0]).isZero();
         assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
@@ -120,7 +120,7 @@ class ProtobufStampingTest {
         assertThat(refund.fieldNumber()).as("the enum between them is not a message").isEqualTo(3);
         Descriptor refundType = descriptors(false).findMessageTypeByName("Refund");
         DynamicMessage value = DynamicMessage.newBuilder(refundType).setField(refundType.findFieldByName("order_id"), 5L).build();
-        byte[] stamped = Stamping.protobuf(refund, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
+        byte[] stamped = Stamping.protobuf(7, refund, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
         DynamicMessage read = DynamicMessage.parseFrom(refundType, Arrays.copyOfRange(stamped, 7, stamped.length));
         assertThat(read.getUnknownFields().getField(3).getVarintList()).containsExactly(ID);
         assertThat(read.getField(refundType.findFieldByName("order_id"))).isEqualTo(5L);
@@ -165,7 +165,7 @@ class ProtobufStampingTest {
         DynamicMessage value = DynamicMessage.newBuilder(refund).setField(refund.findFieldByName("order_id"), 5L)
                 .setField(refund.findFieldByName("reason"), "late").build();
 
-        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
+        byte[] stamped = Stamping.protobuf(7, evolution, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
 
         DynamicMessage read = DynamicMessage.parseFrom(refund, Arrays.copyOfRange(stamped, 7, stamped.length));
         assertThat(read.getField(refund.findFieldByName("order_id"))).as("the last value wins").isEqualTo(ID);
@@ -181,7 +181,7 @@ class ProtobufStampingTest {
     void shouldKeepAValueWithTheFieldUnderKeep() {
         Evolution evolution = ProtobufEvolution.evolve(ORDERS, new int[] {1}, "reason", 0, OnExistingField.KEEP);
         byte[] value = framed(7, new byte[] {2, 2}, new byte[] {8, 5});
-        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(value, ID);
+        byte[] stamped = Stamping.protobuf(7, evolution, OUTPUT_ID).stamp(value, ID);
         assertThat(Arrays.copyOfRange(stamped, 5, stamped.length)).isEqualTo(Arrays.copyOfRange(value, 5, value.length));
         assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
     }

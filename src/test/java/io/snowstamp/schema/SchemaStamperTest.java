@@ -91,6 +91,26 @@ class SchemaStamperTest {
     }
 
     @Test
+    void shouldRefuseAValueWithAByteLeftOverOrMissingBeforeItIsStamped() {
+        int avro = registry.add(RegisteredSchema.AVRO, ORDER);
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
+        stamper.inspect(AvroStampingTest.framed(avro, new byte[] {6, 'A', 'n', 'n'}));
+
+        // one trailing byte: Avro readers ignore it and read the appended ID from the wrong place
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> stamper.inspect(AvroStampingTest.framed(avro, new byte[] {6, 'A', 'n', 'n', 0}))).code()).isEqualTo(Code.INVALID_VALUE);
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> stamper.inspect(AvroStampingTest.framed(avro, new byte[] {6, 'A', 'n'}))).code()).isEqualTo(Code.INVALID_VALUE);
+        int proto = registry.add(RegisteredSchema.PROTOBUF, PROTO);
+        SchemaStamper protobuf = stamper(ValueFormat.PROTOBUF, SubjectStrategy.TOPIC, 10);
+        protobuf.inspect(ProtobufStampingTest.framed(proto, new byte[] {0}, new byte[] {10, 1, 'x'}));
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> protobuf.inspect(ProtobufStampingTest.framed(proto, new byte[] {0}, new byte[] {10, 2, 'x'}))).code())
+                .isEqualTo(Code.INVALID_VALUE);
+        assertThat(registry.calls).as("a bad value of a known schema asks the registry nothing").hasSize(4);
+    }
+
+    @Test
     void shouldForgetSchemasBeyondItsCapacity() {
         SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 2);
         for (int i = 0; i < 5; i++) {
