@@ -86,17 +86,22 @@ public final class SchemaStamper {
                         + " schema, not " + expected + " (stamp.value-format=" + format + ")");
             }
             Evolution evolution;
+            String subject;
             if (format == ValueFormat.AVRO) {
                 if (!input.references().isEmpty()) {
                     throw new BadRecordException(Code.SCHEMA_REFERENCES, "Avro schema ID " + schemaId
                             + " refers to other schemas, which snowstamp does not resolve");
                 }
                 evolution = AvroEvolution.evolve(input.schema(), field, onExisting);
+                subject = subjects.subject(outputTopic, evolution.fullName());
             } else {
-                evolution = ProtobufEvolution.evolve(input.schema(), indexes, field, protobufFieldNumber, onExisting);
+                // the field's number is the one the output subject gives it already: its versions agree on the ID
+                subject = subjects.subject(outputTopic, ProtobufEvolution.fullName(input.schema(), indexes));
+                RegisteredSchema previous = registry.latest(subject);
+                evolution = ProtobufEvolution.evolve(input.schema(), indexes, field, protobufFieldNumber, onExisting,
+                        previous == null || !previous.type().equals(RegisteredSchema.PROTOBUF) ? null : previous.schema());
             }
-            int outputId = registry.register(subjects.subject(outputTopic, evolution.fullName()),
-                    new RegisteredSchema(input.type(), evolution.schema(), input.references()));
+            int outputId = registry.register(subject, new RegisteredSchema(input.type(), evolution.schema(), input.references()));
             return format == ValueFormat.AVRO ? Stamping.avro(input.schema(), schemaId, evolution, field, outputId)
                     : Stamping.protobuf(schemaId, evolution, outputId);
         } catch (BadRecordException refused) {

@@ -79,10 +79,10 @@ class ValueCheckTest {
 
     @Test
     void shouldRefuseTheIdsOwnNumberUnderAnotherWireType() {
-        Stamping stamping = protobuf(OnExistingField.REJECT);     // int64 id = 3
-        stamping.check(ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {24, 5}));    // 3: varint 5
+        Stamping stamping = protobuf(OnExistingField.REJECT);     // int64 id = 2047: tag 2047 << 3
+        stamping.check(ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {(byte) 0xF8, 0x7F, 5}));    // varint 5
 
-        assertInvalid(stamping, ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {26, 1, 'x'}), "field 3");
+        assertInvalid(stamping, ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {(byte) 0xFA, 0x7F, 1, 'x'}), "field 2047");
     }
 
     private static GenericRecord order() {

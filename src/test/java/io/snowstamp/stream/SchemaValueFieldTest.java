@@ -39,6 +39,11 @@ class SchemaValueFieldTest {
         }
 
         @Override
+        public RegisteredSchema latest(String subject) {
+            return null;
+        }
+
+        @Override
         public int register(String subject, RegisteredSchema schema) {
             return 100;
         }
