@@ -26,6 +26,8 @@ final class SchemaValueField implements ValueField {
     private static final long LONGEST_PAUSE_MILLIS = 5_000;
     /** A tag of up to 5 bytes and a 10-byte varint. */
     private static final int GROWTH = 15;
+    /** The plan of a null value (a tombstone): stamped in the headers only, the value stays null, as in header mode. */
+    private static final Object TOMBSTONE = new Object();
 
     private final SchemaStamper stamper;
     private final SchemaRegistryWait wait;
@@ -39,6 +41,9 @@ final class SchemaValueField implements ValueField {
 
     @Override
     public Object inspect(byte[] value) {
+        if (value == null) {
+            return TOMBSTONE;
+        }
         long pause = FIRST_PAUSE_MILLIS;
         while (true) {
             try {
@@ -67,7 +72,7 @@ final class SchemaValueField implements ValueField {
 
     @Override
     public byte[] write(byte[] value, Object plan, long id, byte[] digits) {
-        return ((Stamping) plan).stamp(value, id);
+        return plan == TOMBSTONE ? null : ((Stamping) plan).stamp(value, id);
     }
 
     @Override

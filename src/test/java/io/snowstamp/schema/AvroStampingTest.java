@@ -183,6 +183,40 @@ class AvroStampingTest {
         assertThat(refused.code()).isEqualTo(Code.INVALID_VALUE);
     }
 
+    @Test
+    void shouldRefuseARecordThatContainsItselfAndStampOneThatContainsAnotherRecursiveType() throws IOException {
+        String node = "{\"type\":\"record\",\"name\":\"Node\",\"namespace\":\"t\",\"fields\":[{\"name\":\"v\",\"type\":\"int\"},"
+                + "{\"name\":\"next\",\"type\":[\"null\",\"Node\"]}]}";
+        String mutual = "{\"type\":\"record\",\"name\":\"A\",\"fields\":[{\"name\":\"b\",\"type\":{\"type\":\"record\",\"name\":\"B\","
+                + "\"fields\":[{\"name\":\"as\",\"type\":{\"type\":\"array\",\"items\":\"A\"}}]}}]}";
+        for (String recursive : List.of(node, mutual)) {
+            BadRecordException refused = catchThrowableOfType(BadRecordException.class,
+                    () -> AvroEvolution.evolve(recursive, "id", OnExistingField.REJECT));
+            assertThat(refused).as(recursive).isNotNull();
+            assertThat(refused.code()).isEqualTo(Code.RECURSIVE_RECORD);
+        }
+        assertThat(catchThrowableOfType(BadRecordException.class, () -> AvroEvolution.evolve(node, "id", OnExistingField.REJECT))
+                .getMessage()).isEqualTo("Avro record t.Node contains itself (a recursive type): a field added to it would be missing"
+                        + " from every nested Node in the value's bytes");
+
+        // a list inside the record is recursive, the record is not: appending is exact
+        String holder = "{\"type\":\"record\",\"name\":\"Holder\",\"namespace\":\"t\",\"fields\":[{\"name\":\"head\",\"type\":" + node + "}]}";
+        Evolution evolution = AvroEvolution.evolve(holder, "id", OnExistingField.REJECT);
+        Schema input = new Schema.Parser().parse(holder);
+        Schema nodeType = input.getField("head").schema();
+        GenericRecord second = new GenericData.Record(nodeType);
+        second.put("v", 2);
+        GenericRecord first = new GenericData.Record(nodeType);
+        first.put("v", 1);
+        first.put("next", second);
+        GenericRecord value = new GenericData.Record(input);
+        value.put("head", first);
+        byte[] stamped = Stamping.avro(holder, INPUT_ID, evolution, "id", OUTPUT_ID).stamp(framed(INPUT_ID, encode(input, value)), 77L);
+        GenericRecord read = decodeWhole(new Schema.Parser().parse(evolution.schema()), stamped);
+        assertThat(read.get("id")).isEqualTo(77L);
+        assertThat(((GenericRecord) ((GenericRecord) read.get("head")).get("next")).get("v")).isEqualTo(2);
+    }
+
     /** A framed value of {@link #withIdField}'s long version: name "x", id 5. */
     private static byte[] valueWithId5(String schema) throws IOException {
         Schema input = new Schema.Parser().parse(schema);

@@ -69,6 +69,14 @@ class SchemaValueFieldTest {
     }
 
     @Test
+    void shouldStampATombstoneInTheHeadersOnlyWithoutAskingTheRegistry() {
+        Object plan = field.inspect(null);
+
+        assertThat(field.write(null, plan, 1L, null)).isNull();
+        assertThat(registry.calls).hasValue(0);
+    }
+
+    @Test
     void shouldShowTheWaitWhileItLasts() throws Exception {
         registry.outage.set(Integer.MAX_VALUE);
         Thread waiting = new Thread(() -> catchThrowableOfType(RegistryUnavailableException.class, () -> field.inspect(VALUE)));
