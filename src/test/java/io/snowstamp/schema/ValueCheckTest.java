@@ -53,7 +53,7 @@ class ValueCheckTest {
                         + "{\"name\":\"u\",\"type\":[\"null\",\"long\"]},{\"name\":\"s\",\"type\":\"string\"}]}");
         stamping.check(AvroStampingTest.framed(7, new byte[] {0, 2, 4, 2, 'x'}));     // A, the long 2, "x"
 
-        assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {2, 0, 0}), "symbol 1 of enum E");
+        assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {2, 0, 0}), "enum symbol 1 of 1");
         assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {0, 4, 0}), "union branch 2");
         assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {0, 0, 1}), "negative length");
     }
