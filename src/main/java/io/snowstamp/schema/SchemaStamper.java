@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * input schema from the registry, the output schema ({@link AvroEvolution}, {@link ProtobufEvolution})
  * registered under the output subject, and its {@link Stamping}; after that from a bounded cache, so
  * known schemas keep stamping while the registry is down. A schema that cannot take the field is
- * remembered as such too: a flood of bad values does not become a flood of registry requests.
+ * remembered as such too: a flood of bad values does not become a flood of registry requests. An ID
+ * the registry does not know is not remembered (the caller decides when to ask again).
  * Thread-safe: the stream threads of one instance share it.
  */
 public final class SchemaStamper {
@@ -62,7 +63,9 @@ public final class SchemaStamper {
         Object known = cache.get(key);
         if (known == null) {
             known = resolve(schemaId, indexes);
-            remember(key, known);
+            if (!(known instanceof BadRecordException refused && refused.code() == Code.UNKNOWN_SCHEMA)) {
+                remember(key, known);       // an unknown ID is not remembered: the registry may learn it any moment
+            }
         }
         if (known instanceof BadRecordException refused) {
             throw refused;
