@@ -179,7 +179,7 @@ class SchemaStamperTest {
         protobuf.inspect(ProtobufStampingTest.framed(proto, new byte[] {2, 2}, new byte[0]));
 
         assertThat(registry.calls).filteredOn(call -> call.startsWith("register"))
-                .containsExactly("register com.acme.Order", "register out-com.acme.Order", "register out-acme.A", "register out-acme.B");
+                .containsExactly("register com.acme.Order-stamped", "register out-com.acme.Order", "register out-acme.A", "register out-acme.B");
         assertThat(protobuf.cached()).as("one per message").isEqualTo(2);
     }
 
