@@ -53,12 +53,14 @@ final class SchemaValueField implements ValueField {
         int unknownAsks = 0;
         while (true) {
             try {
-                if (unknownIds.stillUnknown(WireFormat.schemaId(value), clock.getAsLong())) {
+                if (unknownIds.any() && unknownIds.stillUnknown(WireFormat.schemaId(value), clock.getAsLong())) {
                     throw new BadRecordException(Code.UNKNOWN_SCHEMA, "schema ID " + WireFormat.schemaId(value)
                             + " is not in the schema registry (asked again after a pause)");
                 }
                 Stamping stamping = stamper.inspect(value);
-                unknownIds.found(WireFormat.schemaId(value));
+                if (unknownIds.any()) {
+                    unknownIds.found(WireFormat.schemaId(value));
+                }
                 if (wait.waitingSince() >= 0) {
                     long began = wait.answered();
                     if (began >= 0) {

@@ -21,11 +21,13 @@ final class UnknownSchemaIds {
     /** schema ID -> {when it is asked again, the pause after that} */
     private final ConcurrentHashMap<Integer, long[]> unknown = new ConcurrentHashMap<>();
 
+    /** Whether any ID is unknown: the common case (none) costs the caller nothing more. */
+    boolean any() {
+        return !unknown.isEmpty();
+    }
+
     /** Whether the ID is one the registry did not know and its next ask is still ahead at {@code now}. */
     boolean stillUnknown(int schemaId, long now) {
-        if (unknown.isEmpty()) {
-            return false;
-        }
         long[] next = unknown.get(schemaId);
         return next != null && now < next[0];
     }
@@ -45,8 +47,6 @@ final class UnknownSchemaIds {
 
     /** The registry knows the ID now. */
     void found(int schemaId) {
-        if (!unknown.isEmpty()) {
-            unknown.remove(schemaId);
-        }
+        unknown.remove(schemaId);
     }
 }
