@@ -20,6 +20,7 @@ final class ProtobufValueCheck implements ValueCheck {
     private final int fieldNumber;
     private final int schemaId;
 
+    /** @param fieldNumber the number the ID is appended under; 0: none (nothing appended) */
     ProtobufValueCheck(int fieldNumber, int schemaId) {
         this.fieldNumber = fieldNumber;
         this.schemaId = schemaId;

@@ -54,7 +54,8 @@ public final class Stamping {
     /** Protobuf values of input schema {@code inputId} evolved as {@code evolution}, written with output schema {@code outputId}. */
     public static Stamping protobuf(int inputId, Evolution evolution, int outputId) {
         return new Stamping(evolution.kind(), outputId, Varints.bytes((long) evolution.fieldNumber() << 3), false, null, -1,
-                new ProtobufValueCheck(evolution.fieldNumber(), inputId));
+                // under keep the field is the input's own, of any type: nothing appended, no wire type to insist on
+                new ProtobufValueCheck(evolution.kind() == Evolution.Kind.APPEND ? evolution.fieldNumber() : 0, inputId));
     }
 
     /**

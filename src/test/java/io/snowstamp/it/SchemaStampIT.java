@@ -113,7 +113,6 @@ class SchemaStampIT extends OnSharedBroker {
                     byte[] trailing = AvroOrders.value(ids[0], VERSIONS[0], n);
                     producer.send(new ProducerRecord<>(in, key(-5), java.util.Arrays.copyOf(trailing, trailing.length + 1)));
                 }
-                }
             }
         }
 

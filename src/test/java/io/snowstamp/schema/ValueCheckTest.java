@@ -83,6 +83,9 @@ class ValueCheckTest {
         stamping.check(ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {(byte) 0xF8, 0x7F, 5}));    // varint 5
 
         assertInvalid(stamping, ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {(byte) 0xFA, 0x7F, 1, 'x'}), "field 2047");
+        // keep: the message's own field of that name, a string, is no ID and stays as it is
+        Stamping kept = Stamping.protobuf(7, ProtobufEvolution.evolve(PROTO, new int[] {0}, "customer", 0, OnExistingField.KEEP), 8);
+        kept.check(ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {10, 1, 'x'}));
     }
 
     private static GenericRecord order() {
