@@ -163,6 +163,11 @@ final class AvroValueCheck implements ValueCheck {
                     case FOUR_BYTES -> pos = take(b, pos, 4);
                     case EIGHT_BYTES -> pos = take(b, pos, 8);
                     case LENGTH -> {
+                        int first = pos < b.length ? b[pos] : -1;
+                        if (first >= 0 && (first & 1) == 0 && (first >>> 1) < b.length - pos) {
+                            pos += 1 + (first >>> 1);       // the common string: a one-byte length, within the value
+                            continue;
+                        }
                         int start = pos;
                         pos = varintEnd(b, pos, 10);
                         long length = zigZag(b, start);
