@@ -49,13 +49,15 @@ public final class BadRecordException extends RuntimeException {
         INVALID_SCHEMA,
         /** Avro: the value's schema is not a record */
         NOT_RECORD,
+        /** Avro: the value's record contains itself, so no field can be appended to it */
+        RECURSIVE_RECORD,
         /** Protobuf: the message indexes are cut off or name no message */
         BAD_MESSAGE_INDEXES,
         /** Protobuf: {@code stamp.protobuf-field-number} is used or reserved in the message, or no number is free */
         FIELD_NUMBER_TAKEN,
         /** Avro: the schema refers to other schemas */
         SCHEMA_REFERENCES,
-        /** Avro, {@code stamp.on-existing-field=overwrite}: the value does not decode with its schema */
+        /** Avro/Protobuf: the value is not exactly one value of its schema (bytes missing or left over) */
         INVALID_VALUE,
         /** Avro/Protobuf: the registry refused the output schema (incompatible with the output subject) */
         OUTPUT_SCHEMA_REFUSED;

@@ -138,11 +138,12 @@ public final class Keys {
                 + " schema registry get the ID as field `stamp.schema-field`, appended without decoding them, under an output schema"
                 + " registered in `schema-registry.url` ([Schema-registry values](schema-registry.md))");
         define(STAMP_SCHEMA_FIELD, "id", "`avro`/`protobuf`: the field the ID is written to (a `long` / `int64`)");
-        define(STAMP_PROTOBUF_FIELD_NUMBER, "", "`protobuf`: the new field's number; empty: one above the highest number the message uses or reserves");
+        define(STAMP_PROTOBUF_FIELD_NUMBER, "", "`protobuf`: the new field's number; empty: the number the output subject gives the field"
+                + " already, else 2047, else the highest free number below it, else one above the highest the message uses or reserves");
         define(SCHEMA_REGISTRY_URL, "", "`avro`/`protobuf`: the schema registry's Confluent-compatible API, one URL or several separated by commas"
                 + " (Apicurio: `http://host:8080/apis/ccompat/v7`)");
         define(SCHEMA_REGISTRY_SUBJECT_STRATEGY, "topic", "the subject the output schema is registered under: `topic` (`<output.topic>-value`),"
-                + " `record` (the record's or message's full name) or `topic-record` (`<output.topic>-<full name>`)");
+                + " `record` (`<full name>-stamped`: never the producers' own record-name subject) or `topic-record` (`<output.topic>-<full name>`)");
         define(SCHEMA_REGISTRY_USERNAME, "", "user name for the registry's HTTP basic authentication (empty: none)");
         define(SCHEMA_REGISTRY_PASSWORD, "", "password for the registry's HTTP basic authentication");
         define(SCHEMA_REGISTRY_TRUSTSTORE, "", "`https`: trust store (PKCS12 or JKS file) of the registry's certificate authority; empty: the JVM's");

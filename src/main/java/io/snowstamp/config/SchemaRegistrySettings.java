@@ -31,10 +31,16 @@ public record SchemaRegistrySettings(List<URI> urls, SubjectStrategy subjectStra
     public enum SubjectStrategy {
         /** {@code <topic>-value} */
         TOPIC,
-        /** the record's (Avro) or message's (Protobuf) full name */
+        /**
+         * {@code <full name>-stamped}: the record's (Avro) or message's (Protobuf) full name, which is the producers' own
+         * subject under Confluent's RecordNameStrategy, with a suffix no record or message name can end with
+         */
         RECORD,
         /** {@code <topic>-<full name>} */
         TOPIC_RECORD;
+
+        /** Appended to the full name under {@link #RECORD}: a dash is in no Avro or Protobuf name. */
+        private static final String RECORD_SUFFIX = "-stamped";
 
         @Override
         public String toString() {
@@ -45,7 +51,7 @@ public record SchemaRegistrySettings(List<URI> urls, SubjectStrategy subjectStra
         public String subject(String topic, String fullName) {
             return switch (this) {
                 case TOPIC -> topic + "-value";
-                case RECORD -> fullName;
+                case RECORD -> fullName + RECORD_SUFFIX;
                 case TOPIC_RECORD -> topic + "-" + fullName;
             };
         }

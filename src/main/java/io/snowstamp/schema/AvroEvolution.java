@@ -7,8 +7,10 @@ import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The output schema of an Avro input schema: the input record plus a trailing {@code long} field. Avro
@@ -38,6 +40,11 @@ public final class AvroEvolution {
         if (existing != null) {
             return onExisting(input, existing, onExisting);
         }
+        if (refersTo(input.getFullName(), input, new HashSet<>(), false)) {
+            // the field would belong to the type itself, and every nested copy would need it too: no appending can do that
+            throw new BadRecordException(Code.RECURSIVE_RECORD, "Avro record " + input.getFullName() + " contains itself (a recursive"
+                    + " type): a field added to it would be missing from every nested " + input.getName() + " in the value's bytes");
+        }
         List<Schema.Field> fields = new ArrayList<>();
         for (Schema.Field f : input.getFields()) {
             fields.add(new Schema.Field(f, f.schema()));       // a field belongs to one record: copies
@@ -64,6 +71,38 @@ public final class AvroEvolution {
             default:
                 throw new BadRecordException(Code.FIELD_EXISTS, "field '" + existing.name()
                         + "' already exists in Avro record " + input.getFullName() + " (stamp.on-existing-field=reject)");
+        }
+    }
+
+    /** Whether {@code schema} (below its top, for the record itself) reaches the named type {@code name}. */
+    private static boolean refersTo(String name, Schema schema, Set<String> seen, boolean nested) {
+        switch (schema.getType()) {
+            case RECORD:
+                if (nested && schema.getFullName().equals(name)) {
+                    return true;
+                }
+                if (!seen.add(schema.getFullName())) {
+                    return false;
+                }
+                for (Schema.Field f : schema.getFields()) {
+                    if (refersTo(name, f.schema(), seen, true)) {
+                        return true;
+                    }
+                }
+                return false;
+            case UNION:
+                for (Schema branch : schema.getTypes()) {
+                    if (refersTo(name, branch, seen, true)) {
+                        return true;
+                    }
+                }
+                return false;
+            case ARRAY:
+                return refersTo(name, schema.getElementType(), seen, true);
+            case MAP:
+                return refersTo(name, schema.getValueType(), seen, true);
+            default:
+                return false;
         }
     }
 

@@ -42,6 +42,8 @@ public final class HttpSchemaRegistry implements SchemaRegistryClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Confluent's error codes, also Apicurio's, Karapace's and Redpanda's. */
     private static final int SCHEMA_NOT_FOUND = 40403;
+    private static final int SUBJECT_NOT_FOUND = 40401;
+    private static final int VERSION_NOT_FOUND = 40402;
 
     private final List<URI> urls;
     private final HttpClient http;
@@ -83,12 +85,28 @@ public final class HttpSchemaRegistry implements SchemaRegistryClient {
         if (answer.status() == 404 && answer.errorCode() == SCHEMA_NOT_FOUND) {
             throw new BadRecordException(Code.UNKNOWN_SCHEMA, "schema ID " + id + " is not in the schema registry");
         }
-        JsonNode body = expect(answer, 200);
+        return registered(expect(answer, 200));
+    }
+
+    @Override
+    public RegisteredSchema latest(String subject) {
+        Answer answer = send("/subjects/" + encoded(subject) + "/versions/latest", null);
+        if (answer.status() == 404 && (answer.errorCode() == SUBJECT_NOT_FOUND || answer.errorCode() == VERSION_NOT_FOUND)) {
+            return null;
+        }
+        return registered(expect(answer, 200));
+    }
+
+    private static RegisteredSchema registered(JsonNode body) {
         List<RegisteredSchema.Reference> references = new ArrayList<>();
         for (JsonNode ref : body.path("references")) {
             references.add(new RegisteredSchema.Reference(ref.path("name").asText(), ref.path("subject").asText(), ref.path("version").asInt()));
         }
         return new RegisteredSchema(body.path("schemaType").asText(RegisteredSchema.AVRO), body.path("schema").asText(), references);
+    }
+
+    private static String encoded(String subject) {
+        return URLEncoder.encode(subject, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     @Override
@@ -98,7 +116,7 @@ public final class HttpSchemaRegistry implements SchemaRegistryClient {
         for (RegisteredSchema.Reference ref : schema.references()) {
             references.addObject().put("name", ref.name()).put("subject", ref.subject()).put("version", ref.version());
         }
-        Answer answer = send("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8).replace("+", "%20") + "/versions",
+        Answer answer = send("/subjects/" + encoded(subject) + "/versions",
                 request.toString());
         if (answer.status() == 409 || answer.status() == 422) {
             throw new BadRecordException(Code.OUTPUT_SCHEMA_REFUSED, "the schema registry refused the output schema under subject "

@@ -18,20 +18,27 @@ import io.snowstamp.BadRecordException.Code;
 import kotlin.ranges.IntRange;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * The output schema of a Protobuf input schema: the message the value's indexes name gets a field
+ * The output schema of a Protobuf input schema: every message of the file gets a field
  * {@code int64 <name> = N}. A message's encoding is a sequence of fields in any order, so a value of the
  * output schema is the input value's bytes followed by the tag {@code (N << 3) | 0} and the ID as a
- * varint. N is the configured number, or one above the highest number the message uses or reserves
- * (skipping 19000-19999, which Protobuf keeps for itself); a used or reserved number is refused.
- * The rest of the file is printed back by Wire's printer (comments, options and order kept).
+ * varint. N must stay the same for the life of the output subject (its readers know the ID by it): it is
+ * the configured number, else the number the output subject's latest schema gives the field in that
+ * message, else {@value #DEFAULT_NUMBER} (the highest whose tag takes two bytes, far above the numbers a
+ * producer adds next), else the highest free number below it, else one above the highest the message
+ * uses or reserves (skipping 19000-19999, which Protobuf keeps for itself). A used or reserved number
+ * is refused. The rest of the file is printed back by Wire's printer (comments, options and order kept).
  */
 public final class ProtobufEvolution {
     /** The largest field number Protobuf allows. */
     static final int MAX_FIELD_NUMBER = 536_870_911;
+    /** The field's number when nothing else decides it: the highest whose tag ({@code N << 3}) is a 2-byte varint. */
+    static final int DEFAULT_NUMBER = 2047;
     private static final int PROTOBUF_RESERVED_FIRST = 19_000;
     private static final int PROTOBUF_RESERVED_LAST = 19_999;
     /** Types whose varint a later occurrence replaces (last one wins), so the ID can overwrite them by appending. */
@@ -40,38 +47,128 @@ public final class ProtobufEvolution {
     private ProtobufEvolution() {
     }
 
-    /**
-     * @param indexes          the value's message indexes ({@link WireFormat#messageIndexes})
-     * @param configuredNumber the field number to use, or 0 for the highest used + 1
-     */
+    /** {@link #evolve(String, int[], String, int, OnExistingField, String)} for an output subject with no schema yet. */
     public static Evolution evolve(String schemaText, int[] indexes, String field, int configuredNumber, OnExistingField onExisting) {
-        ProtoFileElement file = parse(schemaText);
-        MessageElement[] path = path(file, indexes);
-        MessageElement message = path[path.length - 1];
-        FieldElement existing = field(message, field);
-        if (existing != null) {
-            return onExisting(schemaText, fullName(file, path), message, existing, onExisting);
-        }
-        if (reservedName(message, field)) {
-            throw new BadRecordException(Code.FIELD_EXISTS, "field name '" + field + "' is reserved in Protobuf message "
-                    + message.getName());
-        }
-        int number = configuredNumber == 0 ? nextNumber(message) : checkedNumber(message, configuredNumber);
-        Field.Label label = file.getSyntax() == Syntax.PROTO_3 ? null : Field.Label.OPTIONAL;
-        List<FieldElement> fields = new ArrayList<>(message.getFields());
-        fields.add(new FieldElement(afterLastField(message), label, "int64", field, null, null, number,
-                "unique ID added by snowstamp", List.of()));
-        TypeElement replacement = withFields(message, fields);
-        for (int level = path.length - 2; level >= 0; level--) {
-            replacement = withNested(path[level], replaced(path[level].getNestedTypes(), path[level + 1], replacement));
-        }
-        ProtoFileElement output = new ProtoFileElement(file.getLocation(), file.getPackageName(), file.getSyntax(),
-                file.getImports(), file.getPublicImports(), file.getWeakImports(), replaced(file.getTypes(), path[0], replacement),
-                file.getServices(), file.getExtendDeclarations(), file.getOptions());
-        return new Evolution(Evolution.Kind.APPEND, withoutWireHeader(output.toSchema()), number, fullName(file, path));
+        return evolve(schemaText, indexes, field, configuredNumber, onExisting, null);
     }
 
-    /** {@code package.Outer.Inner}, as Confluent's record subject strategies name a message. */
+    /**
+     * The output file of an input file, and how values of the message the indexes name are stamped. Every message of
+     * the file (nested ones too) gets the field where it can take it, so one output schema serves every message of
+     * the file on a topic; a message that cannot take it keeps its fields, and only its own values are refused.
+     *
+     * @param indexes          the value's message indexes ({@link WireFormat#messageIndexes})
+     * @param configuredNumber the field number to use, or 0: the number the output subject already gives the field in
+     *                         that message, else one above the highest the message uses or reserves
+     * @param previousOutput   the output subject's latest schema, or null when it has none
+     * @throws BadRecordException the file does not parse, the indexes name no message, or that message cannot take the field
+     */
+    public static Evolution evolve(String schemaText, int[] indexes, String field, int configuredNumber, OnExistingField onExisting,
+                                   String previousOutput) {
+        ProtoFileElement file = parse(schemaText);
+        String name = fullName(file, path(file, indexes));
+        Map<String, Object> verdicts = new HashMap<>();
+        Numbering numbering = new Numbering(field, configuredNumber, onExisting, numbersIn(previousOutput, field), file.getSyntax());
+        List<TypeElement> types = stamped(file.getTypes(), packagePrefix(file), numbering, verdicts);
+        String output = types.equals(file.getTypes()) ? schemaText
+                : withoutWireHeader(new ProtoFileElement(file.getLocation(), file.getPackageName(), file.getSyntax(), file.getImports(),
+                        file.getPublicImports(), file.getWeakImports(), types, file.getServices(), file.getExtendDeclarations(),
+                        file.getOptions()).toSchema());
+        Object verdict = verdicts.get(name);
+        if (verdict instanceof BadRecordException refused) {
+            throw refused;
+        }
+        Evolution evolution = (Evolution) verdict;
+        return new Evolution(evolution.kind(), output, evolution.fieldNumber(), name);
+    }
+
+    /**
+     * The full name of the message the indexes name: {@code package.Outer.Inner}, as Confluent's record subject
+     * strategies name a message.
+     */
+    public static String fullName(String schemaText, int[] indexes) {
+        ProtoFileElement file = parse(schemaText);
+        return fullName(file, path(file, indexes));
+    }
+
+    /** What decides a message's field: the settings and the numbers the output subject gives it already. */
+    private record Numbering(String field, int configured, OnExistingField onExisting, Map<String, Integer> previous, Syntax syntax) {
+    }
+
+    /** The types with the field added to every message that takes it; a verdict per message full name into {@code verdicts}. */
+    private static List<TypeElement> stamped(List<TypeElement> types, String prefix, Numbering numbering, Map<String, Object> verdicts) {
+        List<TypeElement> out = new ArrayList<>(types.size());
+        for (TypeElement type : types) {
+            if (!(type instanceof MessageElement message)) {
+                out.add(type);
+                continue;
+            }
+            String name = prefix + message.getName();
+            List<TypeElement> nested = stamped(message.getNestedTypes(), name + ".", numbering, verdicts);
+            List<FieldElement> fields = message.getFields();
+            try {
+                Evolution verdict = verdict(message, name, numbering);
+                verdicts.put(name, verdict);
+                if (verdict.kind() == Evolution.Kind.APPEND && field(message, numbering.field()) == null) {
+                    fields = new ArrayList<>(fields);
+                    fields.add(new FieldElement(afterLastField(message), numbering.syntax() == Syntax.PROTO_3 ? null : Field.Label.OPTIONAL,
+                            "int64", numbering.field(), null, null, verdict.fieldNumber(), "unique ID added by snowstamp", List.of()));
+                }
+            } catch (BadRecordException refused) {
+                verdicts.put(name, refused);
+            }
+            out.add(fields == message.getFields() && nested.equals(message.getNestedTypes()) ? message : rebuilt(message, nested, fields));
+        }
+        return out;
+    }
+
+    /** How values of one message are stamped (the schema left out: the file's is known at the end). */
+    private static Evolution verdict(MessageElement message, String name, Numbering numbering) {
+        FieldElement existing = field(message, numbering.field());
+        if (existing != null) {
+            return onExisting(name, message, existing, numbering.onExisting());
+        }
+        if (reservedName(message, numbering.field())) {
+            throw new BadRecordException(Code.FIELD_EXISTS, "field name '" + numbering.field() + "' is reserved in Protobuf message "
+                    + message.getName());
+        }
+        Integer kept = numbering.previous().get(name);
+        int number = numbering.configured() != 0 ? checkedNumber(message, numbering.configured())
+                : kept != null ? keptNumber(message, kept, numbering.field()) : nextNumber(message);
+        return new Evolution(Evolution.Kind.APPEND, null, number, name);
+    }
+
+    private static String packagePrefix(ProtoFileElement file) {
+        return file.getPackageName() == null ? "" : file.getPackageName() + ".";
+    }
+
+    /** Message full name -> the number of an {@code int64} field named {@code field}, in a printed output schema. */
+    private static Map<String, Integer> numbersIn(String outputSchema, String field) {
+        Map<String, Integer> numbers = new HashMap<>();
+        if (outputSchema != null) {
+            try {
+                ProtoFileElement file = parse(outputSchema);
+                collectNumbers(file.getTypes(), packagePrefix(file), field, numbers);
+            } catch (BadRecordException unreadable) {
+                // not a Protobuf file (another format's subject): no numbers to keep
+            }
+        }
+        return numbers;
+    }
+
+    private static void collectNumbers(List<TypeElement> types, String prefix, String field, Map<String, Integer> into) {
+        for (TypeElement type : types) {
+            if (type instanceof MessageElement message) {
+                for (FieldElement f : message.getFields()) {
+                    if (f.getName().equals(field) && f.getType().equals("int64")) {
+                        into.put(prefix + message.getName(), f.getTag());
+                    }
+                }
+                collectNumbers(message.getNestedTypes(), prefix + message.getName() + ".", field, into);
+            }
+        }
+    }
+
     private static String fullName(ProtoFileElement file, MessageElement[] path) {
         StringBuilder name = new StringBuilder(file.getPackageName() == null ? "" : file.getPackageName());
         for (MessageElement m : path) {
@@ -95,15 +192,14 @@ public final class ProtobufEvolution {
         return printed.startsWith(header) ? printed.substring(header.length()) : printed;
     }
 
-    private static Evolution onExisting(String schemaText, String fullName, MessageElement message, FieldElement existing,
-                                        OnExistingField onExisting) {
+    private static Evolution onExisting(String fullName, MessageElement message, FieldElement existing, OnExistingField onExisting) {
         switch (onExisting) {
             case KEEP:
-                return new Evolution(Evolution.Kind.KEEP, schemaText, existing.getTag(), fullName);
+                return new Evolution(Evolution.Kind.KEEP, null, existing.getTag(), fullName);
             case OVERWRITE:
                 if (existing.getLabel() != Field.Label.REPEATED && OVERWRITABLE.contains(existing.getType())) {
                     // a singular scalar field takes the last value the encoding holds: appended, the ID wins
-                    return new Evolution(Evolution.Kind.APPEND, schemaText, existing.getTag(), fullName);
+                    return new Evolution(Evolution.Kind.APPEND, null, existing.getTag(), fullName);
                 }
                 throw new BadRecordException(Code.FIELD_EXISTS, "field '" + existing.getName() + "' already exists in Protobuf"
                         + " message " + message.getName() + " as " + (existing.getLabel() == Field.Label.REPEATED ? "repeated " : "")
@@ -172,8 +268,14 @@ public final class ProtobufEvolution {
     }
 
     private static int nextNumber(MessageElement message) {
+        List<int[]> used = usedRanges(message);
+        for (int candidate = DEFAULT_NUMBER; candidate > 0; candidate--) {
+            if (free(used, candidate)) {
+                return candidate;
+            }
+        }
         long highest = 0;
-        for (int[] range : usedRanges(message)) {
+        for (int[] range : used) {
             highest = Math.max(highest, range[1]);
         }
         long next = highest + 1;
@@ -187,12 +289,30 @@ public final class ProtobufEvolution {
         return (int) next;
     }
 
-    private static int checkedNumber(MessageElement message, int number) {
-        for (int[] range : usedRanges(message)) {
+    private static boolean free(List<int[]> used, int number) {
+        for (int[] range : used) {
             if (number >= range[0] && number <= range[1]) {
-                throw new BadRecordException(Code.FIELD_NUMBER_TAKEN, "field number " + number + " is already used or reserved"
-                        + " in Protobuf message " + message.getName() + " (stamp.protobuf-field-number)");
+                return false;
             }
+        }
+        return true;
+    }
+
+    /** The number the output subject gives the field already: kept, or refused when the input has taken it since. */
+    private static int keptNumber(MessageElement message, int number, String field) {
+        if (!free(usedRanges(message), number)) {
+            throw new BadRecordException(Code.FIELD_NUMBER_TAKEN, "field number " + number + ", which the output subject gives '"
+                    + field + "' in Protobuf message " + message.getName() + ", is now used or reserved by the input schema;"
+                    + " another number would make the output subject's versions disagree on the ID (set"
+                    + " stamp.protobuf-field-number to a number free in every version, with a new output subject)");
+        }
+        return number;
+    }
+
+    private static int checkedNumber(MessageElement message, int number) {
+        if (!free(usedRanges(message), number)) {
+            throw new BadRecordException(Code.FIELD_NUMBER_TAKEN, "field number " + number + " is already used or reserved"
+                    + " in Protobuf message " + message.getName() + " (stamp.protobuf-field-number)");
         }
         return number;
     }
@@ -230,23 +350,8 @@ public final class ProtobufEvolution {
         }
     }
 
-    private static MessageElement withFields(MessageElement m, List<FieldElement> fields) {
-        return new MessageElement(m.getLocation(), m.getName(), m.getDocumentation(), m.getNestedTypes(), m.getOptions(),
-                m.getReserveds(), fields, m.getOneOfs(), m.getExtensions(), m.getGroups(), m.getExtendDeclarations());
-    }
-
-    private static MessageElement withNested(MessageElement m, List<TypeElement> nested) {
+    private static MessageElement rebuilt(MessageElement m, List<TypeElement> nested, List<FieldElement> fields) {
         return new MessageElement(m.getLocation(), m.getName(), m.getDocumentation(), nested, m.getOptions(),
-                m.getReserveds(), m.getFields(), m.getOneOfs(), m.getExtensions(), m.getGroups(), m.getExtendDeclarations());
-    }
-
-    private static List<TypeElement> replaced(List<TypeElement> types, TypeElement old, TypeElement replacement) {
-        List<TypeElement> out = new ArrayList<>(types);
-        for (int i = 0; i < out.size(); i++) {
-            if (out.get(i) == old) {
-                out.set(i, replacement);
-            }
-        }
-        return out;
+                m.getReserveds(), fields, m.getOneOfs(), m.getExtensions(), m.getGroups(), m.getExtendDeclarations());
     }
 }

@@ -3,7 +3,7 @@ package io.snowstamp.schema;
 import io.snowstamp.BadRecordException;
 
 /**
- * The two calls of a schema registry's Confluent-compatible API the stamper makes.
+ * The calls of a schema registry's Confluent-compatible API the stamper makes.
  * Implementations are thread-safe.
  */
 public interface SchemaRegistryClient {
@@ -14,6 +14,13 @@ public interface SchemaRegistryClient {
      * @throws RegistryUnavailableException when the registry cannot answer now (retry later)
      */
     RegisteredSchema schema(int id);
+
+    /**
+     * The latest schema of a subject, or null when the subject has none.
+     *
+     * @throws RegistryUnavailableException when the registry cannot answer now (retry later)
+     */
+    RegisteredSchema latest(String subject);
 
     /**
      * Registers a schema under a subject (or finds it there) and returns its ID.

@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * input schema from the registry, the output schema ({@link AvroEvolution}, {@link ProtobufEvolution})
  * registered under the output subject, and its {@link Stamping}; after that from a bounded cache, so
  * known schemas keep stamping while the registry is down. A schema that cannot take the field is
- * remembered as such too: a flood of bad values does not become a flood of registry requests.
+ * remembered as such too: a flood of bad values does not become a flood of registry requests. An ID
+ * the registry does not know is not remembered (the caller decides when to ask again).
  * Thread-safe: the stream threads of one instance share it.
  */
 public final class SchemaStamper {
@@ -49,7 +50,7 @@ public final class SchemaStamper {
     }
 
     /**
-     * How this value is stamped. Issues no ID.
+     * How this value is stamped, once the value is checked to be exactly one value of its schema. Issues no ID.
      *
      * @throws BadRecordException       the value cannot be stamped (to the dead-letter topic)
      * @throws RegistryUnavailableException the registry is needed and does not answer (retry later)
@@ -62,12 +63,16 @@ public final class SchemaStamper {
         Object known = cache.get(key);
         if (known == null) {
             known = resolve(schemaId, indexes);
-            remember(key, known);
+            if (!(known instanceof BadRecordException refused && refused.code() == Code.UNKNOWN_SCHEMA)) {
+                remember(key, known);       // an unknown ID is not remembered: the registry may learn it any moment
+            }
         }
         if (known instanceof BadRecordException refused) {
             throw refused;
         }
-        return (Stamping) known;
+        Stamping stamping = (Stamping) known;
+        stamping.check(value);
+        return stamping;
     }
 
     /** Input schemas remembered now. */
@@ -84,18 +89,24 @@ public final class SchemaStamper {
                         + " schema, not " + expected + " (stamp.value-format=" + format + ")");
             }
             Evolution evolution;
+            String subject;
             if (format == ValueFormat.AVRO) {
                 if (!input.references().isEmpty()) {
                     throw new BadRecordException(Code.SCHEMA_REFERENCES, "Avro schema ID " + schemaId
                             + " refers to other schemas, which snowstamp does not resolve");
                 }
                 evolution = AvroEvolution.evolve(input.schema(), field, onExisting);
+                subject = subjects.subject(outputTopic, evolution.fullName());
             } else {
-                evolution = ProtobufEvolution.evolve(input.schema(), indexes, field, protobufFieldNumber, onExisting);
+                // the field's number is the one the output subject gives it already: its versions agree on the ID
+                subject = subjects.subject(outputTopic, ProtobufEvolution.fullName(input.schema(), indexes));
+                RegisteredSchema previous = registry.latest(subject);
+                evolution = ProtobufEvolution.evolve(input.schema(), indexes, field, protobufFieldNumber, onExisting,
+                        previous == null || !previous.type().equals(RegisteredSchema.PROTOBUF) ? null : previous.schema());
             }
-            int outputId = registry.register(subjects.subject(outputTopic, evolution.fullName()),
-                    new RegisteredSchema(input.type(), evolution.schema(), input.references()));
-            return format == ValueFormat.AVRO ? Stamping.avro(evolution, field, outputId) : Stamping.protobuf(evolution, outputId);
+            int outputId = registry.register(subject, new RegisteredSchema(input.type(), evolution.schema(), input.references()));
+            return format == ValueFormat.AVRO ? Stamping.avro(input.schema(), schemaId, evolution, field, outputId)
+                    : Stamping.protobuf(schemaId, evolution, outputId);
         } catch (BadRecordException refused) {
             return refused;
         }

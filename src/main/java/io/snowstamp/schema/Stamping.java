@@ -28,9 +28,12 @@ public final class Stamping {
     /** Avro, {@code overwrite}: the schema the value is decoded and written with; the field's position. */
     private final Schema overwriteSchema;
     private final int overwritePosition;
+    private final ValueCheck check;
 
-    private Stamping(Evolution.Kind kind, int outputId, byte[] tag, boolean zigZag, Schema overwriteSchema, int overwritePosition) {
+    private Stamping(Evolution.Kind kind, int outputId, byte[] tag, boolean zigZag, Schema overwriteSchema, int overwritePosition,
+                     ValueCheck check) {
         this.kind = kind;
+        this.check = check;
         this.outputId = outputId;
         this.tag = tag;
         this.zigZag = zigZag;
@@ -38,16 +41,30 @@ public final class Stamping {
         this.overwritePosition = overwritePosition;
     }
 
-    /** Avro values of an input schema evolved as {@code evolution}, written with output schema {@code outputId}. */
-    public static Stamping avro(Evolution evolution, String field, int outputId) {
+    /**
+     * Avro values of input schema {@code inputId} ({@code input}, its text) evolved as {@code evolution}, written with
+     * output schema {@code outputId}.
+     */
+    public static Stamping avro(String input, int inputId, Evolution evolution, String field, int outputId) {
         Schema overwrite = evolution.kind() == Evolution.Kind.OVERWRITE ? AvroEvolution.parse(evolution.schema()) : null;
         return new Stamping(evolution.kind(), outputId, new byte[0], true, overwrite,
-                overwrite == null ? -1 : overwrite.getField(field).pos());
+                overwrite == null ? -1 : overwrite.getField(field).pos(), new AvroValueCheck(AvroEvolution.parse(input), inputId));
     }
 
-    /** Protobuf values of an input schema evolved as {@code evolution}, written with output schema {@code outputId}. */
-    public static Stamping protobuf(Evolution evolution, int outputId) {
-        return new Stamping(evolution.kind(), outputId, Varints.bytes((long) evolution.fieldNumber() << 3), false, null, -1);
+    /** Protobuf values of input schema {@code inputId} evolved as {@code evolution}, written with output schema {@code outputId}. */
+    public static Stamping protobuf(int inputId, Evolution evolution, int outputId) {
+        return new Stamping(evolution.kind(), outputId, Varints.bytes((long) evolution.fieldNumber() << 3), false, null, -1,
+                // under keep the field is the input's own, of any type: nothing appended, no wire type to insist on
+                new ProtobufValueCheck(evolution.kind() == Evolution.Kind.APPEND ? evolution.fieldNumber() : 0, inputId));
+    }
+
+    /**
+     * Checks that the framed value is exactly one value of its schema (bytes neither missing nor left over).
+     *
+     * @throws BadRecordException {@code INVALID_VALUE} when it is not
+     */
+    public void check(byte[] value) {
+        check.check(value);
     }
 
     /** The output schema's ID. */

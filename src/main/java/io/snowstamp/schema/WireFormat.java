@@ -63,6 +63,16 @@ public final class WireFormat {
         return indexes;
     }
 
+    /** Where the message of a framed Protobuf value starts: after its header and its message indexes. */
+    static int protobufPayloadStart(byte[] value) {
+        int[] position = {HEADER_BYTES};
+        long count = readZigZag(value, position);
+        for (long i = 0; i < count; i++) {
+            readZigZag(value, position);
+        }
+        return position[0];
+    }
+
     /** The text of message indexes for a message: {@code [0, 2]}. */
     static String describe(int[] indexes) {
         return Arrays.toString(indexes);

@@ -1,9 +1,11 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
 import io.snowstamp.schema.RegistryUnavailableException;
 import io.snowstamp.schema.SchemaStamper;
 import io.snowstamp.schema.Stamping;
+import io.snowstamp.schema.WireFormat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +20,9 @@ import java.util.function.LongSupplier;
  * dead-lettered, skipped or stamped on a guess for an outage. The wait holds the stream thread;
  * under exactly-once a wait longer than the transaction timeout makes the broker abort the open
  * transaction, and the task's records since its last commit are read and stamped again (their IDs
- * are never reused). Known schemas need no registry: they keep stamping while it is down.
+ * are never reused). Known schemas need no registry: they keep stamping while it is down. An ID the
+ * registry does not know is asked again ({@link UnknownSchemaIds}), never taken as gone. A tombstone
+ * (null value) is stamped in the headers only, as in header mode.
  */
 final class SchemaValueField implements ValueField {
     private static final Logger log = LoggerFactory.getLogger(SchemaValueField.class);
@@ -26,10 +30,13 @@ final class SchemaValueField implements ValueField {
     private static final long LONGEST_PAUSE_MILLIS = 5_000;
     /** A tag of up to 5 bytes and a 10-byte varint. */
     private static final int GROWTH = 15;
+    /** The plan of a null value (a tombstone): stamped in the headers only, the value stays null, as in header mode. */
+    private static final Object TOMBSTONE = new Object();
 
     private final SchemaStamper stamper;
     private final SchemaRegistryWait wait;
     private final LongSupplier clock;
+    private final UnknownSchemaIds unknownIds = new UnknownSchemaIds();
 
     SchemaValueField(SchemaStamper stamper, SchemaRegistryWait wait, LongSupplier clock) {
         this.stamper = stamper;
@@ -39,10 +46,21 @@ final class SchemaValueField implements ValueField {
 
     @Override
     public Object inspect(byte[] value) {
+        if (value == null) {
+            return TOMBSTONE;
+        }
         long pause = FIRST_PAUSE_MILLIS;
+        int unknownAsks = 0;
         while (true) {
             try {
+                if (unknownIds.any() && unknownIds.stillUnknown(WireFormat.schemaId(value), clock.getAsLong())) {
+                    throw new BadRecordException(Code.UNKNOWN_SCHEMA, "schema ID " + WireFormat.schemaId(value)
+                            + " is not in the schema registry (asked again after a pause)");
+                }
                 Stamping stamping = stamper.inspect(value);
+                if (unknownIds.any()) {
+                    unknownIds.found(WireFormat.schemaId(value));
+                }
                 if (wait.waitingSince() >= 0) {
                     long began = wait.answered();
                     if (began >= 0) {
@@ -50,6 +68,19 @@ final class SchemaValueField implements ValueField {
                     }
                 }
                 return stamping;
+            } catch (BadRecordException refused) {
+                if (refused.code() != Code.UNKNOWN_SCHEMA || unknownIds.stillUnknown(WireFormat.schemaId(value), clock.getAsLong())) {
+                    throw refused;
+                }
+                int schemaId = WireFormat.schemaId(value);
+                // the first value of an unknown ID waits a little: the registry may learn it any moment (a lagging replica,
+                // a producer racing its own registration)
+                if (!unknownIds.seen(schemaId) && unknownAsks < UnknownSchemaIds.FIRST_PAUSES.length) {
+                    sleep(UnknownSchemaIds.FIRST_PAUSES[unknownAsks++]);
+                    continue;
+                }
+                unknownIds.notFound(schemaId, clock.getAsLong());
+                throw refused;
             } catch (RegistryUnavailableException outage) {
                 if (wait.stopped()) {
                     throw outage;       // stopping: the record stays unprocessed and is read again by the next owner
@@ -67,7 +98,7 @@ final class SchemaValueField implements ValueField {
 
     @Override
     public byte[] write(byte[] value, Object plan, long id, byte[] digits) {
-        return ((Stamping) plan).stamp(value, id);
+        return plan == TOMBSTONE ? null : ((Stamping) plan).stamp(value, id);
     }
 
     @Override

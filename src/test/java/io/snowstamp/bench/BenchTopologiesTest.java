@@ -91,7 +91,7 @@ class BenchTopologiesTest {
     @Test
     void shouldAppendTheHeadersNumberToTheAvroValueAsAvroModeDoes() {
         String schema = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"s\",\"type\":\"string\"}]}";
-        Stamping stamping = Stamping.avro(AvroEvolution.evolve(schema, "id", OnExistingField.REJECT), "id", 7);
+        Stamping stamping = Stamping.avro(schema, 3, AvroEvolution.evolve(schema, "id", OnExistingField.REJECT), "id", 7);
         byte[] value = {0, 0, 0, 0, 3, 2, 'a'};   // schema ID 3, the string "a"
         List<TestRecord<byte[], byte[]>> records = run(BenchTopologies.forward("in", "out", stamping), value, value);
         long id = IdHeader.idOf(records.get(1).headers());

@@ -48,7 +48,8 @@ class SchemaRegistrySettingsTest {
     @Test
     void shouldNameSubjectsAsConfluentsStrategiesDo() {
         assertThat(SubjectStrategy.TOPIC.subject("out", "com.acme.Order")).isEqualTo("out-value");
-        assertThat(SubjectStrategy.RECORD.subject("out", "com.acme.Order")).isEqualTo("com.acme.Order");
+        assertThat(SubjectStrategy.RECORD.subject("out", "com.acme.Order")).as("never the producers' RecordNameStrategy subject")
+                .isEqualTo("com.acme.Order-stamped");
         assertThat(SubjectStrategy.TOPIC_RECORD.subject("out", "com.acme.Order")).isEqualTo("out-com.acme.Order");
     }
 

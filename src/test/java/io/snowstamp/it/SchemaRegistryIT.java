@@ -131,15 +131,109 @@ class SchemaRegistryIT {
 
         JsonNode output = JSON.readTree(registry.call("GET", "/schemas/ids/" + ByteBuffer.wrap(stamped, 1, 4).getInt(), null).body());
         assertThat(output.path("schemaType").asText()).isEqualTo("PROTOBUF");
-        assertThat(output.path("schema").asText()).contains("int64 id = 3;");
-        assertThat(stamped).endsWith(24, (byte) 0xAC, 0x02);      // tag (3 << 3 | 0), 300 as a varint
+        assertThat(output.path("schema").asText()).contains("int64 id = 2047;");
+        assertThat(stamped).endsWith((byte) 0xF8, 0x7F, (byte) 0xAC, 0x02);      // tag (2047 << 3 | 0), 300 as a varint
+    }
+
+    @Test
+    void shouldKeepTheProtobufFieldNumberAsTheInputEvolvesUnderBackward() throws Exception {
+        String topic = "users-" + System.nanoTime();
+        compatibility(topic + "-in-value", "BACKWARD");
+        compatibility(topic + "-value", "BACKWARD");
+        SchemaStamper stamper = stamper(ValueFormat.PROTOBUF, topic, OnExistingField.REJECT, SubjectStrategy.TOPIC);
+        int v1 = register(topic + "-in-value", "syntax = \"proto3\";\nmessage User {\n  string name = 1;\n}\n", "PROTOBUF");
+        int v2 = register(topic + "-in-value", "syntax = \"proto3\";\nmessage User {\n  string name = 1;\n  string email = 2;\n}\n",
+                "PROTOBUF");
+
+        for (int input : new int[] {v1, v2}) {
+            byte[] value = {0, 0, 0, 0, (byte) input, 0, 10, 1, 'x'};
+            byte[] stamped = stamper.inspect(value).stamp(value, 300L);     // v2: refused as incompatible when the number moved
+            assertThat(schemaById(ByteBuffer.wrap(stamped, 1, 4).getInt())).contains("int64 id = 2047;");
+            assertThat(stamped).endsWith((byte) 0xF8, 0x7F, (byte) 0xAC, 0x02);
+        }
+        assertThat(JSON.readTree(registry.call("GET", "/subjects/" + topic + "-value/versions", null).body())).hasSize(2);
+    }
+
+    @Test
+    void shouldRegisterOneOutputSchemaForEveryMessageOfAProtobufFileUnderBackward() throws Exception {
+        String topic = "events-" + System.nanoTime();
+        compatibility(topic + "-value", "BACKWARD");
+        int input = register(topic + "-in-value", "syntax = \"proto3\";\npackage acme;\nmessage Created {\n  string name = 1;\n}\n"
+                + "message Deleted {\n  int32 reason = 1;\n}\n", "PROTOBUF");
+        SchemaStamper stamper = stamper(ValueFormat.PROTOBUF, topic, OnExistingField.REJECT, SubjectStrategy.TOPIC);
+
+        int created = stamper.inspect(new byte[] {0, 0, 0, 0, (byte) input, 0}).outputId();
+        int deleted = stamper.inspect(new byte[] {0, 0, 0, 0, (byte) input, 2, 2}).outputId();      // indexes [1]
+        int createdAgain = stamper.inspect(new byte[] {0, 0, 0, 0, (byte) input, 0, 10, 1, 'y'}).outputId();
+
+        assertThat(deleted).isEqualTo(created).isEqualTo(createdAgain);
+        assertThat(JSON.readTree(registry.call("GET", "/subjects/" + topic + "-value/versions", null).body())).hasSize(1);
+    }
+
+    @Test
+    void shouldRefuseValuesThatAreNotExactlyOneValueOfTheirSchemaAndRecursiveRecords() throws Exception {
+        String topic = "checked-" + System.nanoTime();
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, topic, OnExistingField.REJECT, SubjectStrategy.TOPIC);
+        int inputId = register(topic + "-in-value", VERSIONS[0]);
+        GenericRecord order = new GenericData.Record(new Schema.Parser().parse(VERSIONS[0]));
+        order.put("customer", "x");
+        byte[] valid = framed(inputId, order);
+        stamper.inspect(valid);
+
+        for (byte[] broken : List.of(java.util.Arrays.copyOf(valid, valid.length + 1), java.util.Arrays.copyOf(valid, valid.length - 1))) {
+            BadRecordException refused = catchThrowableOfType(BadRecordException.class, () -> stamper.inspect(broken));
+            assertThat(refused).as("a byte more or less").isNotNull();
+            assertThat(refused.code()).isEqualTo(BadRecordException.Code.INVALID_VALUE);
+        }
+        int node = register(topic + "-node-value", "{\"type\":\"record\",\"name\":\"Node\",\"fields\":[{\"name\":\"v\",\"type\":\"int\"},"
+                + "{\"name\":\"next\",\"type\":[\"null\",\"Node\"],\"default\":null}]}");
+        BadRecordException recursive = catchThrowableOfType(BadRecordException.class,
+                () -> stamper.inspect(new byte[] {0, 0, 0, 0, (byte) node, 2, 2, 4, 0}));     // 1 -> 2 -> null
+        assertThat(recursive).as("a value whose output no reader could decode").isNotNull();
+        assertThat(recursive.code()).isEqualTo(BadRecordException.Code.RECURSIVE_RECORD);
+    }
+
+    @Test
+    void shouldNeverRegisterIntoTheProducersRecordNameSubject() throws Exception {
+        String name = "rn" + System.nanoTime() + ".Thing";
+        String thing = "{\"type\":\"record\",\"name\":\"" + name + "\",\"fields\":[{\"name\":\"a\",\"type\":\"string\"}]}";
+        int inputId = register(name, thing);      // as a producer with RecordNameStrategy registers it
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, "things", OnExistingField.REJECT, SubjectStrategy.RECORD);
+
+        int outputId = stamper.inspect(new byte[] {0, 0, 0, 0, (byte) inputId, 2, 'x'}).outputId();
+
+        assertThat(JSON.readTree(registry.call("GET", "/subjects/" + name + "/versions", null).body())).as("the producer's subject")
+                .hasSize(1);
+        assertThat(JSON.readTree(registry.call("GET", "/subjects/" + name + "-stamped/versions/latest", null).body()).path("id").asInt())
+                .isEqualTo(outputId);
+    }
+
+    @Test
+    void shouldAskAgainForAnIdTheRegistryDidNotKnow() throws Exception {
+        String topic = "late-" + System.nanoTime();
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, topic, OnExistingField.REJECT, SubjectStrategy.TOPIC);
+        // schemas no other test registers: the registry gives each a new ID, in sequence
+        String unique = "late" + System.nanoTime();
+        int before = register(topic + "-a-value", VERSIONS[0].replace("com.acme", unique + ".a"));
+        byte[] value = {0, 0, 0, 0, (byte) (before + 1), 2, 'x'};        // the ID the registry gives next
+        assertThat(catchThrowableOfType(BadRecordException.class, () -> stamper.inspect(value)).code())
+                .isEqualTo(BadRecordException.Code.UNKNOWN_SCHEMA);
+
+        int late = register(topic + "-b-value", VERSIONS[0].replace("com.acme", unique + ".b"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(late == before + 1, "the registry gives IDs in sequence");
+
+        assertThat(stamper.inspect(value).outputId()).as("asked again, not remembered as gone").isPositive();
     }
 
     private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting) {
+        return stamper(format, topic, onExisting, SubjectStrategy.TOPIC);
+    }
+
+    private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting, SubjectStrategy strategy) {
         StampSettings stamp = new StampSettings(null, JsonType.NUMBER, onExisting, 64, true, HeaderFormat.TEXT, format, "id", 0);
         SchemaRegistrySettings settings = new SchemaRegistrySettings(List.of(registry.url()), SubjectStrategy.TOPIC, null, null,
                 null, null, null, null, Duration.ofSeconds(30), 100);
-        return new SchemaStamper(stamp, SubjectStrategy.TOPIC, topic, HttpSchemaRegistry.of(settings), 100);
+        return new SchemaStamper(stamp, strategy, topic, HttpSchemaRegistry.of(settings), 100);
     }
 
     private static void compatibility(String subject, String level) throws Exception {

@@ -109,16 +109,22 @@ class SchemaStampIT extends OnSharedBroker {
                     producer.send(new ProducerRecord<>(in, key(-1), "{\"customer\":\"json\"}".getBytes(StandardCharsets.UTF_8)));
                     producer.send(new ProducerRecord<>(in, key(-2), new byte[] {0, 0x7F, 0, 0, 9, 2, 'x'}));
                     producer.send(new ProducerRecord<>(in, key(-3), new byte[] {0, 0, 0, 0, (byte) primitive, 2, 'x'}));
+                    producer.send(new ProducerRecord<>(in, key(-4), null));      // a tombstone: stamped in the headers
+                    byte[] trailing = AvroOrders.value(ids[0], VERSIONS[0], n);
+                    producer.send(new ProducerRecord<>(in, key(-5), java.util.Arrays.copyOf(trailing, trailing.length + 1)));
                 }
             }
         }
 
         try (StreamsRunner runner = new StreamsRunner(config(in, out, dlq), System::currentTimeMillis)) {
             runner.start();
-            List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(out, good, Duration.ofSeconds(180));
-            List<ConsumerRecord<byte[], byte[]>> dead = broker.consume(dlq, 45, Duration.ofSeconds(60));
+            List<ConsumerRecord<byte[], byte[]>> all = broker.consume(out, good + 15, Duration.ofSeconds(180));
+            List<ConsumerRecord<byte[], byte[]>> dead = broker.consume(dlq, 60, Duration.ofSeconds(60));
 
-            assertThat(stamped).hasSize(good);
+            assertThat(all).hasSize(good + 15);
+            List<ConsumerRecord<byte[], byte[]>> tombstones = all.stream().filter(r -> r.value() == null).toList();
+            assertThat(tombstones).hasSize(15).allSatisfy(r -> assertThat(r.headers().lastHeader(IdHeader.ID)).isNotNull());
+            List<ConsumerRecord<byte[], byte[]>> stamped = all.stream().filter(r -> r.value() != null).toList();
             Map<Integer, Schema> outputs = new HashMap<>();
             for (ConsumerRecord<byte[], byte[]> record : stamped) {
                 int outputId = ByteBuffer.wrap(record.value(), 1, 4).getInt();
@@ -133,7 +139,8 @@ class SchemaStampIT extends OnSharedBroker {
             assertThat(JSON.readTree(registry.call("GET", "/subjects/" + out + "-value/versions", null).body())).hasSize(3);
             Map<String, Integer> codes = new TreeMap<>();
             dead.forEach(r -> codes.merge(new String(r.headers().lastHeader(IdHeader.ERROR).value(), StandardCharsets.UTF_8), 1, Integer::sum));
-            assertThat(codes).containsExactly(Map.entry("no-magic-byte", 15), Map.entry("not-record", 15), Map.entry("unknown-schema", 15));
+            assertThat(codes).containsExactly(Map.entry("invalid-value", 15), Map.entry("no-magic-byte", 15), Map.entry("not-record", 15),
+                    Map.entry("unknown-schema", 15));
         }
     }
 
@@ -239,7 +246,7 @@ class SchemaStampIT extends OnSharedBroker {
             for (ConsumerRecord<byte[], byte[]> record : stamped) {
                 int outputId = ByteBuffer.wrap(record.value(), 1, 4).getInt();
                 assertThat(JSON.readTree(registry.call("GET", "/schemas/ids/" + outputId, null).body()).path("schema").asText())
-                        .contains("int64 id = 3;");
+                        .contains("int64 id = 2047;");
                 DynamicMessage read = DynamicMessage.parseFrom(output, java.util.Arrays.copyOfRange(record.value(), 6, record.value().length));
                 int n = Integer.parseInt(new String(record.key(), StandardCharsets.UTF_8));
                 assertThat(read.getField(output.findFieldByName("id"))).isEqualTo(IdHeader.parse(record.headers().lastHeader(IdHeader.ID).value()));
@@ -251,13 +258,13 @@ class SchemaStampIT extends OnSharedBroker {
         assertThat(broker.consume(dlq, 1, Duration.ofSeconds(1))).isEmpty();
     }
 
-    /** acme.Order as protobuf-java describes it, with (the stamper's output) or without {@code int64 id = 3}. */
+    /** acme.Order as protobuf-java describes it, with (the stamper's output) or without {@code int64 id = 2047}. */
     private static Descriptors.Descriptor orderDescriptor(boolean withId) throws Exception {
         DescriptorProtos.DescriptorProto.Builder order = DescriptorProtos.DescriptorProto.newBuilder().setName("Order")
                 .addField(field("customer", 1, DescriptorProtos.FieldDescriptorProto.Type.TYPE_STRING))
                 .addField(field("quantity", 2, DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT32));
         if (withId) {
-            order.addField(field("id", 3, DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT64));
+            order.addField(field("id", 2047, DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT64));
         }
         DescriptorProtos.FileDescriptorProto file = DescriptorProtos.FileDescriptorProto.newBuilder().setName("order.proto")
                 .setPackage("acme").setSyntax("proto3").addMessageType(order).build();

@@ -53,7 +53,7 @@ class AvroStampingTest {
         Evolution evolution = AvroEvolution.evolve(ORDER, "id", OnExistingField.REJECT);
         assertThat(evolution.kind()).isEqualTo(Evolution.Kind.APPEND);
 
-        byte[] stamped = Stamping.avro(evolution, "id", OUTPUT_ID).stamp(framed(INPUT_ID, encode(input, order)), id);
+        byte[] stamped = Stamping.avro(ORDER, INPUT_ID, evolution, "id", OUTPUT_ID).stamp(framed(INPUT_ID, encode(input, order)), id);
 
         assertThat(stamped[0]).isZero();
         assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
@@ -146,12 +146,12 @@ class AvroStampingTest {
         byte[] value = valueWithId5(schema);
         Evolution evolution = AvroEvolution.evolve(schema, "id", OnExistingField.KEEP);
 
-        byte[] stamped = Stamping.avro(evolution, "id", OUTPUT_ID).stamp(value, 99L);
+        byte[] stamped = Stamping.avro(schema, INPUT_ID, evolution, "id", OUTPUT_ID).stamp(value, 99L);
 
         assertThat(evolution.kind()).isEqualTo(Evolution.Kind.KEEP);
         assertThat(java.util.Arrays.copyOfRange(stamped, 5, stamped.length)).isEqualTo(java.util.Arrays.copyOfRange(value, 5, value.length));
         assertThat(decodeWhole(new Schema.Parser().parse(evolution.schema()), stamped).get("id")).isEqualTo(5L);
-        assertThat(Stamping.avro(evolution, "id", INPUT_ID).stamp(value, 99L)).isSameAs(value);
+        assertThat(Stamping.avro(schema, INPUT_ID, evolution, "id", INPUT_ID).stamp(value, 99L)).isSameAs(value);
     }
 
     @Test
@@ -159,7 +159,7 @@ class AvroStampingTest {
         String schema = withIdField("long");
         Evolution evolution = AvroEvolution.evolve(schema, "id", OnExistingField.OVERWRITE);
 
-        byte[] stamped = Stamping.avro(evolution, "id", OUTPUT_ID).stamp(valueWithId5(schema), 912_099_150_311_464_960L);
+        byte[] stamped = Stamping.avro(schema, INPUT_ID, evolution, "id", OUTPUT_ID).stamp(valueWithId5(schema), 912_099_150_311_464_960L);
 
         GenericRecord read = decodeWhole(new Schema.Parser().parse(evolution.schema()), stamped);
         assertThat(read.get("id")).isEqualTo(912_099_150_311_464_960L);
@@ -179,8 +179,42 @@ class AvroStampingTest {
     void shouldRefuseAValueThatDoesNotDecodeWhenOverwriting() {
         Evolution evolution = AvroEvolution.evolve(withIdField("long"), "id", OnExistingField.OVERWRITE);
         BadRecordException refused = catchThrowableOfType(BadRecordException.class,
-                () -> Stamping.avro(evolution, "id", OUTPUT_ID).stamp(new byte[] {0, 0, 0, 0, 7, 20, 'a'}, 1L));
+                () -> Stamping.avro(withIdField("long"), INPUT_ID, evolution, "id", OUTPUT_ID).stamp(new byte[] {0, 0, 0, 0, 7, 20, 'a'}, 1L));
         assertThat(refused.code()).isEqualTo(Code.INVALID_VALUE);
+    }
+
+    @Test
+    void shouldRefuseARecordThatContainsItselfAndStampOneThatContainsAnotherRecursiveType() throws IOException {
+        String node = "{\"type\":\"record\",\"name\":\"Node\",\"namespace\":\"t\",\"fields\":[{\"name\":\"v\",\"type\":\"int\"},"
+                + "{\"name\":\"next\",\"type\":[\"null\",\"Node\"]}]}";
+        String mutual = "{\"type\":\"record\",\"name\":\"A\",\"fields\":[{\"name\":\"b\",\"type\":{\"type\":\"record\",\"name\":\"B\","
+                + "\"fields\":[{\"name\":\"as\",\"type\":{\"type\":\"array\",\"items\":\"A\"}}]}}]}";
+        for (String recursive : List.of(node, mutual)) {
+            BadRecordException refused = catchThrowableOfType(BadRecordException.class,
+                    () -> AvroEvolution.evolve(recursive, "id", OnExistingField.REJECT));
+            assertThat(refused).as(recursive).isNotNull();
+            assertThat(refused.code()).isEqualTo(Code.RECURSIVE_RECORD);
+        }
+        assertThat(catchThrowableOfType(BadRecordException.class, () -> AvroEvolution.evolve(node, "id", OnExistingField.REJECT))
+                .getMessage()).isEqualTo("Avro record t.Node contains itself (a recursive type): a field added to it would be missing"
+                        + " from every nested Node in the value's bytes");
+
+        // a list inside the record is recursive, the record is not: appending is exact
+        String holder = "{\"type\":\"record\",\"name\":\"Holder\",\"namespace\":\"t\",\"fields\":[{\"name\":\"head\",\"type\":" + node + "}]}";
+        Evolution evolution = AvroEvolution.evolve(holder, "id", OnExistingField.REJECT);
+        Schema input = new Schema.Parser().parse(holder);
+        Schema nodeType = input.getField("head").schema();
+        GenericRecord second = new GenericData.Record(nodeType);
+        second.put("v", 2);
+        GenericRecord first = new GenericData.Record(nodeType);
+        first.put("v", 1);
+        first.put("next", second);
+        GenericRecord value = new GenericData.Record(input);
+        value.put("head", first);
+        byte[] stamped = Stamping.avro(holder, INPUT_ID, evolution, "id", OUTPUT_ID).stamp(framed(INPUT_ID, encode(input, value)), 77L);
+        GenericRecord read = decodeWhole(new Schema.Parser().parse(evolution.schema()), stamped);
+        assertThat(read.get("id")).isEqualTo(77L);
+        assertThat(((GenericRecord) ((GenericRecord) read.get("head")).get("next")).get("v")).isEqualTo(2);
     }
 
     /** A framed value of {@link #withIdField}'s long version: name "x", id 5. */

@@ -62,10 +62,10 @@ class ProtobufStampingTest {
     @Test
     void shouldAppendTheFieldSoThatProtobufReadsEveryFieldAndTheId() throws Exception {
         Evolution evolution = ProtobufEvolution.evolve(ORDERS, new int[] {0}, "id", 0, OnExistingField.REJECT);
-        assertThat(evolution.fieldNumber()).as("one above the highest used or reserved (iban = 12)").isEqualTo(13);
+        assertThat(evolution.fieldNumber()).as("the default, far above the producer's next number").isEqualTo(2047);
 
         DynamicMessage order = sampleOrder(descriptors(false).findMessageTypeByName("Order"));
-        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(framed(7, new byte[] {0}, order.toByteArray()), ID);
+        byte[] stamped = Stamping.protobuf(7, evolution, OUTPUT_ID).stamp(framed(7, new byte[] {0}, order.toByteArray()), ID);
 
         assertThat(stamped[0]).isZero();
         assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
@@ -90,7 +90,7 @@ class ProtobufStampingTest {
         FieldElement id = order.getFields().get(order.getFields().size() - 1);
         assertThat(id.getName()).isEqualTo("id");
         assertThat(id.getType()).isEqualTo("int64");
-        assertThat(id.getTag()).isEqualTo(13);
+        assertThat(id.getTag()).isEqualTo(2047);
         assertThat(id.getLabel()).as("proto3: no label").isNull();
         MessageElement inputOrder = (MessageElement) input.getTypes().get(0);
         // as printed text: the elements' source locations differ between the two files
@@ -100,29 +100,30 @@ class ProtobufStampingTest {
                 .isEqualTo(inputOrder.getOneOfs().stream().map(OneOfElement::toSchema).toList());
         assertThat(order.getReserveds()).extracting(ReservedElement::toSchema)
                 .isEqualTo(inputOrder.getReserveds().stream().map(ReservedElement::toSchema).toList());
-        assertThat(order.getNestedTypes()).extracting(TypeElement::toSchema)
-                .isEqualTo(inputOrder.getNestedTypes().stream().map(TypeElement::toSchema).toList());
-        assertThat(output.getTypes().subList(1, 3)).extracting(TypeElement::toSchema)
-                .isEqualTo(input.getTypes().subList(1, 3).stream().map(TypeElement::toSchema).toList());
+        assertThat(output.getTypes().get(1).toSchema()).as("the enum").isEqualTo(input.getTypes().get(1).toSchema());
+        assertThat(((MessageElement) output.getTypes().get(2)).getFields()).as("every message of the file: one output per file")
+                .extracting(FieldElement::getName).containsExactly("order_id", "reason", "id");
         assertThat(output.getPackageName()).isEqualTo("acme");
     }
 
     @Test
     void shouldFindNestedMessagesAndCountOnlyMessages() throws Exception {
         Evolution line = ProtobufEvolution.evolve(ORDERS, new int[] {0, 0}, "id", 0, OnExistingField.REJECT);
-        assertThat(line.fieldNumber()).isEqualTo(3);
+        assertThat(line.fieldNumber()).isEqualTo(2047);
+        assertThat(line.fullName()).isEqualTo("acme.Order.Line");
         MessageElement order = (MessageElement) ProtobufEvolution.parse(line.schema()).getTypes().get(0);
         MessageElement lineMessage = (MessageElement) order.getNestedTypes().get(0);
         assertThat(lineMessage.getFields()).extracting(FieldElement::getName).containsExactly("sku", "price", "id");
-        assertThat(order.getFields()).extracting(FieldElement::getName).doesNotContain("id");
+        assertThat(line.schema()).as("the same file whichever message a value is")
+                .isEqualTo(ProtobufEvolution.evolve(ORDERS, new int[] {0}, "id", 0, OnExistingField.REJECT).schema());
 
         Evolution refund = ProtobufEvolution.evolve(ORDERS, new int[] {1}, "id", 0, OnExistingField.REJECT);
-        assertThat(refund.fieldNumber()).as("the enum between them is not a message").isEqualTo(3);
+        assertThat(refund.fullName()).as("the enum between them is not a message").isEqualTo("acme.Refund");
         Descriptor refundType = descriptors(false).findMessageTypeByName("Refund");
         DynamicMessage value = DynamicMessage.newBuilder(refundType).setField(refundType.findFieldByName("order_id"), 5L).build();
-        byte[] stamped = Stamping.protobuf(refund, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
+        byte[] stamped = Stamping.protobuf(7, refund, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
         DynamicMessage read = DynamicMessage.parseFrom(refundType, Arrays.copyOfRange(stamped, 7, stamped.length));
-        assertThat(read.getUnknownFields().getField(3).getVarintList()).containsExactly(ID);
+        assertThat(read.getUnknownFields().getField(2047).getVarintList()).containsExactly(ID);
         assertThat(read.getField(refundType.findFieldByName("order_id"))).isEqualTo(5L);
     }
 
@@ -160,12 +161,12 @@ class ProtobufStampingTest {
     void shouldOverwriteAnInt64FieldByAppendingItAgain() throws Exception {
         Evolution evolution = ProtobufEvolution.evolve(ORDERS, new int[] {1}, "order_id", 0, OnExistingField.OVERWRITE);
         assertThat(evolution.kind()).isEqualTo(Evolution.Kind.APPEND);
-        assertThat(evolution.schema()).isEqualTo(ORDERS);
+        assertThat(evolution.schema()).as("Order, which has no such field, gets one").contains("int64 order_id = 2047;");
         Descriptor refund = descriptors(false).findMessageTypeByName("Refund");
         DynamicMessage value = DynamicMessage.newBuilder(refund).setField(refund.findFieldByName("order_id"), 5L)
                 .setField(refund.findFieldByName("reason"), "late").build();
 
-        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
+        byte[] stamped = Stamping.protobuf(7, evolution, OUTPUT_ID).stamp(framed(7, new byte[] {2, 2}, value.toByteArray()), ID);
 
         DynamicMessage read = DynamicMessage.parseFrom(refund, Arrays.copyOfRange(stamped, 7, stamped.length));
         assertThat(read.getField(refund.findFieldByName("order_id"))).as("the last value wins").isEqualTo(ID);
@@ -181,17 +182,20 @@ class ProtobufStampingTest {
     void shouldKeepAValueWithTheFieldUnderKeep() {
         Evolution evolution = ProtobufEvolution.evolve(ORDERS, new int[] {1}, "reason", 0, OnExistingField.KEEP);
         byte[] value = framed(7, new byte[] {2, 2}, new byte[] {8, 5});
-        byte[] stamped = Stamping.protobuf(evolution, OUTPUT_ID).stamp(value, ID);
+        byte[] stamped = Stamping.protobuf(7, evolution, OUTPUT_ID).stamp(value, ID);
         assertThat(Arrays.copyOfRange(stamped, 5, stamped.length)).isEqualTo(Arrays.copyOfRange(value, 5, value.length));
         assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
     }
 
     @Test
     void shouldSkipTheNumbersProtobufKeepsAndLabelProto2FieldsOptional() {
-        String proto2 = "syntax = \"proto2\";\nmessage M {\n  optional string a = 18999;\n}\n";
+        String proto2 = "syntax = \"proto2\";\nmessage M {\n  optional string a = 18999;\n  reserved 1 to 2047;\n}\n";
         Evolution evolution = ProtobufEvolution.evolve(proto2, new int[] {0}, "id", 0, OnExistingField.REJECT);
         assertThat(evolution.fieldNumber()).isEqualTo(20_000);
         assertThat(evolution.schema()).contains("optional int64 id = 20000;");
+        String high = "syntax = \"proto3\";\nmessage M {\n  string a = 2047;\n  reserved 2000 to 2045;\n}\n";
+        assertThat(ProtobufEvolution.evolve(high, new int[] {0}, "id", 0, OnExistingField.REJECT).fieldNumber())
+                .as("the highest free number below the default").isEqualTo(2046);
 
         String full = "syntax = \"proto3\";\nmessage M {\n  reserved 2 to max;\n  string a = 1;\n}\n";
         BadRecordException refused = catchThrowableOfType(BadRecordException.class,
@@ -206,7 +210,7 @@ class ProtobufStampingTest {
         assertThat(refused.code()).isEqualTo(Code.INVALID_SCHEMA);
     }
 
-    /** The file above as protobuf-java describes it, with (withId) or without Order's field {@code int64 id = 13}. */
+    /** The file above as protobuf-java describes it, with (withId) or without Order's field {@code int64 id = 2047}. */
     private static Descriptors.FileDescriptor descriptors(boolean withId) throws Descriptors.DescriptorValidationException {
         DescriptorProto line = DescriptorProto.newBuilder().setName("Line")
                 .addField(field("sku", 1, Type.TYPE_STRING)).addField(field("price", 2, Type.TYPE_DOUBLE)).build();
@@ -219,7 +223,7 @@ class ProtobufStampingTest {
                 .addOneofDecl(OneofDescriptorProto.newBuilder().setName("pay"))
                 .addNestedType(line);
         if (withId) {
-            order.addField(field("id", 13, Type.TYPE_INT64));
+            order.addField(field("id", 2047, Type.TYPE_INT64));
         }
         DescriptorProto refund = DescriptorProto.newBuilder().setName("Refund")
                 .addField(field("order_id", 1, Type.TYPE_INT64)).addField(field("reason", 2, Type.TYPE_STRING)).build();

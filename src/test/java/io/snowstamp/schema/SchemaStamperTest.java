@@ -91,6 +91,75 @@ class SchemaStamperTest {
     }
 
     @Test
+    void shouldRefuseAValueWithAByteLeftOverOrMissingBeforeItIsStamped() {
+        int avro = registry.add(RegisteredSchema.AVRO, ORDER);
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
+        stamper.inspect(AvroStampingTest.framed(avro, new byte[] {6, 'A', 'n', 'n'}));
+
+        // one trailing byte: Avro readers ignore it and read the appended ID from the wrong place
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> stamper.inspect(AvroStampingTest.framed(avro, new byte[] {6, 'A', 'n', 'n', 0}))).code()).isEqualTo(Code.INVALID_VALUE);
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> stamper.inspect(AvroStampingTest.framed(avro, new byte[] {6, 'A', 'n'}))).code()).isEqualTo(Code.INVALID_VALUE);
+        int proto = registry.add(RegisteredSchema.PROTOBUF, PROTO);
+        SchemaStamper protobuf = stamper(ValueFormat.PROTOBUF, SubjectStrategy.TOPIC, 10);
+        protobuf.inspect(ProtobufStampingTest.framed(proto, new byte[] {0}, new byte[] {10, 1, 'x'}));
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> protobuf.inspect(ProtobufStampingTest.framed(proto, new byte[] {0}, new byte[] {10, 2, 'x'}))).code())
+                .isEqualTo(Code.INVALID_VALUE);
+        assertThat(registry.calls).as("a bad value of a known schema asks the registry nothing").hasSize(5);
+    }
+
+    @Test
+    void shouldKeepTheProtobufFieldNumberOfTheOutputSubjectAsTheInputEvolves() {
+        SchemaStamper stamper = stamper(ValueFormat.PROTOBUF, SubjectStrategy.TOPIC, 10);
+        int v1 = registry.add(RegisteredSchema.PROTOBUF, "syntax = \"proto3\";\nmessage User {\n  string name = 1;\n}\n");
+        int v2 = registry.add(RegisteredSchema.PROTOBUF, "syntax = \"proto3\";\nmessage User {\n  string name = 1;\n  string email = 2;\n}\n");
+
+        byte[] first = stamper.inspect(ProtobufStampingTest.framed(v1, new byte[] {0}, new byte[0])).stamp(
+                ProtobufStampingTest.framed(v1, new byte[] {0}, new byte[0]), 5);
+        byte[] second = stamper.inspect(ProtobufStampingTest.framed(v2, new byte[] {0}, new byte[0])).stamp(
+                ProtobufStampingTest.framed(v2, new byte[] {0}, new byte[0]), 5);
+
+        assertThat(java.util.Arrays.copyOfRange(second, 6, second.length)).as("the same tag for both versions")
+                .isEqualTo(java.util.Arrays.copyOfRange(first, 6, first.length));
+        assertThat(registry.subjects.get("out-value")).hasSize(2);
+        for (int output : registry.subjects.get("out-value")) {
+            assertThat(registry.schemas.get(output).schema()).contains("int64 id = 2047;");
+        }
+    }
+
+    @Test
+    void shouldReuseTheNumberTheOutputSubjectGivesTheFieldAndRefuseWhenTheInputTookIt() {
+        // an output subject written before: User's field is number 2
+        registry.register("out-value", new RegisteredSchema(RegisteredSchema.PROTOBUF,
+                "syntax = \"proto3\";\nmessage User {\n  string name = 1;\n  int64 id = 2;\n}\n", List.of()));
+        int v1 = registry.add(RegisteredSchema.PROTOBUF, "syntax = \"proto3\";\nmessage User {\n  string name = 1;\n  bool admin = 3;\n}\n");
+        int v2 = registry.add(RegisteredSchema.PROTOBUF, "syntax = \"proto3\";\nmessage User {\n  string name = 1;\n  string email = 2;\n}\n");
+
+        Stamping stamping = stamper(ValueFormat.PROTOBUF, SubjectStrategy.TOPIC, 10).inspect(ProtobufStampingTest.framed(v1, new byte[] {0}, new byte[0]));
+        assertThat(registry.schemas.get(stamping.outputId()).schema()).contains("int64 id = 2;");
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class, () -> stamper(ValueFormat.PROTOBUF, SubjectStrategy.TOPIC, 10)
+                .inspect(ProtobufStampingTest.framed(v2, new byte[] {0}, new byte[0])));
+        assertThat(refused.code()).isEqualTo(Code.FIELD_NUMBER_TAKEN);
+        assertThat(refused.getMessage()).startsWith("field number 2, which the output subject gives 'id' in Protobuf message User,"
+                + " is now used or reserved by the input schema");
+    }
+
+    @Test
+    void shouldRegisterOneOutputSchemaPerProtobufFileNotPerMessage() {
+        int proto = registry.add(RegisteredSchema.PROTOBUF, PROTO);
+        SchemaStamper stamper = stamper(ValueFormat.PROTOBUF, SubjectStrategy.TOPIC, 10);
+
+        int a = stamper.inspect(ProtobufStampingTest.framed(proto, new byte[] {0}, new byte[0])).outputId();
+        int b = stamper.inspect(ProtobufStampingTest.framed(proto, new byte[] {2, 2}, new byte[0])).outputId();
+
+        assertThat(b).isEqualTo(a);
+        assertThat(registry.subjects.get("out-value")).containsExactly(a);
+        assertThat(registry.schemas.get(a).schema()).contains("message A {", "message B {").containsPattern("(?s)A \\{.*int64 id = 2047;.*B \\{.*int64 id = 2047;");
+    }
+
+    @Test
     void shouldForgetSchemasBeyondItsCapacity() {
         SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 2);
         for (int i = 0; i < 5; i++) {
@@ -110,7 +179,7 @@ class SchemaStamperTest {
         protobuf.inspect(ProtobufStampingTest.framed(proto, new byte[] {2, 2}, new byte[0]));
 
         assertThat(registry.calls).filteredOn(call -> call.startsWith("register"))
-                .containsExactly("register com.acme.Order", "register out-com.acme.Order", "register out-acme.A", "register out-acme.B");
+                .containsExactly("register com.acme.Order-stamped", "register out-com.acme.Order", "register out-acme.A", "register out-acme.B");
         assertThat(protobuf.cached()).as("one per message").isEqualTo(2);
     }
 
@@ -123,6 +192,8 @@ class SchemaStamperTest {
     private static final class MemoryRegistry implements SchemaRegistryClient {
         final Map<Integer, RegisteredSchema> schemas = new HashMap<>();
         final List<String> calls = new ArrayList<>();
+        /** subject -> its schemas' IDs, oldest first */
+        final Map<String, List<Integer>> subjects = new HashMap<>();
         boolean down;
 
         int add(String type, String schema) {
@@ -146,10 +217,27 @@ class SchemaStamperTest {
         }
 
         @Override
+        public RegisteredSchema latest(String subject) {
+            check();
+            calls.add("latest " + subject);
+            List<Integer> versions = subjects.get(subject);
+            return versions == null ? null : schemas.get(versions.get(versions.size() - 1));
+        }
+
+        @Override
         public int register(String subject, RegisteredSchema schema) {
             check();
             calls.add("register " + subject);
-            return add(schema);
+            for (Map.Entry<Integer, RegisteredSchema> known : schemas.entrySet()) {
+                if (known.getValue().equals(schema)) {      // the same text, the same ID
+                    subjects.computeIfAbsent(subject, s -> new ArrayList<>()).remove(known.getKey());
+                    subjects.get(subject).add(known.getKey());
+                    return known.getKey();
+                }
+            }
+            int id = add(schema);
+            subjects.computeIfAbsent(subject, s -> new ArrayList<>()).add(id);
+            return id;
         }
 
         private void check() {

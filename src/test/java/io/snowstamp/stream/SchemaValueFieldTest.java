@@ -28,6 +28,8 @@ class SchemaValueFieldTest {
     private static final class FlakyRegistry implements SchemaRegistryClient {
         final AtomicInteger outage = new AtomicInteger();
         final AtomicInteger calls = new AtomicInteger();
+        /** Schema 3 (RECORD) is unknown to the first this many requests for it. */
+        final AtomicInteger unknownFor = new AtomicInteger();
 
         @Override
         public RegisteredSchema schema(int id) {
@@ -35,7 +37,15 @@ class SchemaValueFieldTest {
             if (outage.getAndDecrement() > 0) {
                 throw new RegistryUnavailableException("the schema registry did not answer: http://r/schemas/ids/1: HTTP 503");
             }
-            return new RegisteredSchema("AVRO", id == 1 ? RECORD : "\"string\"", List.of());
+            if (id == 3 && unknownFor.getAndDecrement() > 0) {
+                throw new BadRecordException(BadRecordException.Code.UNKNOWN_SCHEMA, "schema ID 3 is not in the schema registry");
+            }
+            return new RegisteredSchema("AVRO", id == 1 || id == 3 ? RECORD : "\"string\"", List.of());
+        }
+
+        @Override
+        public RegisteredSchema latest(String subject) {
+            return null;
         }
 
         @Override
@@ -61,6 +71,47 @@ class SchemaValueFieldTest {
         assertThat(wait.failures()).isEqualTo(3);
         assertThat(wait.waitingSince()).as("not waiting any more").isEqualTo(-1);
         assertThat(field.write(VALUE, plan, 1L, null)).containsExactly(0, 0, 0, 0, 100, 2, 'x', 2);
+    }
+
+    @Test
+    void shouldStampATombstoneInTheHeadersOnlyWithoutAskingTheRegistry() {
+        Object plan = field.inspect(null);
+
+        assertThat(field.write(null, plan, 1L, null)).isNull();
+        assertThat(registry.calls).hasValue(0);
+    }
+
+    @Test
+    void shouldAskAgainForAnUnknownSchemaIdAndStampItsValueOnceTheRegistryKnowsIt() {
+        registry.unknownFor.set(2);
+        byte[] value = {0, 0, 0, 0, 3, 2, 'x'};
+
+        Object plan = field.inspect(value);
+
+        assertThat(registry.calls).hasValue(3);
+        assertThat(field.write(value, plan, 1L, null)).containsExactly(0, 0, 0, 0, 100, 2, 'x', 2);
+    }
+
+    @Test
+    void shouldDeadLetterAnUnknownIdAfterAShortWaitThenAskAgainAfterGrowingPausesNeverForGood() {
+        registry.unknownFor.set(Integer.MAX_VALUE);
+        byte[] value = {0, 0, 0, 0, 3, 2, 'x'};
+
+        assertThat(catchThrowableOfType(BadRecordException.class, () -> field.inspect(value)).code())
+                .isEqualTo(BadRecordException.Code.UNKNOWN_SCHEMA);
+        assertThat(registry.calls).as("asked, then again after each of the first pauses").hasValue(5);
+        catchThrowableOfType(BadRecordException.class, () -> field.inspect(value));
+        assertThat(registry.calls).as("within the pause: not asked").hasValue(5);
+        now.addAndGet(1_000);
+        catchThrowableOfType(BadRecordException.class, () -> field.inspect(value));
+        assertThat(registry.calls).as("after it: asked once, no wait").hasValue(6);
+        now.addAndGet(1_000);
+        catchThrowableOfType(BadRecordException.class, () -> field.inspect(value));
+        assertThat(registry.calls).as("the pause doubled to 2 s").hasValue(6);
+
+        registry.unknownFor.set(0);
+        now.addAndGet(1_000);
+        assertThat(field.write(value, field.inspect(value), 1L, null)).containsExactly(0, 0, 0, 0, 100, 2, 'x', 2);
     }
 
     @Test

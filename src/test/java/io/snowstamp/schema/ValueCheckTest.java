@@ -1,0 +1,122 @@
+package io.snowstamp.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import io.snowstamp.BadRecordException;
+import io.snowstamp.BadRecordException.Code;
+import io.snowstamp.config.StampSettings.OnExistingField;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.Arrays;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The walk that checks a value against its writer schema before it is stamped: Apache Avro's and
+ * protobuf-java's own encoders make the values, and each broken one is refused with {@code invalid-value}.
+ */
+class ValueCheckTest {
+    private static final String ORDER = """
+            {"type": "record", "name": "Order", "namespace": "com.acme", "fields": [
+               {"name": "customer", "type": "string"},
+               {"name": "status", "type": {"type": "enum", "name": "Status", "symbols": ["NEW", "PAID"]}},
+               {"name": "note", "type": ["null", "string"]},
+               {"name": "lines", "type": {"type": "array", "items": "long"}},
+               {"name": "tags", "type": {"type": "map", "values": "int"}},
+               {"name": "digest", "type": {"type": "fixed", "name": "Digest", "size": 2}},
+               {"name": "price", "type": "double"}
+             ]}""";
+    private static final String PROTO = "syntax = \"proto3\";\nmessage Order {\n  string customer = 1;\n  int64 total = 2;\n}\n";
+
+    @Test
+    void shouldPassEveryValueAvroWritesAndRefuseOneByteMoreOrLess() throws IOException {
+        Stamping stamping = avro();
+        byte[] valid = AvroStampingTest.framed(7, AvroStampingTest.encode(new Schema.Parser().parse(ORDER), order()));
+
+        stamping.check(valid);
+
+        assertInvalid(stamping, Arrays.copyOf(valid, valid.length + 1), "bytes are left over");
+        for (int cut = 5; cut < valid.length; cut++) {
+            assertInvalid(stamping, Arrays.copyOf(valid, cut), "");
+        }
+    }
+
+    @Test
+    void shouldRefuseWhatAvroReadersRefuseAndItsSkipLetsThrough() {
+        Stamping stamping = avro(
+                "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\"]}},"
+                        + "{\"name\":\"u\",\"type\":[\"null\",\"long\"]},{\"name\":\"s\",\"type\":\"string\"}]}");
+        stamping.check(AvroStampingTest.framed(7, new byte[] {0, 2, 4, 2, 'x'}));     // A, the long 2, "x"
+
+        assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {2, 0, 0}), "enum symbol 1 of 1");
+        assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {0, 4, 0}), "union branch 2");
+        assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {0, 0, 1}), "negative length");
+    }
+
+    @Test
+    void shouldPassEveryMessageProtobufWritesAndRefuseACutOrBrokenOne() throws IOException {
+        Stamping stamping = protobuf(OnExistingField.REJECT);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+        out.writeString(1, "Ann");
+        out.writeInt64(2, 912_099_150_311_464_960L);
+        out.writeBytes(17, ByteString.copyFromUtf8("an unknown field is skipped"));
+        out.flush();
+        byte[] valid = ProtobufStampingTest.framed(7, new byte[] {0}, bytes.toByteArray());
+
+        stamping.check(valid);
+
+        assertInvalid(stamping, Arrays.copyOf(valid, valid.length - 1), "truncated");
+        assertInvalid(stamping, Arrays.copyOf(valid, valid.length + 1), "");     // a trailing 0: a tag of field 0
+        assertInvalid(stamping, ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {(byte) 0x0F}), "");  // wire type 7
+        assertInvalid(stamping, ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {0x0C}), "end-group");
+    }
+
+    @Test
+    void shouldRefuseTheIdsOwnNumberUnderAnotherWireType() {
+        Stamping stamping = protobuf(OnExistingField.REJECT);     // int64 id = 2047: tag 2047 << 3
+        stamping.check(ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {(byte) 0xF8, 0x7F, 5}));    // varint 5
+
+        assertInvalid(stamping, ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {(byte) 0xFA, 0x7F, 1, 'x'}), "field 2047");
+        // keep: the message's own field of that name, a string, is no ID and stays as it is
+        Stamping kept = Stamping.protobuf(7, ProtobufEvolution.evolve(PROTO, new int[] {0}, "customer", 0, OnExistingField.KEEP), 8);
+        kept.check(ProtobufStampingTest.framed(7, new byte[] {0}, new byte[] {10, 1, 'x'}));
+    }
+
+    private static GenericRecord order() {
+        Schema schema = new Schema.Parser().parse(ORDER);
+        GenericRecord order = new GenericData.Record(schema);
+        order.put("customer", "Ann");
+        order.put("status", new GenericData.EnumSymbol(schema.getField("status").schema(), "PAID"));
+        order.put("note", "fragile");
+        order.put("lines", Arrays.asList(1L, -300L, Long.MAX_VALUE));
+        order.put("tags", java.util.Map.of("a", 1, "b", -2));
+        order.put("digest", new GenericData.Fixed(schema.getField("digest").schema(), new byte[] {1, 2}));
+        order.put("price", 9.5);
+        return order;
+    }
+
+    private static Stamping avro() {
+        return avro(ORDER);
+    }
+
+    private static Stamping avro(String schema) {
+        return Stamping.avro(schema, 7, AvroEvolution.evolve(schema, "id", OnExistingField.REJECT), "id", 8);
+    }
+
+    private static Stamping protobuf(OnExistingField onExisting) {
+        return Stamping.protobuf(7, ProtobufEvolution.evolve(PROTO, new int[] {0}, "id", 0, onExisting), 8);
+    }
+
+    private static void assertInvalid(Stamping stamping, byte[] value, String reason) {
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class, () -> stamping.check(value));
+        assertThat(refused).as("refused: " + Arrays.toString(value)).isNotNull();
+        assertThat(refused.code()).isEqualTo(Code.INVALID_VALUE);
+        assertThat(refused.getMessage()).contains(reason);
+    }
+}
