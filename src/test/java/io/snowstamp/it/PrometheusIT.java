@@ -94,8 +94,11 @@ class PrometheusIT extends OnSharedBroker {
                 assertThat(Http.get("http://" + admin + "/metrics").body()).contains("snowstamp_stall_restarts_total 0.0");
 
                 // the stall watch's restart cures it: the stall alert goes, and the restart's own warning comes
-                JsonNode after = await(() -> alerts(prometheus, null), a -> !names(a).contains(STALLED), 180,
-                        STALLED + " gone once the stall watch restarted the stream thread");
+                // (pending alerts count: a partition between two owners while the restart's rebalance runs is a pending
+                // SnowstampPartitionUnassigned for a moment, longer on a loaded machine)
+                JsonNode after = await(() -> alerts(prometheus, null),
+                        a -> !names(a).isEmpty() && names(a).stream().allMatch("SnowstampStallRestarts"::equals), 180,
+                        STALLED + " gone once the stall watch restarted the stream thread, and nothing but its restart's warning");
                 assertThat(names(after)).containsOnly("SnowstampStallRestarts");
                 long toResolved = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
                 System.out.printf("PrometheusIT: %d metric selectors of the rules and %d dashboard queries answered; %s firing %d s"
