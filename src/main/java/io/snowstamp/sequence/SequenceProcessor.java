@@ -158,6 +158,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         PartitionCheckpoint leased = restored.withNewLease(holder(), now, partitions, leases.highestEpoch(changelog));
         String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased);
         resumeInside = resume == null;
+        // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
+        int skipped = resumeInside || !tailScanned ? 0 : segmentStore.resumeAboveSegments(now);
         checkpoint = leased;
         if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
@@ -176,7 +178,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 restored.acquiredAt() == 0 ? "never" : Instant.ofEpochMilli(restored.acquiredAt()),
                 segmentStore.describe(scan, restored), raised.isEmpty() ? "none" : raised,
                 resumeInside ? "tags resume after their last number issued (" + advanced + " advanced by the tail)"
-                        : "tags resume above their reserved segments (" + resume + ")");
+                        : "tags resume above their reserved segments (" + resume + "; " + skipped + " recorded as issued up to"
+                                + " their segment's end)");
         if (tailScanned) {
             checkpointer = context.schedule(settings.checkpointInterval(), PunctuationType.WALL_CLOCK_TIME, ignored -> checkpoint());
         }
@@ -185,6 +188,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     @Override
     public void process(Record<byte[], byte[]> record) {
         if (lease.check()) {
+            raiseFromLease();
             rescanTail();
         }
         String tag = new String(record.key(), StandardCharsets.UTF_8);
@@ -215,6 +219,26 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         record.headers().add(IdHeader.ID, digits);
         byte[] value = plan == null ? envelope.value() : splicer.write(envelope.value(), plan, digits);
         context.forward(new Record<>(envelope.key(), new StampedValue(partition, value), record.timestamp(), record.headers()));
+    }
+
+    /**
+     * At the first number under a new lease: every segment another writer reserved after this task's restore ended and
+     * before its lease record was read by the lease reader by now, and the previous owner may number in it (a round of its
+     * own read past it before this lease showed) while its records are still on their way: every such tag is raised to
+     * the segment's end, so that it resumes above it.
+     */
+    private void raiseFromLease() {
+        Map<String, Long> covered = lease.coveredCounters();
+        if (covered.isEmpty()) {
+            return;
+        }
+        Map<String, String> raised = new TreeMap<>();
+        int advanced = segmentStore.raise(Map.copyOf(covered), clock.getAsLong(), raised, LOGGED_RAISES);
+        counters.clear();
+        if (advanced > 0) {
+            log.info("sequence partition {}: {} tags raised above the segments another holder reserved after the restore,"
+                    + " before lease epoch {} (raised: {})", partition, advanced, checkpoint.epoch(), raised.isEmpty() ? "none" : raised);
+        }
     }
 
     /**
