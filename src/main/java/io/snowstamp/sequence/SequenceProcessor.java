@@ -64,8 +64,9 @@ import java.util.function.LongSupplier;
  *
  * <p>No number of a segment leaves the task before the changelog acknowledged the segment's reservation
  * ({@link SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder
- * frozen or cut off with a reservation unsent issues nothing from it, so a new owner's last lease read sees every
- * segment the old one can still number in. The next segment is reserved when half of the current one is used, so
+ * frozen or cut off with a reservation unsent issues nothing from it, so every segment the old one can still number in
+ * lies before the new owner's lease record: restored, or read by the lease reader after the restore and raised at the
+ * first number ({@link #raiseFromLease}). The next segment is reserved when half of the current one is used, so
  * steady numbering does not wait (under exactly-once the reservation and its numbers commit together: nothing waits).
  */
 final class SequenceProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
