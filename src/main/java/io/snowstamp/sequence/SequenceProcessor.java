@@ -229,12 +229,20 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * the segment's end, so that it resumes above it.
      */
     private void raiseFromLease() {
-        Map<String, Long> covered = lease.coveredCounters();
-        if (covered.isEmpty()) {
+        // only a segment the store does not know: a write of a known one (this task's own raises at its start, the
+        // previous holder's issued before its marker) leaves the tag to the resume rule
+        Map<String, Long> unknown = new HashMap<>();
+        lease.coveredCounters().forEach((tag, maxId) -> {
+            TagSegment stored = segmentStore.segment(tag);
+            if (stored == null || stored.maxId() < maxId) {
+                unknown.put(tag, maxId);
+            }
+        });
+        if (unknown.isEmpty()) {
             return;
         }
         Map<String, String> raised = new TreeMap<>();
-        int advanced = segmentStore.raise(Map.copyOf(covered), clock.getAsLong(), raised, LOGGED_RAISES);
+        int advanced = segmentStore.raise(unknown, clock.getAsLong(), raised, LOGGED_RAISES);
         counters.clear();
         if (advanced > 0) {
             log.info("sequence partition {}: {} tags raised above the segments another holder reserved after the restore,"

@@ -471,6 +471,20 @@ class SequenceTopologyTest {
     }
 
     @Test
+    void shouldContinueWithoutAGapAfterACleanCloseWhenTheLeaseReaderReadAWriteOfAKnownSegment() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        stopReadingTheClose();
+        // a write of the segment the store holds, after the restore's end: this task's own raise by the tail, say
+        granted.reservedAfterRestore.put("order", 1010L);
+
+        start(config);
+
+        assertThat(pipe("order", 2)).containsExactly(1004L, 1005L);
+    }
+
+    @Test
     void shouldLetAMarkerVouchForNoNumberAnUncleanPredecessorMayStillSendForATagItsWriterNeverNumbered() {
         TestLeases granted = new TestLeases();
         leases = granted;
