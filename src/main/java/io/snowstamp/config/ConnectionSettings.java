@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -62,12 +63,32 @@ public record ConnectionSettings(String applicationId, String instanceId, Path s
             }
         });
         BootstrapServers.check(kafka.get("bootstrap.servers"));
+        checkAcks(kafka);
         return new ConnectionSettings(v.string(Keys.APPLICATION_ID),
                 v.isSet(Keys.INSTANCE_ID) ? v.string(Keys.INSTANCE_ID) : hostName(),
                 Path.of(v.string(Keys.STATE_DIR)),
                 v.choice(Keys.PROCESSING_GUARANTEE, Guarantee.class),
                 v.choice(Keys.PROFILE, Profile.class),
                 kafka);
+    }
+
+    /** The producer settings a stamper's {@code kafka.*} keys may give {@code acks} (Kafka Streams' and the plain clients'). */
+    private static final List<String> ACKS_KEYS = List.of("acks", "producer.acks");
+
+    /**
+     * Refuses {@code acks} other than {@code all}: a number may leave a task only once the changelog record that covers it
+     * was acknowledged and read past (design.md, "The ownership lease"); with {@code acks=0} a producer reports a write it
+     * never heard back about, so a reservation that may never reach the log would count as read back, and with
+     * {@code acks=1} an acknowledged reservation dies with its leader.
+     */
+    private static void checkAcks(Map<String, String> kafka) {
+        for (String key : ACKS_KEYS) {
+            String value = kafka.get(key);
+            if (value != null && !value.trim().equals("all") && !value.trim().equals("-1")) {
+                throw new ConfigException(Keys.KAFKA_PREFIX + key, value,
+                        "all (or -1, the same): a reservation counts only once every in-sync replica has it");
+            }
+        }
     }
 
     private static String hostName() {

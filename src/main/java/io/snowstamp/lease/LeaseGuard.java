@@ -6,6 +6,7 @@ import org.apache.kafka.streams.processor.TaskId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -220,6 +221,15 @@ public final class LeaseGuard {
      */
     public long highestCovered() {
         return lease == null ? -1 : lease.highestCovered();
+    }
+
+    /**
+     * Per counter of a store of many (a sequence tag): the highest value that another writer's changelog record between
+     * this task's restore and its own lease record covers ({@link PartitionLease#coveredCounters}; empty without a lease).
+     * A task raises each counter above it when its first check passes, as {@link #highestCovered} for the one counter.
+     */
+    public Map<String, Long> coveredCounters() {
+        return lease == null ? Map.of() : lease.coveredCounters();
     }
 
     /**

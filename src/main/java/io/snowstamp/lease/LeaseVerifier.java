@@ -142,13 +142,16 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         if (!codecs.containsKey(changelog.topic())) {
             throw new IllegalArgumentException("no lease codec for " + changelog.topic());
         }
-        Long restoreEnd = restoreAgain ? restoreEnds.get(changelog) : Long.valueOf(PartitionLease.NO_RESTORE_CHECK);
+        Long restoreEnd = restoreEnds.get(changelog);
         if (restoreEnd == null) {
-            log.warn("{}: the restore of {} was not reported; only writes after this task's own lease record are checked",
-                    name, changelog);
+            log.warn("{}: the restore of {} was not reported; {}", name, changelog, restoreAgain
+                    ? "only writes after this task's own lease record are checked"
+                    : "every record before this task's own lease record counts as read after the restore");
         }
-        PartitionLease lease = new PartitionLease(changelog.partition(), mine,
-                restoreEnd == null ? PartitionLease.RESTORE_END_UNKNOWN : restoreEnd, TERM.toNanos(), TAKEOVER_WAIT_NANOS);
+        long checkFrom = !restoreAgain ? PartitionLease.NO_RESTORE_CHECK
+                : restoreEnd == null ? PartitionLease.RESTORE_END_UNKNOWN : restoreEnd;
+        PartitionLease lease = new PartitionLease(changelog.partition(), mine, checkFrom, restoreEnd == null ? 0 : restoreEnd,
+                TERM.toNanos(), TAKEOVER_WAIT_NANOS);
         producer.send(new ProducerRecord<>(changelog.topic(), changelog.partition(), key, value), (metadata, error) -> {
             if (error != null) {
                 log.warn("{}: the lease record could not be written to {}: {}; the task waits, then gives the partition back",
@@ -270,7 +273,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
                 PartitionLease lease = readFor.get(tp);
                 if (lease != null) {
                     LeaseMark mark = mark(record);
-                    lease.observe(record.offset(), mark, covered(record));
+                    lease.observe(record.offset(), mark, covered(record), counter(record));
                     if (mark != null) {
                         highestEpochs.merge(tp, mark.epoch(), Math::max);
                     }
@@ -371,6 +374,14 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             return codecs.get(record.topic()).covered(record.key(), record.value());
         } catch (RuntimeException e) {
             return -1;      // mark() has said so
+        }
+    }
+
+    private String counter(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            return codecs.get(record.topic()).counter(record.key(), record.value());
+        } catch (RuntimeException e) {
+            return null;    // mark() has said so
         }
     }
 

@@ -1,5 +1,9 @@
 package io.snowstamp.lease;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
  * One task's lease on one partition: what the changelog says about who owns the partition, and
  * whether the task may issue an ID now. Pure (times are {@link System#nanoTime()} values passed in);
@@ -49,6 +53,7 @@ public final class PartitionLease {
     private final int partition;
     private final LeaseMark mine;
     private final long restoreEnd;
+    private final long countersFrom;
     private final long termNanos;
     private final long takeoverWaitNanos;
 
@@ -59,6 +64,8 @@ public final class PartitionLease {
     /** Offset of this task's own first lease record read back (-1: not read yet); the foreign-write check's start when the restore end is unknown. */
     private long ownOffset = -1;
     private volatile long highestCovered = -1;
+    /** Per counter of a store of many: the highest covered by another writer's record in {@code [countersFrom, ownOffset)}. */
+    private final Map<String, Long> coveredCounters = new ConcurrentHashMap<>();
     private volatile long foreignOffset = -1;
     private volatile LeaseMark foreign;
     private volatile LeaseMark lostTo;
@@ -76,12 +83,21 @@ public final class PartitionLease {
      * @param takeoverWaitNanos how long a new lease waits out the previous owner's last term (at least the term)
      */
     public PartitionLease(int partition, LeaseMark mine, long restoreEnd, long termNanos, long takeoverWaitNanos) {
+        this(partition, mine, restoreEnd, 0, termNanos, takeoverWaitNanos);
+    }
+
+    /**
+     * @param countersFrom the first changelog offset the task's restore did not read, whatever {@code restoreEnd} says
+     *                     (0 when unknown): where the per-counter covered values start ({@link #coveredCounters})
+     */
+    public PartitionLease(int partition, LeaseMark mine, long restoreEnd, long countersFrom, long termNanos, long takeoverWaitNanos) {
         if (takeoverWaitNanos < termNanos) {
             throw new IllegalArgumentException("the takeover wait must cover the term: " + takeoverWaitNanos + " < " + termNanos);
         }
         this.partition = partition;
         this.mine = mine;
         this.restoreEnd = restoreEnd;
+        this.countersFrom = countersFrom;
         this.termNanos = termNanos;
         this.takeoverWaitNanos = takeoverWaitNanos;
     }
@@ -104,7 +120,21 @@ public final class PartitionLease {
      * which proves that IDs up to {@code covered} may have been issued (-1: none).
      */
     void observe(long offset, LeaseMark mark, long covered) {
-        if (covered > highestCovered && !mine.equals(mark)) {
+        observe(offset, mark, covered, null);
+    }
+
+    /**
+     * Verifier: one changelog record of the partition, in log order from the start, which proves that numbers of
+     * {@code counter} up to {@code covered} may have been issued (null counter: the partition's one counter). A counter's
+     * value counts only between the restore's end and this task's own lease record: the restore gave what lies before,
+     * and a previous owner issues nothing from a record after that lease record (it reads that lease first and stops).
+     */
+    void observe(long offset, LeaseMark mark, long covered, String counter) {
+        if (counter != null) {
+            if (covered >= 0 && offset >= countersFrom && ownOffset < 0 && !mine.equals(mark)) {
+                coveredCounters.merge(counter, covered, Math::max);
+            }
+        } else if (covered > highestCovered && !mine.equals(mark)) {
             highestCovered = covered;   // this task's own records (its lease, its reservations) prove nothing about others
         }
         if (mark != null && mark.epoch() > maxEpoch) {
@@ -206,6 +236,16 @@ public final class PartitionLease {
      */
     public long highestCovered() {
         return highestCovered;
+    }
+
+    /**
+     * Per counter of a store of many (a sequence tag), the highest value another writer's record between the restore's
+     * end and this task's own lease record covers. Read at a task's first permission, it holds every reservation the
+     * previous owner may still number in that the restore did not give (design.md, "Sequence numbers: why two owners
+     * never forward the same number"). Unmodifiable, live.
+     */
+    public Map<String, Long> coveredCounters() {
+        return Collections.unmodifiableMap(coveredCounters);
     }
 
     /**

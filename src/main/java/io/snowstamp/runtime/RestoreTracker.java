@@ -2,6 +2,7 @@ package io.snowstamp.runtime;
 
 import io.snowstamp.lease.LeaseVerifier;
 import io.snowstamp.resume.TailPrefetch;
+import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.stream.EarlyLeases;
 import io.snowstamp.stream.Names;
 import org.apache.kafka.common.TopicPartition;
@@ -63,7 +64,7 @@ public final class RestoreTracker implements StateRestoreListener {
             early.fenceHoldersOf(changelog);
         }
         LeaseVerifier verifier = leases;
-        if (verifier != null && Names.STORE.equals(store)) {
+        if (verifier != null && (Names.STORE.equals(store) || SequenceNames.STORE.equals(store))) {
             verifier.restoreStarted(changelog, endingOffset);
         }
         if (Names.STORE.equals(store)) {

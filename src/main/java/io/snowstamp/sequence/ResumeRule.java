@@ -21,7 +21,10 @@ final class ResumeRule {
      *       and the transaction aborts): read_committed consumers never see those numbers, and this task may issue them;
      *   <li>at-least-once, after the previous holder's clean-close marker ({@link SequenceProcessor#close}): the marker
      *       follows the {@code issued} of every tag that holder advanced, so resuming after {@code issued} is above every
-     *       number it issued, whether or not its records have reached the log yet. Trusted only when the marker is the
+     *       number it issued, whether or not its records have reached the log yet; and above every number an earlier
+     *       holder may still send: a holder that resumed above its predecessor's segments recorded {@code issued = maxId}
+     *       for every tag at its start ({@link SegmentStore#resumeAboveSegments}), numbered or not, and a segment another
+     *       holder reserved after its restore was raised the same way at its first number. Trusted only when the marker is the
      *       newest lease there is: this task's epoch is the one right above it (no lease was taken since, as far as this
      *       instance read), and the lease's first check makes sure no other task took that epoch before this one.
      * </ul>

@@ -55,26 +55,61 @@ final class SegmentStore {
      * @return how many tags the tail advanced
      */
     int raiseFromTail(SequenceTail.Scan scan, long now, Map<String, String> raised, int logged) {
-        List<String> tags = new ArrayList<>(scan.highest().keySet());
+        return raise(scan.highest(), now, raised, logged);
+    }
+
+    /**
+     * Makes the store cover, per tag, a number that may have been issued: its {@code issued} is raised to it, and its
+     * {@code maxId} too when the store does not know that number at all. For the numbers found in the output tail
+     * ({@link #raiseFromTail}), and for the segments another writer reserved after the restore, before this task's lease
+     * record (the lease reader's read, {@link io.snowstamp.lease.LeaseGuard#coveredCounters}): the previous owner may
+     * number in those, and their records may still be on their way.
+     *
+     * @param highest per tag, the number
+     * @return how many tags advanced
+     */
+    int raise(Map<String, Long> highest, long now, Map<String, String> raised, int logged) {
+        List<String> tags = new ArrayList<>(highest.keySet());
         tags.sort(null);
         int advanced = 0;
         for (String tag : tags) {
-            long highest = scan.highest().get(tag);
+            long number = highest.get(tag);
             TagSegment stored = segment(tag);
-            if (stored == null || stored.maxId() < highest) {
+            if (stored == null || stored.maxId() < number) {
                 // segmentStart -1, step 0: this maxId was found, not reserved
-                store.put(tag, new TagSegment(highest, highest, -1, 0, stored == null ? 0 : stored.revision(), now));
+                store.put(tag, new TagSegment(number, number, -1, 0, stored == null ? 0 : stored.revision(), now));
                 if (raised.size() < logged) {
-                    raised.put(tag, (stored == null ? "none" : Long.toString(stored.maxId())) + " -> " + highest);
+                    raised.put(tag, (stored == null ? "none" : Long.toString(stored.maxId())) + " -> " + number);
                 }
-            } else if (stored.issued() < highest) {
-                store.put(tag, stored.withIssued(highest, now));
+            } else if (stored.issued() < number) {
+                store.put(tag, stored.withIssued(number, now));
             } else {
                 continue;
             }
             advanced++;
         }
         return advanced;
+    }
+
+    /**
+     * Records the resume above the reserved segments that a start without the previous holder's clean-close marker
+     * makes: {@code issued} becomes {@code maxId} for every tag, so that this holder's own marker, trusted by the next
+     * one, vouches for no number the unclean predecessor may still send — also for the tags this holder never numbers.
+     *
+     * @return how many tags were written
+     */
+    int resumeAboveSegments(long now) {
+        List<Map.Entry<String, TagSegment>> below = new ArrayList<>();
+        try (var all = store.all()) {
+            while (all.hasNext()) {
+                var entry = all.next();
+                if (entry.value instanceof TagSegment segment && segment.issued() < segment.maxId()) {
+                    below.add(Map.entry(entry.key, segment));
+                }
+            }
+        }
+        below.forEach(entry -> store.put(entry.getKey(), entry.getValue().withIssued(entry.getValue().maxId(), now)));
+        return below.size();
     }
 
     /** One line: the tags in the store, and what the tail scan read. */

@@ -65,8 +65,9 @@ import java.util.function.LongSupplier;
  *
  * <p>No number of a segment leaves the task before the changelog acknowledged the segment's reservation
  * ({@link SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder
- * frozen or cut off with a reservation unsent issues nothing from it, so a new owner's last lease read sees every
- * segment the old one can still number in. The next segment is reserved when half of the current one is used, so
+ * frozen or cut off with a reservation unsent issues nothing from it, so every segment the old one can still number in
+ * lies before the new owner's lease record: restored, or read by the lease reader after the restore and raised at the
+ * first number ({@link #raiseFromLease}). The next segment is reserved when half of the current one is used, so
  * steady numbering does not wait (under exactly-once the reservation and its numbers commit together: nothing waits).
  */
 final class SequenceProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
@@ -190,6 +191,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         PartitionCheckpoint leased = restored.withNewLease(holder(), now, partitions, leases.highestEpoch(changelog));
         String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased);
         resumeInside = resume == null;
+        // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
+        int skipped = resumeInside || !tailScanned ? 0 : segmentStore.resumeAboveSegments(now);
         checkpoint = leased;
         if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
@@ -208,7 +211,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 restored.acquiredAt() == 0 ? "never" : Instant.ofEpochMilli(restored.acquiredAt()),
                 segmentStore.describe(scan, restored), raised.isEmpty() ? "none" : raised,
                 resumeInside ? "tags resume after their last number issued (" + advanced + " advanced by the tail)"
-                        : "tags resume above their reserved segments (" + resume + ")");
+                        : "tags resume above their reserved segments (" + resume + "; " + skipped + " recorded as issued up to"
+                                + " their segment's end)");
         if (tailScanned) {
             checkpointer = context.schedule(settings.checkpointInterval(), PunctuationType.WALL_CLOCK_TIME, ignored -> checkpoint());
         }
@@ -217,6 +221,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     @Override
     public void process(Record<byte[], byte[]> record) {
         if (lease.check()) {
+            raiseFromLease();
             rescanTail();
         }
         String tag = new String(record.key(), StandardCharsets.UTF_8);
@@ -268,6 +273,34 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     private static boolean advanced(Counter counter) {
         return counter.written != null && counter.last > counter.written.issued();
+    }
+
+    /**
+     * At the first number under a new lease: every segment another writer reserved after this task's restore ended and
+     * before its lease record was read by the lease reader by now, and the previous owner may number in it (a round of its
+     * own read past it before this lease showed) while its records are still on their way: every such tag is raised to
+     * the segment's end, so that it resumes above it.
+     */
+    private void raiseFromLease() {
+        // only a segment the store does not know: a write of a known one (this task's own raises at its start, the
+        // previous holder's issued before its marker) leaves the tag to the resume rule
+        Map<String, Long> unknown = new HashMap<>();
+        lease.coveredCounters().forEach((tag, maxId) -> {
+            TagSegment stored = segmentStore.segment(tag);
+            if (stored == null || stored.maxId() < maxId) {
+                unknown.put(tag, maxId);
+            }
+        });
+        if (unknown.isEmpty()) {
+            return;
+        }
+        Map<String, String> raised = new TreeMap<>();
+        int advanced = segmentStore.raise(unknown, clock.getAsLong(), raised, LOGGED_RAISES);
+        counters.clear();
+        if (advanced > 0) {
+            log.info("sequence partition {}: {} tags raised above the segments another holder reserved after the restore,"
+                    + " before lease epoch {} (raised: {})", partition, advanced, checkpoint.epoch(), raised.isEmpty() ? "none" : raised);
+        }
     }
 
     /**

@@ -114,15 +114,35 @@ public final class SequenceTopology {
         return builder.build();
     }
 
-    /** How the segments changelog's records name their lease: the partition checkpoint does; a tag's segment names none. */
+    /**
+     * How the segments changelog's records name their lease (the partition checkpoint does; a tag's segment names none),
+     * and what a tag's segment proves may have been issued: numbers of its tag up to its {@code maxId}.
+     */
     public static LeaseCodec leaseCodec() {
         SequenceStateSerde serde = new SequenceStateSerde();
-        return (key, value) -> {
-            if (key == null || !SequenceState.CHECKPOINT_KEY.equals(new String(key, StandardCharsets.UTF_8))) {
-                return null;
+        return new LeaseCodec() {
+            @Override
+            public LeaseMark read(byte[] key, byte[] value) {
+                if (key == null || isTag(key)) {
+                    return null;
+                }
+                SequenceState.PartitionCheckpoint checkpoint = (SequenceState.PartitionCheckpoint) serde.deserialize(null, value);
+                return new LeaseMark(checkpoint.epoch(), checkpoint.holder());
             }
-            SequenceState.PartitionCheckpoint checkpoint = (SequenceState.PartitionCheckpoint) serde.deserialize(null, value);
-            return new LeaseMark(checkpoint.epoch(), checkpoint.holder());
+
+            @Override
+            public long covered(byte[] key, byte[] value) {
+                return isTag(key) && serde.deserialize(null, value) instanceof SequenceState.TagSegment segment ? segment.maxId() : -1;
+            }
+
+            @Override
+            public String counter(byte[] key, byte[] value) {
+                return isTag(key) ? new String(key, StandardCharsets.UTF_8) : null;
+            }
+
+            private boolean isTag(byte[] key) {
+                return key != null && !SequenceState.CHECKPOINT_KEY.equals(new String(key, StandardCharsets.UTF_8));
+            }
         };
     }
 

@@ -47,6 +47,13 @@ class UsageErrorsTest {
     }
 
     @Test
+    void shouldRefuseProducerAcksOtherThanAllInOneLineWithExitTwo() {
+        assertThat(usageError("run", "--set", "kafka.acks=0").err())
+                .contains("kafka.acks=0 is invalid: accepted all (or -1, the same)", "(from --set)");
+        assertThat(usageError("run", "--set", "kafka.producer.acks=1").err()).contains("kafka.producer.acks=1 is invalid");
+    }
+
+    @Test
     void shouldNameAMissingFileGivenOnTheCommandLine() {
         assertThat(usageError("produce", "--file", "/no/such/file").err()).contains("--file=/no/such/file is invalid: the file does not exist");
         assertThat(usageError("changelog", "import", "--file", "/no/such/file").err()).contains("--file=/no/such/file");

@@ -133,6 +133,21 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldRefuseProducerAcksOtherThanAll() throws IOException {
+        for (String key : java.util.List.of("kafka.acks", "kafka.producer.acks")) {
+            for (String value : java.util.List.of("0", "1")) {
+                Path file = file("instance.id=a", key + "=" + value);
+
+                assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of()))
+                        .isInstanceOf(ConfigException.class)
+                        .hasMessageStartingWith(key + "=" + value + " is invalid: accepted all (or -1, the same)");
+            }
+        }
+        assertThat(ConfigLoader.load(file("instance.id=a", "kafka.acks=all", "kafka.producer.acks=-1"), Map.of(), Map.of())
+                .connection().kafka()).containsEntry("acks", "all");
+    }
+
+    @Test
     void shouldRefuseAnUnknownEnvironmentVariableNamingIt() throws IOException {
         Path file = file("instance.id=a");
 

@@ -12,6 +12,11 @@ public final class LeaseRounds {
         lease.observe(offset, mark, covered);
     }
 
+    /** A record that proves numbers of {@code counter} (a sequence tag) up to {@code covered} may have been issued. */
+    public static void observe(PartitionLease lease, long offset, LeaseMark mark, long covered, String counter) {
+        lease.observe(offset, mark, covered, counter);
+    }
+
     /** A round that read the partition up to {@code end} (exclusive). */
     public static void confirmed(PartitionLease lease, long sendNanos, long receivedNanos, long end) {
         lease.confirmed(sendNanos, receivedNanos, end);

@@ -3,6 +3,7 @@ package io.snowstamp.lease;
 import io.snowstamp.lease.PartitionLease.Verdict;
 import org.junit.jupiter.api.Test;
 
+import java.util.Map;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -180,6 +181,22 @@ class PartitionLeaseTest {
             }
             assertThat(lastOldIssue).as("run %d", run).isLessThan(firstNewIssue);
         }
+    }
+
+    @Test
+    void shouldCoverEachCounterWithWhatOthersWroteBetweenTheRestoreAndItsOwnLeaseRecord() {
+        PartitionLease lease = new PartitionLease(0, NEW, PartitionLease.NO_RESTORE_CHECK, 10, TERM, WAIT);
+        lease.observe(9, null, 1010, "order");      // restored: the store holds it
+        lease.observe(10, null, 1020, "order");     // the old owner's reservation after the restore: it may number in it
+        lease.observe(11, null, 2005, "invoice");
+        lease.observe(12, null, 1015, "order");     // a lower value never lowers a counter
+        lease.observe(13, OLD);
+        lease.observe(14, NEW);
+        lease.observe(15, null, 1030, "order");     // after this lease: the old owner read the lease first and stopped
+        lease.observe(16, null, 3000, "refund");
+
+        assertThat(lease.coveredCounters()).containsOnly(Map.entry("order", 1020L), Map.entry("invoice", 2005L));
+        assertThat(lease.highestCovered()).as("the one counter is another").isEqualTo(-1);
     }
 
     private static PartitionLease permitted(LeaseMark mine) {

@@ -27,6 +27,25 @@ class SequenceFormatsTest {
         return HexFormat.of().formatHex(bytes);
     }
 
+    // ---- what the lease reader reads in the segments changelog
+
+    @Test
+    void shouldReadTheLeaseFromTheCheckpointAndWhatASegmentCoversFromItsTag() {
+        io.snowstamp.lease.LeaseCodec codec = SequenceTopology.leaseCodec();
+        byte[] checkpointKey = SequenceState.CHECKPOINT_KEY.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] checkpoint = STATES.serialize(null, new PartitionCheckpoint(4, 10, 7, "host-a/t1", 1, 2));
+        byte[] orderKey = "order".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] segment = STATES.serialize(null, new TagSegment(1020, 1010, 1011, 10, 1, 3));
+
+        assertThat(codec.read(checkpointKey, checkpoint)).isEqualTo(new io.snowstamp.lease.LeaseMark(7, "host-a/t1"));
+        assertThat(codec.counter(checkpointKey, checkpoint)).isNull();
+        assertThat(codec.covered(checkpointKey, checkpoint)).isEqualTo(-1);
+        assertThat(codec.read(orderKey, segment)).isNull();
+        assertThat(codec.counter(orderKey, segment)).isEqualTo("order");
+        assertThat(codec.covered(orderKey, segment)).as("the segment's end: its holder may number up to it").isEqualTo(1020);
+        assertThat(codec.read(null, segment)).isNull();
+    }
+
     // ---- tag definitions
 
     @Test

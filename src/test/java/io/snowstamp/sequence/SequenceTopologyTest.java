@@ -112,6 +112,8 @@ class SequenceTopologyTest {
     static final class TestLeases implements io.snowstamp.lease.Leases {
         private static final long TERM = Duration.ofHours(1).toNanos();
         long highestEpoch = -1;
+        /** Per tag, the end of a segment another holder reserved after the next start's restore, before its lease record. */
+        final Map<String, Long> reservedAfterRestore = new HashMap<>();
         private io.snowstamp.lease.PartitionLease newest;
         private final io.snowstamp.lease.Ticker ticker;
 
@@ -130,7 +132,8 @@ class SequenceTopologyTest {
                                                   byte[] key, byte[] value, String name, boolean restoreAgain) {
             newest = new io.snowstamp.lease.PartitionLease(changelog.partition(), mine, io.snowstamp.lease.PartitionLease.NO_RESTORE_CHECK,
                     TERM, TERM);
-            io.snowstamp.lease.LeaseRounds.observe(newest, 0, mine, -1);
+            reservedAfterRestore.forEach((tag, maxId) -> io.snowstamp.lease.LeaseRounds.observe(newest, 0, null, maxId, tag));
+            io.snowstamp.lease.LeaseRounds.observe(newest, 1, mine, -1);
             long now = ticker.nanoTime();
             io.snowstamp.lease.LeaseRounds.confirmed(newest, now, now);
             io.snowstamp.lease.LeaseRounds.confirmed(newest, now + TERM, now + TERM);     // the takeover wait is over
@@ -144,7 +147,7 @@ class SequenceTopologyTest {
 
         /** Another task took a newer lease: the holder must not write any more (a task cut off while the group moved on). */
         void loseNewest() {
-            io.snowstamp.lease.LeaseRounds.observe(newest, 1, new io.snowstamp.lease.LeaseMark(newest.mine().epoch() + 1, "other"), -1);
+            io.snowstamp.lease.LeaseRounds.observe(newest, 2, new io.snowstamp.lease.LeaseMark(newest.mine().epoch() + 1, "other"), -1);
         }
     }
 
@@ -447,6 +450,76 @@ class SequenceTopologyTest {
         start(config);
 
         assertThat(pipe("order", 1)).as("1004..1010 may still be on their way from the old holder: skipped").containsExactly(1011L);
+    }
+
+    @Test
+    void shouldResumeAboveASegmentThePreviousHolderReservedAfterTheRestoreUnderAtLeastOnce() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        granted.loseNewest();
+        stopReadingTheClose();
+        // the old holder went on (a pause, then its lease reader behind): it reserved 1011..1020 after the next holder's
+        // restore read up to its end, a round of its own read past that reservation before the next lease record landed,
+        // and it numbered up to 1013; those records are still on their way (the output partition's leader unreachable)
+        granted.reservedAfterRestore.put("order", 1020L);
+
+        start(config);
+
+        assertThat(pipe("order", 3)).as("1011..1020 may still land from the old holder: skipped")
+                .containsExactly(1021L, 1022L, 1023L);
+    }
+
+    @Test
+    void shouldContinueWithoutAGapAfterACleanCloseWhenTheLeaseReaderReadAWriteOfAKnownSegment() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        stopReadingTheClose();
+        // a write of the segment the store holds, after the restore's end: this task's own raise by the tail, say
+        granted.reservedAfterRestore.put("order", 1010L);
+
+        start(config);
+
+        assertThat(pipe("order", 2)).containsExactly(1004L, 1005L);
+    }
+
+    @Test
+    void shouldLetAMarkerVouchForNoNumberAnUncleanPredecessorMayStillSendForATagItsWriterNeverNumbered() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        pipeUnread("order", 2);                 // 1004, 1005: the old holder's, still on their way
+        granted.loseNewest();
+        assertThat(restartLosingUnread(config)).as("no marker: the lease was lost").containsExactly(1004L, 1005L);
+        // the holder after it resumed above the segment, and closes cleanly before its first record
+        assertThat(stopReadingTheClose()).extracting(record -> record.value() instanceof PartitionCheckpoint c && c.closed())
+                .endsWith(true);
+
+        start(config);
+
+        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).epoch()).as("right above the marker's")
+                .isEqualTo(3);
+        assertThat(pipe("order", 1)).as("the marker carries the resume above 1001..1010 its writer made").containsExactly(1011L);
+    }
+
+    @Test
+    void shouldLetAMarkerVouchForNoNumberAnUncleanPredecessorMayStillSendWhenItsWriterNumberedOtherTags() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        create("refund", 1, 10);
+        assertThat(pipe("refund", 1)).containsExactly(1L);
+        pipeUnread("order", 2);
+        granted.loseNewest();
+        restartLosingUnread(config);
+        assertThat(pipe("refund", 1)).as("above the skipped segment of refund").containsExactly(11L);
+        stopReadingTheClose();
+
+        start(config);
+
+        assertThat(pipe("refund", 1)).containsExactly(12L);
+        assertThat(pipe("order", 1)).containsExactly(1011L);
     }
 
     @Test

@@ -39,7 +39,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * It asserts that the old owner's last ID is below the new owner's first (so the two owners' IDs are disjoint whatever
  * their clocks), and that each owner's IDs increase. Mutating {@link Issuer} shows it can fail: without the wait for an
  * acknowledged reservation, or without the check after the ID, some schedules forward an old owner's ID above the new
- * owner's first (a handful of the 400; the schedules are the same on every run, seeded by their number). A second run
+ * owner's first (a handful of the 400; the schedules are the same on every run, seeded by their number); without
+ * {@code resumeAbove(highestCovered)} in {@link Issuer}, one does (its new owner restores again after a late write of the
+ * old owner, finds its own record the newest, and its wall clock is seconds behind: it issues only after 8 s, hence
+ * {@link #HORIZON}). A longer horizon only adds events after the shorter one's end, so a schedule that fails at one
+ * horizon fails at every longer one. A second run
  * sends the old owner's lease rounds, from shortly before the handover, to a changelog leader that was replaced without
  * knowing it; without the rule that a reservation covers IDs only once a confirming round read past it
  * ({@link ReadPastAcks}), a few dozen of its schedules fail. The changelog is a list of records; a restore reads its newest
@@ -53,6 +57,12 @@ class TwoOwnersModelTest {
     private static final long BASE_WALL_MILLIS = 1_800_000_000_000L;
     private static final long RESERVATION_UNITS = 1_000;    // id.reservation=1s in 1 ms units
     private static final int SCHEDULES = 400;
+    /**
+     * How long each schedule runs. Long enough for a new owner that found the partition's newest record to be its own
+     * (restored again after a late write of the old owner) to issue: at 8 s the schedule that needs
+     * {@code resumeAbove(highestCovered)} ended before its new owner's first ID.
+     */
+    private static final long HORIZON = 14 * SECOND;
 
     /** One record of the partition's changelog: a worker state, reduced to what the lease and the resume read. */
     private record Written(LeaseMark mark, long covered) {
@@ -179,7 +189,7 @@ class TwoOwnersModelTest {
                 old.deposed = true;
             });
         }
-        world.runUntil(8 * SECOND);
+        world.runUntil(HORIZON);
         return new Result(old.forwarded, next.forwarded);
     }
 
