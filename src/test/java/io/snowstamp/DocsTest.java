@@ -7,9 +7,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,6 +47,39 @@ class DocsTest {
     @Test
     void shouldKeepTheReadmeAFrontDoor() throws Exception {
         assertThat(Files.readAllLines(README)).as("README.md lines: longer material belongs in src/site/markdown/").hasSizeLessThan(250);
+    }
+
+    /** A test class named in a table, with the method after {@code #} if one is named. */
+    private static final Pattern NAMED_TEST = Pattern.compile("`([A-Z][A-Za-z0-9]*(?:Test|IT))(?:#([A-Za-z0-9_]+))?`");
+
+    /** The promise tables name the tests behind each promise: every one named must exist. */
+    @Test
+    void shouldNameOnlyTestsThatExistInThePromiseTables() throws Exception {
+        Map<String, Path> sources = new HashMap<>();
+        try (Stream<Path> files = Files.walk(Path.of("src/test/java"))) {
+            files.filter(f -> f.toString().endsWith(".java"))
+                    .forEach(f -> sources.put(f.getFileName().toString().replace(".java", ""), f));
+        }
+        List<String> missing = new ArrayList<>();
+        int named = 0;
+        for (String[] table : new String[][] {{"design.md", "## Guarantee by guarantee"}, {"development.md", "## Promise by promise"}}) {
+            String section = Files.readString(SITE.resolve(table[0])).split(Pattern.quote(table[1] + "\n"))[1].split("\n## ")[0];
+            for (String row : section.lines().filter(line -> line.startsWith("| ")).toList()) {
+                String tests = row.substring(row.lastIndexOf(" | ") + 3);
+                Matcher test = NAMED_TEST.matcher(tests);
+                while (test.find()) {
+                    named++;
+                    Path source = sources.get(test.group(1));
+                    if (source == null) {
+                        missing.add(table[0] + ": no test class " + test.group(1));
+                    } else if (test.group(2) != null && !Files.readString(source).contains(" " + test.group(2) + "(")) {
+                        missing.add(table[0] + ": no method " + test.group(2) + " in " + test.group(1));
+                    }
+                }
+            }
+        }
+        assertThat(named).as("tests named in the tables").isGreaterThan(20);
+        assertThat(missing).isEmpty();
     }
 
     @Test

@@ -14,7 +14,8 @@ import java.nio.charset.StandardCharsets;
  * definition (both formats: {@code stamp.header-format}). A layer below {@code stream}, {@code sequence}, {@code recovery},
  * {@code verify} and {@code cli}.
  *
- * <p>{@link #parse} is strict: empty input, a sign, any byte but {@code 0-9}, or a value above
+ * <p>{@link #parse} is strict, it takes exactly what {@link #ascii} writes: empty input, a sign, any byte but
+ * {@code 0-9}, a leading zero (padding: {@code 007}; {@code 0} alone is zero), or a value above
  * {@link Long#MAX_VALUE} is refused with {@link MalformedIdHeaderException}. Readers that treat such
  * a record as "not stamped" catch it at their call site, where that decision belongs.
  */
@@ -57,7 +58,7 @@ public final class IdHeader {
      * The value of a {@code snowstamp-id} header.
      *
      * @throws MalformedIdHeaderException when {@code header} is null, empty, holds anything but ASCII
-     *                                    digits, or exceeds {@link Long#MAX_VALUE}
+     *                                    digits, starts with a padding zero, or exceeds {@link Long#MAX_VALUE}
      */
     public static long parse(byte[] header) {
         if (header == null) {
@@ -71,8 +72,8 @@ public final class IdHeader {
      * The decimal number in {@code text[from, to)}, with the rules of {@link #parse(byte[])}: for
      * headers already decoded to text, and for the numeric fields of {@code snowstamp-src}.
      *
-     * @throws MalformedIdHeaderException when the range is empty, holds anything but ASCII digits, or
-     *                                    exceeds {@link Long#MAX_VALUE}
+     * @throws MalformedIdHeaderException when the range is empty, holds anything but ASCII digits, starts
+     *                                    with a padding zero, or exceeds {@link Long#MAX_VALUE}
      */
     public static long parse(CharSequence text, int from, int to) {
         long value = digits(text, from, to);
@@ -87,10 +88,10 @@ public final class IdHeader {
         return parse(text, 0, text.length());
     }
 
-    /** -1 when not digits or too large: no exception inside the loop. */
+    /** -1 when not digits, padded or too large: no exception inside the loop. */
     private static long digits(CharSequence text, int from, int to) {
-        if (from >= to) {
-            return -1;
+        if (from >= to || text.charAt(from) == '0' && to - from > 1) {
+            return -1;      // the writer never pads: "007" is not what it wrote for 7
         }
         long value = 0;
         for (int i = from; i < to; i++) {
@@ -106,7 +107,7 @@ public final class IdHeader {
     private static MalformedIdHeaderException malformed(String text) {
         String shown = text.length() <= 40 ? text : text.substring(0, 40) + "...";
         return new MalformedIdHeaderException("snowstamp-id header \"" + shown
-                + "\" is not a decimal number; expected the digits 0-9 of a value from 0 to " + Long.MAX_VALUE);
+                + "\" is not a decimal number; expected the digits 0-9 of a value from 0 to " + Long.MAX_VALUE + ", without padding zeros");
     }
 
     /**

@@ -13,6 +13,9 @@ import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.PrometheusText;
 import io.snowstamp.testing.PrometheusText.Sample;
 import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,11 +52,19 @@ class AdminEndpointsIT extends OnSharedBroker {
     /** Topics and an application id no other test uses. */
     private record App(String id, String in, String out, String dlq) {
         static App create() throws Exception {
+            return create(4);
+        }
+
+        static App create(int partitions) throws Exception {
             App app = new App(TestBroker.unique("app"), TestBroker.unique("raw"), TestBroker.unique("stamped"), TestBroker.unique("dlq"));
-            broker.createTopic(app.in, 4);
-            broker.createTopic(app.out, 4);
+            broker.createTopic(app.in, partitions);
+            broker.createTopic(app.out, partitions);
             broker.createTopic(app.dlq, 1);
             return app;
+        }
+
+        String changelog() {
+            return id + "-worker-state-changelog";
         }
     }
 
@@ -76,12 +87,17 @@ class AdminEndpointsIT extends OnSharedBroker {
 
     /** @param groupProtocol Kafka Streams' {@code group.protocol}: {@code classic} (its 4.3 default) or {@code streams} (KIP-1071) */
     private Instance start(App app, String name, String groupProtocol) {
+        return start(app, name, groupProtocol, Map.of());
+    }
+
+    private Instance start(App app, String name, String groupProtocol, Map<String, String> more) {
         Map<String, String> settings = new TreeMap<>(Map.of(
                 "kafka.bootstrap.servers", broker.bootstrapServers(), "application.id", app.id,
                 "input.topic", app.in, "output.topic", app.out, "dlq.topic", app.dlq,
                 "state.dir", work.resolve("state").toString(), "instance.id", name, "admin.port", "0"));
         settings.put("kafka.group.protocol", groupProtocol);
         settings.put("id.worker-registry", "off");     // several applications with the default offset on one broker
+        settings.putAll(more);
         SnowstampConfig config = ConfigLoader.load(null, Map.of(), settings);
         StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
         AdminServer admin = AdminServer.start(config, runner, System::currentTimeMillis);
@@ -239,6 +255,102 @@ class AdminEndpointsIT extends OnSharedBroker {
             assertThat(fromB.get("partitions")).extracting(p -> p.get("partition").asInt()).containsExactly(0, 1, 2, 3);
             JsonNode localOnly = Http.get(a.url("/state?local=true")).json();
             assertThat(owners(localOnly)).containsExactly("admin-a");
+        }
+    }
+
+    /** operations.md: {@code /health/live} answers 503 with the reason once Kafka Streams died; here a refused layout change. */
+    @Test
+    void shouldAnswerLive503WithTheReasonOnceKafkaStreamsDied() throws Exception {
+        App app = App.create(1);
+        try (Instance first = start(app, "live-1")) {
+            awaitReady(first);
+            broker.produce(app.in, 0, 20);
+            assertThat(broker.consume(app.out, 20, Duration.ofSeconds(120))).hasSize(20);
+        }
+        try (Instance refused = start(app, "live-1", "classic", Map.of("id.preset", "sonyflake"))) {
+            Http.Response live = Http.await(refused.url("/health/live"), r -> r.status() != 200, 120);
+            assertThat(live.status()).as("%s", live).isEqualTo(503);
+            assertThat(live.json().get("status").asText()).isEqualTo("down");
+            assertThat(live.json().get("reason").asText())
+                    .contains("refusing to start because IDs of the new layout could equal IDs already issued");
+            assertThat(Http.get(refused.url("/health/ready")).status()).isEqualTo(503);
+        }
+    }
+
+    /**
+     * operations.md: {@code /health/ready} is 200 only once every task here has restored its state. The restore is made
+     * long on purpose (copies of each partition's newest state in its changelog, all read back before the task starts):
+     * every answer is 503 until then, and the first 200 comes after every partition's restore has ended.
+     */
+    @Test
+    void shouldAnswerReady503UntilEveryPartitionHasRestored() throws Exception {
+        App app = App.create(2);
+        try (Instance first = start(app, "restore-1")) {
+            awaitReady(first);
+            broker.produce(app.in, 0, 20);
+            assertThat(broker.consume(app.out, 20, Duration.ofSeconds(120))).hasSize(20);
+        }
+        int copies = 150_000;
+        copyNewestStates(app.changelog(), copies);
+        try (Instance second = start(app, "restore-1")) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            int notReady = 0;
+            Http.Response ready;
+            while ((ready = Http.get(second.url("/health/ready"))).status() != 200 && System.nanoTime() < deadline) {
+                assertThat(ready.status()).as("%s", ready).isEqualTo(503);
+                notReady++;
+                Thread.sleep(20);
+            }
+            assertThat(ready.status()).as("%s", ready).isEqualTo(200);
+            // the restores ended before the first 200: every partition's is complete, each with every copy read back
+            List<Sample> restored = PrometheusText.named(metrics(second), "snowstamp_restore_records");
+            assertThat(restored).as("restores ended when ready said 200").hasSize(2)
+                    .allSatisfy(s -> assertThat(s.value()).isGreaterThanOrEqualTo(copies));
+            assertThat(notReady).as("503 answers while restoring").isPositive();
+        }
+    }
+
+    /** operations.md: an instance with no partition (more instances than partitions) is ready: a healthy spare. */
+    @Test
+    void shouldAnswerReady200ForAnInstanceWithNoPartition() throws Exception {
+        App app = App.create(1);
+        try (Instance a = start(app, "spare-a"); Instance b = start(app, "spare-b")) {
+            // once the group settled, one holds the partition and the other none; both ready
+            JsonNode readyA = null;
+            JsonNode readyB = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (System.nanoTime() < deadline) {
+                Http.Response ra = Http.get(a.url("/health/ready"));
+                Http.Response rb = Http.get(b.url("/health/ready"));
+                if (ra.status() == 200 && rb.status() == 200 && ra.json().get("partitions").size() + rb.json().get("partitions").size() == 1) {
+                    readyA = ra.json();
+                    readyB = rb.json();
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            assertThat(readyA).as("both ready, one partition between them").isNotNull();
+            JsonNode spare = readyA.get("partitions").isEmpty() ? readyA : readyB;
+            assertThat(spare.get("status").asText()).isEqualTo("ready");
+            assertThat(spare.get("state").asText()).isEqualTo("RUNNING");
+            assertThat(spare.get("partitions")).isEmpty();
+        }
+    }
+
+    /** Appends {@code copies} copies of each changelog partition's newest record: a long restore, of valid states only. */
+    private static void copyNewestStates(String changelog, int copies) {
+        Map<Integer, ConsumerRecord<byte[], byte[]>> newest = new TreeMap<>();
+        for (ConsumerRecord<byte[], byte[]> record : broker.consume(changelog, Integer.MAX_VALUE, Duration.ofSeconds(5))) {
+            newest.put(record.partition(), record);
+        }
+        assertThat(newest).as("a state per partition in %s", changelog).hasSize(2);
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            for (int i = 0; i < copies; i++) {
+                for (ConsumerRecord<byte[], byte[]> record : newest.values()) {
+                    producer.send(new ProducerRecord<>(changelog, record.partition(), record.key(), record.value(), record.headers()));
+                }
+            }
+            producer.flush();
         }
     }
 

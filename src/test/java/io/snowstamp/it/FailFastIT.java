@@ -115,6 +115,27 @@ class FailFastIT extends OnSharedBroker {
         }
     }
 
+    /** README: input and output must have the same partition count; startup stops with a clear message otherwise. */
+    @Test
+    @Timeout(120)   // without the check, run would stamp on and never return
+    void shouldRefuseToStartWhenInputAndOutputPartitionCountsDiffer() throws Exception {
+        String in = TestBroker.unique("raw");
+        String out = TestBroker.unique("stamped");
+        String dlq = TestBroker.unique("dlq");
+        broker.createTopic(in, 2);
+        broker.createTopic(out, 3);
+        broker.createTopic(dlq, 1);
+
+        Cli.Result run = timed("run", "--bootstrap-servers", broker.bootstrapServers(), "--admin-port", "0",
+                "--state-dir", work.resolve("state").toString(), "--set", "input.topic=" + in, "--set", "output.topic=" + out,
+                "--set", "dlq.topic=" + dlq, "--set", "id.worker-registry=off");
+
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
+        assertOneErrorLine(run.err(), run.toString());
+        assertThat(run.err()).as(run.toString()).contains("input topic " + in + " has 2 partitions but output topic " + out
+                + " has 3: they must be equal");
+    }
+
     @Test
     void shouldKeepTheClientsRetryNoiseOffTheConsole() throws Exception {
         String address = refusedAddress();

@@ -235,4 +235,30 @@ class SecuredClusterIT {
             assertThat(failure.getMessage()).contains("miss-out").containsIgnoringCase("authoriz");
         }
     }
+
+    /**
+     * operations.md: the transactional-id ACL is not optional under exactly-once: Kafka Streams' own producers need it
+     * for their transactions, so without it the stamper stops with an authorization error (the predecessor fence, which
+     * needs the same ACL, never gets to warn about it).
+     */
+    @Test
+    void shouldStopWithAClearAuthorizationErrorWithoutTheTransactionalIdAcl() throws Exception {
+        String app = "secured-no-txn";
+        try (Admin admin = Admin.create(client(ADMIN_JAAS))) {
+            createTopics(admin, "txn-in", "txn-out", "txn-dlq");
+            List<AclBinding> acls = new ArrayList<>(documentedAcls("User:stamper", app, "txn-in", "txn-out", "txn-dlq"));
+            acls.removeIf(acl -> acl.pattern().resourceType() == ResourceType.TRANSACTIONAL_ID);
+            admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+        }
+        awaitAclsApplied("txn-in");
+        produce("txn-in", 10);
+        try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(),
+                stamperSettings(app, "txn-in", "txn-out", "txn-dlq")), System::currentTimeMillis)) {
+            runner.start();
+            Throwable failure = catchThrowable(() -> assertThat(runner.awaitTermination(Duration.ofSeconds(90)))
+                    .as("the stamper must stop, not hang").isTrue());
+            assertThat(failure).isInstanceOf(SnowstampException.class);
+            assertThat(failure.getMessage()).containsIgnoringCase("transactional").containsIgnoringCase("authoriz");
+        }
+    }
 }

@@ -53,6 +53,7 @@ class StallIT extends OnSharedBroker {
                     r -> r.status() == 503 && r.body().contains("stalledPartitions"), 60);
             assertThat(stalled.json().get("stalledPartitions").toString()).isEqualTo("[0]");
             assertThat(stalled.json().get("reason").asText()).contains("partition 0: " + PER_PARTITION + " records past the committed offset");
+            assertThat(Http.get(admin + "/health/live").status()).as("live stays up: the watch replaces the threads").isEqualTo(200);
 
             List<ConsumerRecord<byte[], byte[]>> out = broker.consume(topics.out(), 2 * PER_PARTITION, Duration.ofSeconds(90));
             assertThat(out).as(child.logs()).hasSize(2 * PER_PARTITION);
@@ -67,6 +68,27 @@ class StallIT extends OnSharedBroker {
             Http.await(admin + "/health/ready", r -> r.status() == 200, 60);
             String metrics = Http.get(admin + "/metrics").body();
             assertThat(metrics).contains("snowstamp_stall_restarts_total 1.0", "snowstamp_stalled_partitions 0.0");
+        }
+    }
+
+    /** {@code recovery.stall-after=0} turns the watch off: the same forced stall is never noticed nor recovered. */
+    @Test
+    void shouldLeaveAStallAloneWhenTheWatchIsOff() throws Exception {
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), io.snowstamp.testing.TestBroker.unique("stall-off"), topics, "s1")
+                .with("recovery.stall-after", "0").with("admin.port", "0")
+                .withJvmArg("-Dsnowstamp.test.stall-partition=0");
+        try (ChildJvm child = stamper.start()) {
+            String admin = adminUrl(child);
+            produce(topics.in());
+            List<ConsumerRecord<byte[], byte[]>> out = broker.consume(topics.out(), PER_PARTITION, Duration.ofSeconds(90));
+            assertThat(out).as(child.logs()).hasSize(PER_PARTITION).allSatisfy(r -> assertThat(r.partition()).isEqualTo(1));
+            // three times the other test's stall-after, which its watch needs once: a watch would have acted by now
+            Thread.sleep(12_000);
+            assertThat(broker.consume(topics.out(), PER_PARTITION + 1, Duration.ofSeconds(2))).as(child.logs()).hasSize(PER_PARTITION);
+            assertThat(Http.get(admin + "/health/ready").status()).isEqualTo(200);
+            assertThat(child.logs()).doesNotContain("StallWatch", "replaced by");
+            assertThat(Http.get(admin + "/metrics").body()).doesNotContain("snowstamp_stall_restarts_total 1.0");
         }
     }
 

@@ -4,6 +4,7 @@ import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.registry.Claim;
 import io.snowstamp.registry.ClaimRefusedException;
+import io.snowstamp.registry.RegistryLog;
 import io.snowstamp.registry.RegistryView;
 import io.snowstamp.registry.WorkerRegistry;
 import io.snowstamp.runtime.StreamsRunner;
@@ -18,6 +19,8 @@ import io.snowstamp.testing.Verification;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -82,9 +85,7 @@ class WorkerRegistryIT extends OnSharedBroker {
     }
 
     private static WorkerRegistry client(String registry) {
-        Properties props = new Properties();
-        props.put("bootstrap.servers", broker.bootstrapServers());
-        return new WorkerRegistry(props, registry, Duration.ofSeconds(30), System::currentTimeMillis);
+        return new WorkerRegistry(clientProps(), registry, Duration.ofSeconds(30), System::currentTimeMillis);
     }
 
     /** A client of a registry just created: its metadata may take a moment to reach every broker listener. */
@@ -448,6 +449,81 @@ class WorkerRegistryIT extends OnSharedBroker {
                 assertThat(lowest).as("worker %d resumes above the force-released mark", worker).isGreaterThan(oldHighest.get(worker)));
         Cli.Result across = Cli.run(kafka(registry, "verify", "--topic", old.out(), "--topic", fresh.out()));
         assertThat(across.exitCode()).as("%s", across).isZero();
+    }
+
+    /** id-spaces.md: a claim released while the stamper runs makes it stop at its next heartbeat, with the reason. */
+    @Test
+    void shouldStopTheStamperWhenItsClaimIsReleasedWhileItRuns() throws Exception {
+        String registry = registry();
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        String app = TestBroker.unique("released-running");
+        try (StreamsRunner runner = runner(settings(app, topics, registry))) {
+            runner.start();
+            assertThat(runner.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            try (RegistryLog log = RegistryLog.open(clientProps(), registry, Duration.ofSeconds(30))) {
+                RegistryLog.Snapshot snapshot = log.read();
+                RegistryView view = snapshot.view();
+                RegistryView.Verdict held = view.verdicts().stream().filter(v -> v.claim().application().equals(app))
+                        .findFirst().orElseThrow();
+                Claim claim = held.claim();
+                log.append(claim.withState(Claim.State.RELEASED, System.currentTimeMillis(), view.order(held.entry()),
+                        snapshot.registryId(), claim.marks(), "released by the test while the stamper runs"));
+            }
+            Throwable failure = catchThrowable(() -> assertThat(runner.awaitTermination(Duration.ofSeconds(60)))
+                    .as("the stamper stops within a few heartbeats").isTrue());
+            assertThat(failure).as("the stamper's error").isNotNull();
+            assertThat(failure.getMessage()).contains("was released while the application ran", "released by the test");
+        }
+    }
+
+    /**
+     * id-spaces.md: a heartbeat that fails (here: a registry that cannot be read, an unreadable record appended while the
+     * stamper runs) is tried again at the next one; the claim stands and the stamper stamps on.
+     */
+    @Test
+    void shouldKeepStampingWhileHeartbeatsFail() throws Exception {
+        String registry = registry();
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        try (StreamsRunner runner = runner(settings(TestBroker.unique("failing-beats"), topics, registry))) {
+            runner.start();
+            assertThat(runner.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            appendUnreadable(registry);
+            TimeUnit.SECONDS.sleep(5);      // ten heartbeats (registry.heartbeat=500ms), each of them failing
+            broker.produce(topics.in(), 0, 200);
+            assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), 200, Duration.ofSeconds(90))
+                    .summaryLine()).isEqualTo(Verification.clean(200));
+            assertThat(runner.awaitTermination(Duration.ofMillis(1))).as("still running").isFalse();
+            assertThat(runner.state()).isEqualTo(org.apache.kafka.streams.KafkaStreams.State.RUNNING);
+        }
+    }
+
+    /** id-spaces.md: a registry holding records the stamper cannot read is refused at start, in one line naming it. */
+    @Test
+    void shouldRefuseToStartOnARegistryHoldingUnreadableRecords() throws Exception {
+        String registry = registry();
+        appendUnreadable(registry);
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        try (StreamsRunner runner = runner(settings(TestBroker.unique("unreadable"), topics, registry))) {
+            Throwable refused = catchThrowable(runner::start);
+            assertThat(refused).as("start refused").isNotNull();
+            assertThat(refused.getMessage()).contains("the worker registry " + registry + " holds 1 unreadable record(s), first offset 0"
+                    + " (key junk)", "refusing to decide on a registry it cannot read");
+        }
+    }
+
+    /** A record under a claim's kind of key that is no claim: what another tool or a newer version could leave. */
+    private static void appendUnreadable(String registry) {
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            producer.send(new ProducerRecord<>(registry, 0, "junk".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "not a claim".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            producer.flush();
+        }
+    }
+
+    private static Properties clientProps() {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", broker.bootstrapServers());
+        return props;
     }
 
     /** Runs a command every second until {@code done} holds (at most 60 s); returns the last result. */

@@ -48,10 +48,17 @@ class IdHeaderTest {
         }
     }
 
+    /** README: "no sign or padding; the tools that read it take nothing else as an ID". */
     @Test
-    void shouldReadLeadingZerosAsTheSameNumber() {
-        assertThat(IdHeader.parse(bytes("007"))).isEqualTo(7);
-        assertThat(IdHeader.parse(bytes("0000000000000000000000000000042"))).isEqualTo(42);
+    void shouldRefuseLeadingZerosWhichTheWriterNeverWrites() {
+        for (String padded : new String[] {"007", "00", "0000000000000000000000000000042", "09223372036854775807"}) {
+            assertThatThrownBy(() -> IdHeader.parse(bytes(padded))).as(padded).isInstanceOf(MalformedIdHeaderException.class)
+                    .hasMessageContaining("without padding zeros");
+            assertThatThrownBy(() -> IdHeader.parse("t/" + padded + "/1", 2, 2 + padded.length())).as(padded)
+                    .isInstanceOf(MalformedIdHeaderException.class);
+        }
+        assertThat(IdHeader.parse(bytes("0"))).isZero();
+        assertThat(IdHeader.parse(bytes("70"))).isEqualTo(70);
     }
 
     @Test

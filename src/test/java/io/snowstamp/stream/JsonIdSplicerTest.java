@@ -294,6 +294,21 @@ class JsonIdSplicerTest {
         assertThat(e).hasMessageContaining("nesting depth");
     }
 
+    /** operations.md: {@code limit-exceeded} for a number or string of absurd length, at the top level or below it. */
+    @Test
+    void shouldRefuseANumberOrStringOfAbsurdLengthAsLimitExceeded() {
+        String longNumber = "1".repeat(1_001);           // Jackson's default number limit: 1,000 digits
+        String longName = "n".repeat(50_001);            // ... and name limit: 50,000 characters
+        assertThat(splice(NUMBER_REJECT, "{\"a\":" + "1".repeat(1_000) + "}")).as("a control at the limit").startsWith("{\"id\":");
+        for (String value : new String[] {"{\"a\":" + longNumber + "}", "{\"a\":[{\"b\":" + longNumber + "}]}",
+                "{\"" + longName + "\":1}", "{\"a\":{\"" + longName + "\":1}}"}) {
+            BadRecordException e = refusal(NUMBER_REJECT, value);
+            assertThat(e).as(value.substring(0, 12)).isNotNull();
+            assertThat(e.code()).as(value.substring(0, 12)).isEqualTo(Code.LIMIT_EXCEEDED);
+            assertThat(e).hasMessageStartingWith("value exceeds a JSON limit: ");
+        }
+    }
+
     // ---- an existing field: reject, keep, overwrite at every position
 
     static Stream<Arguments> existingField() {
