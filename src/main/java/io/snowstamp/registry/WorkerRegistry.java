@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -211,16 +212,40 @@ public final class WorkerRegistry implements AutoCloseable {
         Set<String> known = new java.util.HashSet<>();
         snapshot.entries().forEach(entry -> known.add(entry.claim().application()));
         known.add(request.application());
-        List<String> unknown = registry.applicationsWithChangelogs(CHANGELOG_SUFFIX).stream().filter(app -> !known.contains(app)).toList();
+        // only applications with group members run: a retired one (no member) never re-asserts, and is not waited for
+        List<String> unknown = registry.applicationsWithChangelogs(CHANGELOG_SUFFIX).stream().filter(app -> !known.contains(app))
+                .filter(this::mayBeRunning).toList();
         if (unknown.isEmpty()) {
             return false;
         }
         waited = true;
-        log.info("applications {} have worker state but no claim in the worker registry {} (retired, registry off, or about to"
-                        + " re-assert their claims after the registry was recreated): waiting {} ms (two heartbeats) before claiming",
+        log.info("applications {} are running with worker state but have no claim in the worker registry {} (registry off, or about"
+                        + " to re-assert their claims after the registry was recreated): waiting up to {} ms (two heartbeats) before claiming",
                 unknown, registry.topic(), request.grace().toMillis());
-        sleep(request.grace().toMillis());
+        // read again every quarter second: the wait ends as soon as every running application has re-asserted
+        // (a loaded host's heartbeats may come late; a short fixed sleep would then hand out their workers)
+        long deadline = System.nanoTime() + request.grace().toNanos();
+        while (System.nanoTime() < deadline) {
+            sleep(Math.min(250, Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
+            Set<String> now = new java.util.HashSet<>();
+            readable().entries().forEach(entry -> now.add(entry.claim().application()));
+            if (now.containsAll(unknown)) {
+                return true;
+            }
+        }
+        log.warn("applications {} are running but did not claim workers in the worker registry {} within {} ms: claiming anyway (an"
+                + " application with the registry off is not protected by it)", unknown, registry.topic(), request.grace().toMillis());
         return true;
+    }
+
+    /** Whether the application's group has members; a group this client may not describe counts as running (wait for it). */
+    private boolean mayBeRunning(String application) {
+        try {
+            return !ApplicationGroup.activeMembers(registry.admin(), application, timeout).isEmpty();
+        } catch (SnowstampException e) {
+            log.debug("could not describe the group of application {}: {}", application, e.getMessage());
+            return true;
+        }
     }
 
     private boolean recycleExpired(Request request, RegistryView view) {
