@@ -125,6 +125,19 @@ public final class IdGenerator {
     }
 
     /**
+     * The time unit the next {@link #next()} would take if called now (reads the clock once, issues nothing): what a
+     * reservation must cover before that ID may leave. May exceed the layout's maximum time (then {@link #next()} throws).
+     */
+    public long nextTime() {
+        long now = wallClockMillis.getAsLong();
+        long t = now <= epochMillis ? 0 : unitMillis == 1 ? now - epochMillis : (now - epochMillis) / unitMillis;
+        if (t > lastTime) {
+            return t;
+        }
+        return lastSequence < maxSequence ? lastTime : lastTime + 1;
+    }
+
+    /**
      * Makes every later {@link #next()} return a value numerically greater than {@code id}, e.g. the
      * highest ID found in the changelog or the output topic on task start. IDs keep increasing:
      * <ul>

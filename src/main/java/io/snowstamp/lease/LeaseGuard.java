@@ -128,6 +128,31 @@ public final class LeaseGuard {
         return wasFirst;
     }
 
+    /**
+     * Whether {@link #check} would wait now (a new lease waiting out the previous owner's term, or a lease without a
+     * recent confirmation): the task sets its record aside and asks again later, so that its stream thread stamps the
+     * other tasks meanwhile. Never waits; a lost lease or a stale restore answers false ({@link #check} then acts on it
+     * at once).
+     *
+     * @param waitingSince when the task's input started waiting ({@link #ticker} nanos; -1: not yet)
+     * @throws TaskMigratedException once the wait outlasted {@link #MAX_WAIT_NANOS}, as {@link #check} would
+     */
+    public boolean mustWait(long waitingSince) {
+        if (lease == null) {
+            return false;
+        }
+        long now = ticker.nanoTime();
+        if (lease.check(now) != PartitionLease.Verdict.WAIT) {
+            return false;
+        }
+        boolean taking = !lease.permitted();
+        long since = taking ? takenAt : waitingSince;
+        if (since >= 0 && now - since >= MAX_WAIT_NANOS) {
+            waitFor(PartitionLease.Verdict.WAIT, now, since);      // gives up at once, as a blocking check would
+        }
+        return true;
+    }
+
     private void waitFor(PartitionLease.Verdict initial, long start) {
         boolean taking = !lease.permitted();
         if (initial == PartitionLease.Verdict.WAIT && taking) {
@@ -135,7 +160,11 @@ public final class LeaseGuard {
         }
         // a new lease gives up MAX_WAIT after it was taken, not after its first record: its input waited beside the
         // thread until the takeover was over or MAX_WAIT had passed (runtime/TakeoverHold)
-        long waitingSince = taking ? takenAt : start;
+        waitFor(initial, start, taking ? takenAt : start);
+    }
+
+    private void waitFor(PartitionLease.Verdict initial, long start, long waitingSince) {
+        boolean taking = !lease.permitted();
         PartitionLease.Verdict verdict = initial;
         while (verdict == PartitionLease.Verdict.WAIT) {
             long now = ticker.nanoTime();

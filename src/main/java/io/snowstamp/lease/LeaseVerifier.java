@@ -77,6 +77,8 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     /** The highest epoch read in each partition, kept after its lease goes: the next lease there takes one above it. */
     private final Map<TopicPartition, Long> highestEpochs = new ConcurrentHashMap<>();
     private final Thread thread;
+    /** A fault test's withheld confirmations (null: none, always outside tests). */
+    private final ConfirmationHold hold = ConfirmationHold.fromProperty();
     private volatile boolean running = true;
     private final AtomicLong rounds = new AtomicLong();
     private final AtomicLong takeoverParks = new AtomicLong();
@@ -288,7 +290,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
                     TimeUnit.NANOSECONDS.toMillis(endsAt - send), TimeUnit.NANOSECONDS.toMillis(received - endsAt), behind.size());
         }
         for (TopicPartition tp : ends.keySet()) {
-            if (!behind.contains(tp)) {
+            if (!behind.contains(tp) && (hold == null || !hold.holds(tp.partition()))) {
                 readFor.get(tp).confirmed(send, received, ends.get(tp));
             }
         }

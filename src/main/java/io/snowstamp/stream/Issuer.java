@@ -55,6 +55,18 @@ final class Issuer {
     }
 
     /**
+     * Whether {@link #issue} would wait now for the lease (a takeover, a confirmation) or for the reservation of the next ID's
+     * time unit. Never waits: the caller sets its record aside and asks again, and its thread stamps
+     * the other tasks meanwhile.
+     *
+     * @param waitingSince when the task's input started waiting ({@link LeaseGuard#ticker} nanos; -1: not yet)
+     * @throws org.apache.kafka.streams.errors.TaskMigratedException once a wait outlasted its bound, as {@link #issue} would
+     */
+    boolean mustWait(long waitingSince) {
+        return lease.mustWait(waitingSince) || ahead.mustWait(generator.nextTime(), waitingSince);
+    }
+
+    /**
      * The next ID, which may leave the task now.
      *
      * @throws org.apache.kafka.streams.errors.TaskMigratedException when the lease is lost or lapsed, or no reservation

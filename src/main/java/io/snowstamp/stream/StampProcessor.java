@@ -47,6 +47,8 @@ import java.util.function.LongSupplier;
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
     private static final int DRAIN_BATCH = 10_000;
+    /** How often a task with records set aside tries to stamp them: a wait's end delays them by at most this. */
+    private static final Duration DRAIN_EVERY = Duration.ofMillis(10);
 
     private final IdSettings ids;
     private final StampSettings stamp;
@@ -99,7 +101,16 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final SizeLimit sizeLimit;
 
     private ProcessorContext<byte[], StampedValue> context;
+    /**
+     * The records set aside, in input order: while the task's next ID would wait (a takeover, a lease confirmation, a
+     * reservation not yet read back) or its lead is exceeded under {@code id.on-excess-lead=pause}. Logged with the input
+     * offsets, so a crash loses none; the task's thread meanwhile stamps its other tasks.
+     */
     private PauseBuffer paused;
+    /** {@code id.on-excess-lead=pause}: a lead over {@code id.max-lead} sets records aside too. */
+    private final boolean pausesOnLead;
+    /** When the first record now set aside for a wait started waiting (the lease's ticker; -1: none waits). */
+    private long waitingSince = -1;
     private int partition;
     private IdGenerator generator;
     private WriteAhead ahead;
@@ -171,6 +182,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 : Duration.ofMillis(Math.max(10, reservationUnits * unit / 4));
         this.idleNanos = Math.max(java.util.concurrent.TimeUnit.SECONDS.toNanos(30), ids.reservation().multipliedBy(2).toNanos());
         this.maxLeadMillis = ids.maxLead().toMillis();
+        this.pausesOnLead = ids.onExcessLead() == OnExcessLead.PAUSE;
     }
 
     @Override
@@ -178,7 +190,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // Streams may close() and init() the same instance after restoring: rebuild everything here
         this.context = context;
         this.punctuations = (interval, punctuator) -> context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, punctuator);
-        this.paused = ids.onExcessLead() == OnExcessLead.PAUSE ? new PauseBuffer(context.getStateStore(Names.PENDING_STORE)) : null;
+        this.paused = new PauseBuffer(context.getStateStore(Names.PENDING_STORE));
+        this.waitingSince = -1;
+        this.drain = null;
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
         this.lastIdPending = false;
@@ -246,11 +260,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             lastIdPending = true;
             preCommitHooks.pending(lastIdHook, punctuations);
         }
-        if (paused != null) {
-            drain = context.schedule(Duration.ofMillis(100), PunctuationType.WALL_CLOCK_TIME, ignored -> drainPaused());
-            if (!paused.isEmpty()) {
-                log.info("partition {}: {} records held back before the restart wait to be stamped", partition, paused.size());
-            }
+        if (!paused.isEmpty()) {
+            log.info("partition {}: {} records set aside before the restart wait to be stamped", partition, paused.size());
+            scheduleDrain();
         }
     }
 
@@ -263,11 +275,23 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         sizeLimit.check(record);
         Object plan = values == null ? null : values.inspect(record.value());
-        if (paused != null && (!paused.isEmpty() || leadExceeded())) {
+        // behind records set aside, or when this one's ID would wait: set aside, so the thread stamps the other tasks
+        if (!paused.isEmpty() || (pausesOnLead && leadExceeded()) || mustWait()) {
             holdBack(record);
             return;
         }
         stamp(record, plan, true);
+    }
+
+    /** Whether the task's next ID would wait now ({@link Issuer#mustWait}); starts the wait's clock. */
+    private boolean mustWait() {
+        if (!issuer.mustWait(waitingSince)) {
+            return false;
+        }
+        if (waitingSince < 0) {
+            waitingSince = lease.ticker().nanoTime();
+        }
+        return true;
     }
 
     /**
@@ -347,7 +371,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             stamped.headers().add(IdHeader.ID, digits);
         }
         context.forward(stamped);
-        if (paused == null) {
+        if (!pausesOnLead) {
             lead.issued(generator.leadMillis(), lastIssued);
         }
     }
@@ -411,28 +435,52 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         return lead.exceeded(generator.leadMillis());
     }
 
-    /** Policy {@code pause}: keep the record, with its provenance, until the clock catches up. */
+    /** Keeps the record, with its provenance, until its ID no longer waits (and, policy {@code pause}, the clock caught up). */
     private void holdBack(Record<byte[], byte[]> record) {
         if (paused.isEmpty()) {
-            lead.holdingBack(generator.leadMillis());
+            if (waitingSince < 0) {
+                lead.holdingBack(generator.leadMillis());
+            }
+            scheduleDrain();
         }
         addSourceHeader(record.headers());
         paused.append(record);
         taskStats.heldBack(paused.size());
     }
 
-    /** Stamps held-back records in order while the lead allows, a bounded batch per call. */
+    private void scheduleDrain() {
+        if (drain == null) {
+            drain = context.schedule(DRAIN_EVERY, PunctuationType.WALL_CLOCK_TIME, ignored -> drainPaused());
+        }
+    }
+
+    /** Stamps the records set aside in order while their IDs need not wait and the lead allows, a bounded batch per call. */
     private void drainPaused() {
         int drained = 0;
-        while (!paused.isEmpty() && !leadExceeded() && drained < DRAIN_BATCH) {
+        boolean leadHeld = false;
+        while (!paused.isEmpty() && drained < DRAIN_BATCH) {
+            if (pausesOnLead && leadExceeded()) {
+                leadHeld = true;
+                break;
+            }
+            if (mustWait()) {
+                break;
+            }
             Record<byte[], byte[]> record = paused.peek();
             stamp(record, values == null ? null : values.inspect(record.value()), false);
             paused.removeHead();
             drained++;
         }
+        if (drained > 0 && !leadHeld) {
+            waitingSince = -1;      // a wait that begins again later is a new one
+        }
         taskStats.heldBack(paused.size());
-        if (drained > 0 && paused.isEmpty()) {
-            log.info("partition {}: the clock caught up; stamping resumed", partition);
+        if (paused.isEmpty()) {
+            drain.cancel();
+            drain = null;
+            if (drained > 0 && pausesOnLead) {
+                log.info("partition {}: the clock caught up; stamping resumed", partition);
+            }
         }
     }
 
@@ -489,6 +537,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         if (drain != null) {
             drain.cancel();
+            drain = null;
         }
         if (taskStats != null) {
             stats.close(taskStats);

@@ -1,7 +1,6 @@
 package io.snowstamp.stream;
 
 import io.snowstamp.config.ConnectionSettings;
-import io.snowstamp.config.IdSettings;
 import io.snowstamp.config.SchemaRegistrySettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.config.StampSettings;
@@ -168,15 +167,15 @@ public final class StampTopology {
                         // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
                         .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks, tailProbe::released, early),
                 Names.PROCESSOR);
-        if (config.ids().onExcessLead() == IdSettings.OnExcessLead.PAUSE) {
-            // stays on RocksDB: a pause lasts until the wall clock catches up with the lead (a clock stepped back an hour
-            // pauses for an hour), and everything the partition receives meanwhile is held here, so its size is bounded by
-            // nothing but input rate x pause length. RocksDB spills it to disk; an in-memory store would hold it on the heap.
-            topology.addStateStore(
-                    Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
-                            .withLoggingEnabled(Map.of()),
-                    Names.PROCESSOR);
-        }
+        // the records a task sets aside while its next ID waits (a takeover, a reservation read back; and the lead under
+        // id.on-excess-lead=pause), logged so that they commit with their input offsets: a crash loses none.
+        // Stays on RocksDB: a lead pause lasts until the wall clock catches up (a clock stepped back an hour pauses for an
+        // hour), and everything the partition receives meanwhile is held here, so its size is bounded by nothing but
+        // input rate x pause length. RocksDB spills it to disk; an in-memory store would hold it on the heap.
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
+                        .withLoggingEnabled(Map.of()),
+                Names.PROCESSOR);
         topology.addSink(Names.SINK, config.topics().output(), new ByteArraySerializer(), new StampedValueSerializer(),
                 new AlignedPartitioner(), Names.PROCESSOR);
         return topology;

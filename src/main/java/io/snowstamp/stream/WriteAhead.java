@@ -121,6 +121,44 @@ public final class WriteAhead {
         return nanos;
     }
 
+    /**
+     * Stream thread: whether an ID of time unit {@code time} would wait in {@link #awaitCovered} now: no acknowledged
+     * reservation read back under the lease reaches the end of that unit. Sends the reservation that does if none was sent
+     * and asks the lease's verifier for a round; never waits. The task sets its record aside meanwhile, so that its thread
+     * stamps the other tasks. False where each ID reserves itself (a window of 0) or no reservation can be written:
+     * {@link #awaitCovered} then waits or gives up as before.
+     *
+     * @param waitingSince when the task's input started waiting ({@link LeaseGuard#ticker} nanos; -1: not yet)
+     * @throws TaskMigratedException once the wait outlasted {@link AckWait#MAX_WAIT_NANOS}, as {@link #awaitCovered} would
+     */
+    public boolean mustWait(long time, long waitingSince) {
+        if (windowUnits == 0 || time < 0 || time > layout.maxTime()) {
+            return false;
+        }
+        long needed = layout.encode(time, datacenter, worker, layout.maxSequence());
+        if (acked.covers(needed, lease)) {
+            return false;
+        }
+        if (sent < needed && (!reserve(time) || sent < needed)) {
+            return false;
+        }
+        if (acked.covers(needed, lease)) {
+            return false;       // counted as made when written (exactly-once: in the IDs' own transaction)
+        }
+        if (lease.lost()) {
+            return false;       // nothing will be read past for this lease: awaitCovered drops the ID and gives up at once
+        }
+        lease.hurry();
+        if (waitingSince >= 0 && lease.ticker().nanoTime() - waitingSince >= AckWait.MAX_WAIT_NANOS) {
+            log.atWarn().addKeyValue("event", "reservation-unacknowledged").addKeyValue("task", name)
+                    .log("{}: the reservation up to {} was not acknowledged by the changelog and read back under the task's"
+                            + " lease in {} ms; its records set aside stay unstamped: closing the task and rejoining the group",
+                            name, sent, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(lease.ticker().nanoTime() - waitingSince));
+            throw new TaskMigratedException(name + ": reservation not acknowledged in time");
+        }
+        return true;
+    }
+
     private boolean reserve(long time) {
         long until = Math.min(layout.maxTime(), time + windowUnits);
         return write(layout.encode(until, datacenter, worker, layout.maxSequence()), until);
