@@ -42,6 +42,16 @@ final class PauseBuffer {
         return tail - head;
     }
 
+    /** The number the next record appended gets (numbers grow in arrival order). */
+    long nextSequence() {
+        return tail;
+    }
+
+    /** The number of the oldest record held (equal to {@link #nextSequence} when empty). */
+    long headSequence() {
+        return head;
+    }
+
     void append(Record<byte[], byte[]> record) {
         store.put(tail++, record);
     }

@@ -49,6 +49,12 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private static final int DRAIN_BATCH = 10_000;
     /** How often a task with records set aside tries to stamp them: a wait's end delays them by at most this. */
     private static final Duration DRAIN_EVERY = Duration.ofMillis(10);
+    /** Where a task's read of its output further back than its start's tail read runs: beside the stream threads. */
+    private static final java.util.concurrent.Executor OUTPUT_READS = java.util.concurrent.Executors.newCachedThreadPool(run -> {
+        Thread thread = new Thread(run, "snowstamp-output-read");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private final IdSettings ids;
     private final StampSettings stamp;
@@ -146,6 +152,16 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private StampedInputs alreadyStamped;
     /** Whether the task's first input is still to come: it names the committed offset the skip starts at. */
     private boolean firstInput;
+    /**
+     * The read of the inputs already stamped further back than the start's tail read reached (null: none under way). It
+     * runs beside the stream thread; the task's records wait set aside meanwhile and are checked when it is done.
+     */
+    private java.util.concurrent.CompletableFuture<StampedInputs> stampedRead;
+    /** The first record numbers in {@link #paused} set aside before the read above was done: checked on the way out. */
+    private long uncheckedFrom = -1;
+    private long uncheckedTo = -1;
+    /** The committed offset the read above starts at. */
+    private long stampedFrom;
     /** Where the task's lease may have been taken when its restore ended (null: none). */
     private final EarlyLeases earlyLeases;
     /** Before every ID: the task's lease on its partition is confirmed by the changelog (every mode). */
@@ -223,6 +239,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.tailSources = tail.sources();
         this.alreadyStamped = null;
         this.firstInput = skipsStamped;
+        this.stampedRead = null;
+        this.uncheckedFrom = -1;
+        this.uncheckedTo = -1;
         long now = clock.getAsLong();
         // the tail decides only if it holds the newest IDs: empty or below lastId (output lost), the state's bounds do
         reservationBounds = !tailDecides || tail.highestId() < 0 || tail.highestId() < restored.lastId();
@@ -275,8 +294,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         sizeLimit.check(record);
         Object plan = values == null ? null : values.inspect(record.value());
-        // behind records set aside, or when this one's ID would wait: set aside, so the thread stamps the other tasks
-        if (!paused.isEmpty() || (pausesOnLead && leadExceeded()) || mustWait()) {
+        // behind records set aside, while the read of what is already stamped runs, or when this one's ID would wait: set
+        // aside, so the thread stamps the other tasks
+        if (!paused.isEmpty() || stampedRead != null || (pausesOnLead && leadExceeded()) || mustWait()) {
             holdBack(record);
             return;
         }
@@ -304,7 +324,19 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private boolean stampedBefore(long offset) {
         if (firstInput) {
             firstInput = false;
-            alreadyStamped = findStamped(offset);
+            StampedInputs.Window window = tailSources;
+            tailSources = null;
+            StampedInputs known = StampedInputs.of(window, offset, start -> null);
+            if (known == null) {
+                // the start's tail read did not reach back to the committed offset: read further back beside the thread
+                String input = context.recordMetadata().orElseThrow().topic();
+                stampedFrom = offset;
+                uncheckedFrom = paused.nextSequence();
+                stampedRead = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> tailProbe.stampedInputs(partition, input, offset), OUTPUT_READS);
+                return false;
+            }
+            alreadyStamped = reportStamped(known, offset);
         }
         if (alreadyStamped == null) {
             return false;
@@ -319,26 +351,33 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         return false;
     }
 
-    private StampedInputs findStamped(long from) {
-        String input = context.recordMetadata().orElseThrow().topic();
-        StampedInputs.Window window = tailSources;
-        tailSources = null;
+    /** The read of the inputs already stamped is done (stream thread): what it found, or null (nothing, or it failed). */
+    private StampedInputs settleStampedRead() {
+        java.util.concurrent.CompletableFuture<StampedInputs> read = stampedRead;
+        stampedRead = null;
+        uncheckedTo = paused.nextSequence();
         try {
-            StampedInputs found = StampedInputs.of(window, from, start -> tailProbe.stampedInputs(partition, input, start));
-            if (found.count() > 0) {
-                log.atInfo().addKeyValue("event", "inputs-already-stamped").addKeyValue("partition", partition)
-                        .addKeyValue("skipped", found.count())
-                        .log("partition {}: {} inputs from offset {} on (up to {}) were stamped by the previous owner before"
-                                + " their offsets were committed: not stamped again{}", partition, found.count(), from,
-                                found.highest(), found.complete() ? "" : " (the output read stopped before reaching offset " + from
-                                        + ": older copies may remain)");
-            }
-            return found.count() == 0 ? null : found;
+            return reportStamped(read.join(), stampedFrom);
         } catch (RuntimeException e) {
+            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
             log.warn("partition {}: cannot read which inputs from offset {} on are already stamped ({}); stamping them all"
-                    + " (copies of inputs already in the output are possible, nothing is lost)", partition, from, e.getMessage());
+                    + " (copies of inputs already in the output are possible, nothing is lost)", partition, stampedFrom, cause.getMessage());
             return null;
         }
+    }
+
+    /** Logs what the start found already stamped; null when nothing. */
+    private StampedInputs reportStamped(StampedInputs found, long from) {
+        if (found.count() == 0) {
+            return null;
+        }
+        log.atInfo().addKeyValue("event", "inputs-already-stamped").addKeyValue("partition", partition)
+                .addKeyValue("skipped", found.count())
+                .log("partition {}: {} inputs from offset {} on (up to {}) were stamped by the previous owner before"
+                        + " their offsets were committed: not stamped again{}", partition, found.count(), from,
+                        found.highest(), found.complete() ? "" : " (the output read stopped before reaching offset " + from
+                                + ": older copies may remain)");
+        return found;
     }
 
     /**
@@ -459,6 +498,17 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         int drained = 0;
         boolean leadHeld = false;
         while (!paused.isEmpty() && drained < DRAIN_BATCH) {
+            if (stampedRead != null) {
+                if (!stampedRead.isDone()) {
+                    break;
+                }
+                alreadyStamped = settleStampedRead();
+            }
+            if (alreadyStamped != null && paused.headSequence() >= uncheckedFrom && paused.headSequence() < uncheckedTo
+                    && stampedBefore(sourceOffset(paused.peek()))) {
+                paused.removeHead();        // set aside before the read was done: found in the output, not stamped again
+                continue;
+            }
             if (pausesOnLead && leadExceeded()) {
                 leadHeld = true;
                 break;
@@ -482,6 +532,12 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 log.info("partition {}: the clock caught up; stamping resumed", partition);
             }
         }
+    }
+
+    /** The input offset a record set aside carries in its provenance header (skipping needs provenance). */
+    private long sourceOffset(Record<byte[], byte[]> record) {
+        String source = IdHeader.sourceText(record.headers(), "", partition);
+        return Long.parseLong(source.substring(source.lastIndexOf('/') + 1));
     }
 
     private void addSourceHeader(Headers headers) {
@@ -538,6 +594,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         if (drain != null) {
             drain.cancel();
             drain = null;
+        }
+        if (stampedRead != null) {
+            stampedRead.cancel(false);      // its records stay set aside in the store: the next owner checks them again
+            stampedRead = null;
         }
         if (taskStats != null) {
             stats.close(taskStats);

@@ -233,8 +233,9 @@ class StampTopologyTest {
     }
 
     @Test
-    void shouldReadTheOutputFurtherBackWhenTheStartsTailDoesNotReachTheCommittedOffset() {
-        List<String> reads = new ArrayList<>();
+    void shouldReadTheOutputFurtherBackBesideTheThreadWhenTheStartsTailDoesNotReachTheCommittedOffset() throws Exception {
+        List<String> reads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.CountDownLatch readMayEnd = new java.util.concurrent.CountDownLatch(1);
         tailProbe = new TailProbe() {
             @Override
             public Result highestIssued(int partition, long datacenter, long worker) {
@@ -244,14 +245,31 @@ class StampTopologyTest {
 
             @Override
             public io.snowstamp.resume.StampedInputs stampedInputs(int partition, String inputTopic, long from) {
-                reads.add(partition + " " + inputTopic + " " + from);
-                return io.snowstamp.resume.StampedInputs.NONE;
+                reads.add(partition + " " + inputTopic + " " + from + " on " + Thread.currentThread().getName());
+                try {
+                    readMayEnd.await(5, java.util.concurrent.TimeUnit.SECONDS);     // a slow output: the stream thread must not wait
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                // inputs 0 and 1 already have an output record
+                return io.snowstamp.resume.StampedInputs.of(tail(true, "events.raw/0/0", "events.raw/0/1"), from, start -> null);
             }
         };
         start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
 
-        assertThat(pipe(3)).hasSize(3);
-        assertThat(reads).as("one read, at the first input (the committed offset)").containsExactly("0 events.raw 0");
+        assertThat(pipe(3)).as("set aside while the read runs; pipeInput returned: the thread did not wait").isEmpty();
+        readMayEnd.countDown();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        List<TestRecord<byte[], byte[]>> out = new ArrayList<>();
+        while (out.isEmpty() && System.nanoTime() < deadline) {
+            driver.advanceWallClockTime(Duration.ofMillis(10));
+            out.addAll(output.readRecordsToList());
+        }
+        assertThat(out).as("inputs 0 and 1 skipped, input 2 stamped").extracting(r -> header(r, IdHeader.SOURCE))
+                .containsExactly("events.raw/0/2");
+        assertThat(reads).as("one read, at the first input (the committed offset), beside the stream thread")
+                .containsExactly("0 events.raw 0 on snowstamp-output-read");
+        assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
     }
 
     @Test
