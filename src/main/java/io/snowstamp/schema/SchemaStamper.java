@@ -75,6 +75,18 @@ public final class SchemaStamper {
         return stamping;
     }
 
+    /**
+     * Whether the value's schema is remembered (known or refused): {@link #inspect} then sends no request.
+     *
+     * @throws BadRecordException the value is not framed for a schema registry
+     */
+    public boolean known(byte[] value) {
+        int schemaId = WireFormat.schemaId(value);
+        int[] indexes = format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null;
+        Object key = indexes == null || (indexes.length == 1 && indexes[0] == 0) ? Integer.valueOf(schemaId) : new MessageKey(schemaId, indexes);
+        return cache.containsKey(key);
+    }
+
     /** Input schemas remembered now. */
     public int cached() {
         return cache.size();

@@ -40,6 +40,10 @@ public final class DeadLetterHandler implements ProcessingExceptionHandler {
 
     @Override
     public Response handleError(ErrorHandlerContext context, Record<?, ?> record, Exception exception) {
+        if (exception instanceof SetAsideRefused held && deadLetterTopic != null) {
+            // refused on its way out of the records set aside (a punctuation: the context names no record): the one it carries
+            return handleError(held.context(context), record, held.refused());
+        }
         if (!(exception instanceof BadRecordException bad) || deadLetterTopic == null) {
             log.error("stamping failed at {}-{}@{}; stopping rather than dropping the record",
                     context.topic(), context.partition(), context.offset(), exception);

@@ -15,12 +15,11 @@ import java.util.function.LongSupplier;
 /**
  * The ID as a field of Avro or Protobuf values framed for a schema registry ({@link SchemaStamper}):
  * a schema that cannot take it is a bad record ({@link BadRecordException}, with the reason's code);
- * a registry that does not answer is not. Then the task waits in {@link #inspect}, asking again with
- * a growing pause (up to 5 s), and stamps the record once the registry answers: no record is
- * dead-lettered, skipped or stamped on a guess for an outage. The wait holds the stream thread;
- * under exactly-once a wait longer than the transaction timeout makes the broker abort the open
- * transaction, and the task's records since its last commit are read and stamped again (their IDs
- * are never reused). Known schemas need no registry: they keep stamping while it is down. An ID the
+ * a registry that does not answer is not. A value of a schema not seen yet is looked up beside the
+ * stream thread ({@link #inspectNow}, {@link #lookup}), which waits through an outage, asking again
+ * with a growing pause (up to 5 s); the task's records wait set aside meanwhile and are stamped once
+ * the registry answers: no record is dead-lettered, skipped or stamped on a guess for an outage, and
+ * the thread's other tasks stamp on. Known schemas need no registry: they keep stamping while it is down. An ID the
  * registry does not know is asked again ({@link UnknownSchemaIds}), never taken as gone. A tombstone
  * (null value) is stamped in the headers only, as in header mode.
  */
@@ -32,6 +31,13 @@ final class SchemaValueField implements ValueField {
     private static final int GROWTH = 15;
     /** The plan of a null value (a tombstone): stamped in the headers only, the value stays null, as in header mode. */
     private static final Object TOMBSTONE = new Object();
+
+    /** Where lookups of schemas not seen yet run and wait: beside the stream threads. */
+    private static final java.util.concurrent.Executor LOOKUPS = java.util.concurrent.Executors.newCachedThreadPool(run -> {
+        Thread thread = new Thread(run, "snowstamp-registry-lookup");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private final SchemaStamper stamper;
     private final SchemaRegistryWait wait;
@@ -94,6 +100,34 @@ final class SchemaValueField implements ValueField {
                 pause = Math.min(pause * 2, LONGEST_PAUSE_MILLIS);
             }
         }
+    }
+
+    /**
+     * The plan of a value whose schema is remembered, without a request; {@link ValueField#LOOKUP} for one not seen yet,
+     * which {@link #lookup} then asks for beside the stream thread: a registry that is slow, down, or lagging behind
+     * holds only the partitions whose values need it (their records wait set aside), the others stamp on.
+     */
+    @Override
+    public Object inspectNow(byte[] value) {
+        if (value == null) {
+            return TOMBSTONE;
+        }
+        if (unknownIds.any() && unknownIds.stillUnknown(WireFormat.schemaId(value), clock.getAsLong())) {
+            throw new BadRecordException(Code.UNKNOWN_SCHEMA, "schema ID " + WireFormat.schemaId(value)
+                    + " is not in the schema registry (asked again after a pause)");
+        }
+        return stamper.known(value) ? inspect(value) : LOOKUP;
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> lookup(byte[] value) {
+        return java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+                inspect(value);     // waits through an outage here, and remembers the answer (or the ID as unknown)
+            } catch (BadRecordException refused) {
+                // remembered: inspectNow refuses the value again, and the record goes to the dead-letter topic then
+            }
+        }, LOOKUPS);
     }
 
     @Override

@@ -162,6 +162,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private long uncheckedTo = -1;
     /** The committed offset the read above starts at. */
     private long stampedFrom;
+    /** The input topic of the records set aside (the dead-letter record of one refused on its way out names it). */
+    private String asideTopic;
+    /** The lookup of a schema the task's next record set aside needs (null: none under way); beside the stream thread. */
+    private java.util.concurrent.CompletableFuture<Void> lookup;
     /** Where the task's lease may have been taken when its restore ended (null: none). */
     private final EarlyLeases earlyLeases;
     /** Before every ID: the task's lease on its partition is confirmed by the changelog (every mode). */
@@ -242,6 +246,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.stampedRead = null;
         this.uncheckedFrom = -1;
         this.uncheckedTo = -1;
+        this.lookup = null;
         long now = clock.getAsLong();
         // the tail decides only if it holds the newest IDs: empty or below lastId (output lost), the state's bounds do
         reservationBounds = !tailDecides || tail.highestId() < 0 || tail.highestId() < restored.lastId();
@@ -293,10 +298,14 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             }
         }
         sizeLimit.check(record);
-        Object plan = values == null ? null : values.inspect(record.value());
-        // behind records set aside, while the read of what is already stamped runs, or when this one's ID would wait: set
-        // aside, so the thread stamps the other tasks
-        if (!paused.isEmpty() || stampedRead != null || (pausesOnLead && leadExceeded()) || mustWait()) {
+        Object plan = values == null ? null : values.inspectNow(record.value());
+        if (plan == ValueField.LOOKUP && lookup == null && paused.isEmpty()) {
+            lookup = values.lookup(record.value());
+        }
+        // behind records set aside, while a read of what is already stamped or a schema lookup runs, or when this one's ID
+        // would wait: set aside, so the thread stamps the other tasks
+        if (!paused.isEmpty() || plan == ValueField.LOOKUP || stampedRead != null || (pausesOnLead && leadExceeded())
+                || mustWait()) {
             holdBack(record);
             return;
         }
@@ -482,6 +491,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             }
             scheduleDrain();
         }
+        if (asideTopic == null) {
+            asideTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(null);
+        }
         addSourceHeader(record.headers());
         paused.append(record);
         taskStats.heldBack(paused.size());
@@ -509,6 +521,12 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 paused.removeHead();        // set aside before the read was done: found in the output, not stamped again
                 continue;
             }
+            if (lookup != null) {
+                if (!lookup.isDone()) {
+                    break;
+                }
+                lookup = null;
+            }
             if (pausesOnLead && leadExceeded()) {
                 leadHeld = true;
                 break;
@@ -517,7 +535,21 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 break;
             }
             Record<byte[], byte[]> record = paused.peek();
-            stamp(record, values == null ? null : values.inspect(record.value()), false);
+            Object plan = null;
+            if (values != null) {
+                try {
+                    plan = values.inspectNow(record.value());
+                } catch (io.snowstamp.BadRecordException refused) {
+                    paused.removeHead();
+                    taskStats.heldBack(paused.size());
+                    throw new SetAsideRefused(refused, record, asideTopic, partition, sourceOffset(record));
+                }
+                if (plan == ValueField.LOOKUP) {
+                    lookup = values.lookup(record.value());
+                    break;
+                }
+            }
+            stamp(record, plan, false);
             paused.removeHead();
             drained++;
         }
@@ -534,11 +566,13 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
     }
 
-    /** The input offset a record set aside carries in its provenance header (skipping needs provenance). */
+    /** The input offset a record set aside carries in its provenance header (-1 without provenance). */
     private long sourceOffset(Record<byte[], byte[]> record) {
         String source = IdHeader.sourceText(record.headers(), "", partition);
-        return Long.parseLong(source.substring(source.lastIndexOf('/') + 1));
+        return source == null ? -1 : Long.parseLong(source.substring(source.lastIndexOf('/') + 1));
     }
+
+
 
     private void addSourceHeader(Headers headers) {
         if (stamp.provenance()) {

@@ -10,11 +10,34 @@ import io.snowstamp.BadRecordException;
  */
 interface ValueField {
     /**
+     * The plan {@link #inspectNow} answers for a value that needs the schema registry first: set the record aside,
+     * {@link #lookup} beside the stream thread, and ask again once it is done.
+     */
+    Object LOOKUP = new Object();
+
+    /**
      * Checks the value; the plan {@link #write} follows (opaque to the caller, never null).
      *
      * @throws BadRecordException the value cannot take the ID (to the dead-letter topic)
      */
     Object inspect(byte[] value);
+
+    /**
+     * As {@link #inspect}, but never waits: {@link #LOOKUP} when the value needs a request first (a schema not seen yet).
+     *
+     * @throws BadRecordException the value cannot take the ID (to the dead-letter topic)
+     */
+    default Object inspectNow(byte[] value) {
+        return inspect(value);
+    }
+
+    /**
+     * Beside the stream thread: whatever {@link #inspect} needs for {@code value} (a registry lookup, its waits through an
+     * outage). Done once {@link #inspectNow} answers without {@link #LOOKUP} for it, or the stamper stops.
+     */
+    default java.util.concurrent.CompletableFuture<Void> lookup(byte[] value) {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
 
     /**
      * The value with the ID.

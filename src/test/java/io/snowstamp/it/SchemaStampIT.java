@@ -182,6 +182,72 @@ class SchemaStampIT extends OnSharedBroker {
     }
 
     /**
+     * Issue 40 item 6: a registry wait holds only the partition whose value needs the registry. With the registry
+     * unreachable, partition 0 gets values of a new schema (and then a known one, which must wait behind them: input
+     * order) and partition 1 values of a known schema: partition 1 stamps on, on the same stream thread, while partition 0
+     * waits set aside. Once the registry answers, partition 0 is stamped in input order, and a value of a new schema the
+     * registry then refuses goes to the dead-letter topic from the records set aside, with its own key, value and offset.
+     * Before, the lookup waited inside the stream thread and partition 1 waited with it.
+     */
+    @Test
+    void shouldStampTheOtherPartitionsWhileOnePartitionWaitsForTheRegistry() throws Exception {
+        Topics topics = topics("one-waits");
+        String in = topics.in();
+        String out = topics.out();
+        int v1 = AvroOrders.register(registry, in + "-value", VERSIONS[0]);
+        try (StreamsRunner runner = new StreamsRunner(config(in, out, topics.dlq()), System::currentTimeMillis);
+             KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            runner.start();
+            for (int n = 0; n < 20; n++) {
+                producer.send(new ProducerRecord<>(in, n % 2, key(n), AvroOrders.value(v1, VERSIONS[0], n)));
+            }
+            producer.flush();
+            assertThat(broker.consume(out, 20, Duration.ofSeconds(180))).hasSize(20);
+
+            proxy.down = true;
+            int v2 = AvroOrders.register(registry, in + "-value", VERSIONS[1]);
+            int primitive = AvroOrders.register(registry, in + "-refused", "\"long\"");
+            for (int n = 100; n < 110; n++) {
+                producer.send(new ProducerRecord<>(in, 0, key(n), AvroOrders.value(v2, VERSIONS[1], n)));
+            }
+            producer.send(new ProducerRecord<>(in, 0, key(110), new byte[] {0, 0, 0, 0, (byte) primitive, 2}));
+            for (int n = 111; n < 115; n++) {
+                producer.send(new ProducerRecord<>(in, 0, key(n), AvroOrders.value(v1, VERSIONS[0], n)));
+            }
+            producer.flush();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (runner.stats().schemaRegistry().waitingSince() < 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(runner.stats().schemaRegistry().waitingSince()).as("partition 0 waits for the registry").isPositive();
+            for (int n = 200; n < 230; n++) {
+                producer.send(new ProducerRecord<>(in, 1, key(n), AvroOrders.value(v1, VERSIONS[0], n)));
+            }
+            producer.flush();
+            List<ConsumerRecord<byte[], byte[]>> during = broker.consume(out, 50, Duration.ofSeconds(30));
+            assertThat(during).as("partition 1 stamps on beside the wait").hasSize(50);
+            assertThat(broker.consume(out, 51, Duration.ofSeconds(2))).as("partition 0 waits, in input order").hasSize(50);
+            assertThat(runner.stats().schemaRegistry().waitingSince()).as("still waiting").isPositive();
+
+            proxy.down = false;
+            List<ConsumerRecord<byte[], byte[]>> all = broker.consume(out, 64, Duration.ofSeconds(120));
+            assertThat(all).hasSize(64);
+            assertThat(all.stream().filter(r -> r.partition() == 0).skip(10).map(r -> new String(r.key(), StandardCharsets.UTF_8)))
+                    .as("partition 0 in input order, the refused value left out")
+                    .containsExactly("100", "101", "102", "103", "104", "105", "106", "107", "108", "109", "111", "112", "113", "114");
+            List<ConsumerRecord<byte[], byte[]>> dead = broker.consume(topics.dlq(), 1, Duration.ofSeconds(30));
+            assertThat(dead).hasSize(1);
+            ConsumerRecord<byte[], byte[]> refused = dead.get(0);
+            assertThat(new String(refused.key(), StandardCharsets.UTF_8)).isEqualTo("110");
+            assertThat(refused.value()).containsExactly(0, 0, 0, 0, (byte) primitive, 2);
+            assertThat(new String(refused.headers().lastHeader(IdHeader.ERROR).value(), StandardCharsets.UTF_8)).isEqualTo("not-record");
+            assertThat(new String(refused.headers().lastHeader("__streams.errors.offset").value(), StandardCharsets.UTF_8))
+                    .as("the input offset of the refused record").isEqualTo("20");
+            assertThat(new String(refused.headers().lastHeader("__streams.errors.topic").value(), StandardCharsets.UTF_8)).isEqualTo(in);
+        }
+    }
+
+    /**
      * Exactly-once, a wait longer than the transaction timeout (20 s) with records of a known schema stamped
      * before it in the same transaction: the broker aborts that transaction, and once the registry answers
      * every record is in the committed output exactly once.
