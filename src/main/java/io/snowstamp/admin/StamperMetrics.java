@@ -65,8 +65,17 @@ final class StamperMetrics implements AutoCloseable {
         jvmGc.bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         StamperStats stats = runner.stats();
-        FunctionCounter.builder("snowstamp.dead.letters", stats, StamperStats::deadLetters)
-                .description("records routed to the dead-letter topic").register(registry);
+        for (io.snowstamp.BadRecordException.Code reason : io.snowstamp.BadRecordException.Code.values()) {
+            // one series per reason, every one from the start: a rule or panel sees 0, not nothing, before the first
+            FunctionCounter.builder("snowstamp.dead.letters", stats, s -> s.deadLetters(reason))
+                    .tag("reason", reason.header())
+                    .description("records routed to the dead-letter topic, by reason (header snowstamp-error)").register(registry);
+        }
+        FunctionCounter.builder("snowstamp.lease.waits", stats, StamperStats::leaseWaits)
+                .description("waits of a partition's next ID for its lease (a record that came during a takeover, a confirmation that came late); its records wait set aside")
+                .register(registry);
+        FunctionCounter.builder("snowstamp.lease.wait.seconds", stats, StamperStats::leaseWaitSeconds)
+                .description("time partitions' next IDs waited for their lease (records set aside meanwhile)").register(registry);
         FunctionCounter.builder("snowstamp.tasks.started", stats, StamperStats::tasksStarted)
                 .description("task starts (restarts and rebalances included)").register(registry);
         FunctionCounter.builder("snowstamp.reservation.waits", stats, StamperStats::reservationWaits)

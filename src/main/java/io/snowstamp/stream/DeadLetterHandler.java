@@ -54,7 +54,7 @@ public final class DeadLetterHandler implements ProcessingExceptionHandler {
                 deadLetterTopic, context.sourceRawKey(), context.sourceRawValue(), context, exception);
         dead.headers().add(IdHeader.ERROR, bad.code().header().getBytes(StandardCharsets.US_ASCII));
         if (stats != null) {
-            stats.deadLetter();
+            stats.deadLetter(bad.code());
         }
         return Response.resume(List.of(dead));
     }

@@ -62,9 +62,15 @@ final class Issuer {
      * @param waitingSince when the task's input started waiting ({@link LeaseGuard#ticker} nanos; -1: not yet)
      * @throws org.apache.kafka.streams.errors.TaskMigratedException once a wait outlasted its bound, as {@link #issue} would
      */
-    boolean mustWait(long waitingSince) {
-        return lease.mustWait(waitingSince) || ahead.mustWait(generator.nextTime(), waitingSince);
+    Wait mustWait(long waitingSince) {
+        if (lease.mustWait(waitingSince)) {
+            return Wait.LEASE;
+        }
+        return ahead.mustWait(generator.nextTime(), waitingSince) ? Wait.RESERVATION : Wait.NONE;
     }
+
+    /** What the next ID would wait for ({@link #mustWait}). */
+    enum Wait { NONE, LEASE, RESERVATION }
 
     /**
      * The next ID, which may leave the task now.

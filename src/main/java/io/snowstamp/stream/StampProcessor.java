@@ -117,6 +117,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final boolean pausesOnLead;
     /** When the first record now set aside for a wait started waiting (the lease's ticker; -1: none waits). */
     private long waitingSince = -1;
+    /** What the wait since {@link #waitingSince} began for (null: a wait of no ID's, e.g. a lookup). */
+    private Issuer.Wait waitingFor;
     private int partition;
     private IdGenerator generator;
     private WriteAhead ahead;
@@ -314,13 +316,29 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     /** Whether the task's next ID would wait now ({@link Issuer#mustWait}); starts the wait's clock. */
     private boolean mustWait() {
-        if (!issuer.mustWait(waitingSince)) {
+        Issuer.Wait wait = issuer.mustWait(waitingSince);
+        if (wait == Issuer.Wait.NONE) {
             return false;
         }
         if (waitingSince < 0) {
             waitingSince = lease.ticker().nanoTime();
+            waitingFor = wait;
         }
         return true;
+    }
+
+    /** The task's next ID no longer waits: the wait is counted (metrics) and over. */
+    private void waitEnded() {
+        if (waitingSince >= 0 && waitingFor != null) {
+            long nanos = lease.ticker().nanoTime() - waitingSince;
+            if (waitingFor == Issuer.Wait.LEASE) {
+                stats.leaseWaited(nanos);
+            } else {
+                stats.reservationWaited(nanos);
+            }
+        }
+        waitingSince = -1;
+        waitingFor = null;
     }
 
     /**
@@ -554,7 +572,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             drained++;
         }
         if (drained > 0 && !leadHeld) {
-            waitingSince = -1;      // a wait that begins again later is a new one
+            waitEnded();      // a wait that begins again later is a new one
         }
         taskStats.heldBack(paused.size());
         if (paused.isEmpty()) {

@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.BadRecordException;
 import io.snowstamp.resume.ResumeDecision;
 import java.util.HashMap;
 import java.util.Map;
@@ -19,7 +20,16 @@ public final class StamperStats {
     /** How closed tasks resumed, by {@link ResumeDecision#source()}; guarded by this. */
     private final Map<String, Long> retiredResumes = new HashMap<>();
     private final AtomicLong deadLetters = new AtomicLong();
+    private final Map<BadRecordException.Code, AtomicLong> deadLettersByReason = new java.util.EnumMap<>(BadRecordException.Code.class);
+
+    {
+        for (BadRecordException.Code code : BadRecordException.Code.values()) {
+            deadLettersByReason.put(code, new AtomicLong());
+        }
+    }
     private final AtomicLong tasksStarted = new AtomicLong();
+    private final AtomicLong leaseWaits = new AtomicLong();
+    private final AtomicLong leaseWaitNanos = new AtomicLong();
     private final AtomicLong reservationWaits = new AtomicLong();
     private final AtomicLong reservationWaitNanos = new AtomicLong();
     private final SchemaRegistryWait schemaRegistry = new SchemaRegistryWait();
@@ -62,9 +72,15 @@ public final class StamperStats {
         }
     }
 
-    /** Called by the dead-letter handler for every record it routes. */
-    public void deadLetter() {
+    /** Called by the dead-letter handler for every record it routes, with its reason. */
+    public void deadLetter(BadRecordException.Code reason) {
         deadLetters.incrementAndGet();
+        deadLettersByReason.get(reason).incrementAndGet();
+    }
+
+    /** Records routed to the dead-letter topic with {@code reason} since this instance started. */
+    public long deadLetters(BadRecordException.Code reason) {
+        return deadLettersByReason.get(reason).get();
     }
 
     /** The tasks running now, by partition. */
@@ -99,6 +115,22 @@ public final class StamperStats {
     void reservationWaited(long nanos) {
         reservationWaits.incrementAndGet();
         reservationWaitNanos.addAndGet(nanos);
+    }
+
+    /** A task's next ID waited {@code nanos} for its lease: a takeover, or a confirmation that came late (any stream thread). */
+    void leaseWaited(long nanos) {
+        leaseWaits.incrementAndGet();
+        leaseWaitNanos.addAndGet(nanos);
+    }
+
+    /** Waits of a task's next ID for its lease since this instance started (one per task start, and one per late confirmation). */
+    public long leaseWaits() {
+        return leaseWaits.get();
+    }
+
+    /** How long they waited in all, in seconds. */
+    public double leaseWaitSeconds() {
+        return leaseWaitNanos.get() / 1e9;
     }
 
     /** IDs that waited for a reservation's acknowledgement since this instance started (none while renewals keep ahead). */

@@ -92,7 +92,7 @@ class AdminServerTest {
         var response = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
 
         assertThat(response.headers().firstValue("Content-Type")).contains("application/openmetrics-text; version=1.0.0; charset=utf-8");
-        assertThat(response.body()).contains("snowstamp_dead_letters_total 0").endsWith("# EOF\n");
+        assertThat(response.body()).contains("snowstamp_dead_letters_total{reason=\"not-json\"} 0", "snowstamp_lease_waits_total 0").endsWith("# EOF\n");
     }
 
     @Test

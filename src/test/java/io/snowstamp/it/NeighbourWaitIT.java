@@ -48,6 +48,7 @@ class NeighbourWaitIT extends OnSharedBroker {
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), PARTITIONS);
         Stamper stamper = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("neighbour"), topics, "n1")
                 .with("processing.guarantee", guarantee)
+                .with("admin.port", "0")
                 .withJvmArg("-Dsnowstamp.test.hold-confirmations=0:8:10");
         int sent;
         try (ChildJvm child = stamper.start()) {
@@ -77,6 +78,23 @@ class NeighbourWaitIT extends OnSharedBroker {
             assertThat(longestGap.get(1)).as("partition 1, same thread: no gap while partition 0 waits").isLessThan(3_000);
             assertThat(longestGap.get(2)).as("partition 2, same thread: no gap while partition 0 waits").isLessThan(3_000);
             assertThat(child.logs()).doesNotContain("replaced by", "rejoining the group");
+
+            // the wait is counted where operators look (issue 44): as a lease wait, or under at-least-once a reservation wait
+            // when the reservation ran out before the lease's term
+            java.util.regex.Matcher admin = java.util.regex.Pattern.compile("admin: (http://127\\.0\\.0\\.1:\\d+)").matcher(child.stdout());
+            assertThat(admin.find()).as(child.stdout()).isTrue();
+            var samples = io.snowstamp.testing.PrometheusText.parse(io.snowstamp.testing.Http.get(admin.group(1) + "/metrics").body());
+            double waits = io.snowstamp.testing.PrometheusText.sum(samples, "snowstamp_lease_waits_total")
+                    + io.snowstamp.testing.PrometheusText.sum(samples, "snowstamp_reservation_waits_total");
+            double seconds = io.snowstamp.testing.PrometheusText.sum(samples, "snowstamp_lease_wait_seconds_total")
+                    + io.snowstamp.testing.PrometheusText.sum(samples, "snowstamp_reservation_wait_seconds_total");
+            System.out.println(guarantee + ": waits " + waits + ", seconds waited " + seconds);
+            assertThat(waits).isGreaterThanOrEqualTo(1);
+            assertThat(seconds).as("about the hold's length").isGreaterThan(5);
+            if (guarantee.equals("exactly_once_v2")) {
+                assertThat(io.snowstamp.testing.PrometheusText.sum(samples, "snowstamp_lease_waits_total"))
+                        .as("exactly-once reserves in the IDs' own transaction: only the lease waits").isGreaterThanOrEqualTo(1);
+            }
         }
     }
 

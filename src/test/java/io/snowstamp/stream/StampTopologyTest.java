@@ -84,11 +84,17 @@ class StampTopologyTest {
         driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, stats, worker -> -1,
                         PredecessorFence.none(), io.snowstamp.lease.Leases.none(), null, WriteAcks.immediate(),
                         org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE)),
-                KafkaSettings.streams(config.connection(), config.topics()));
+                withStats(KafkaSettings.streams(config.connection(), config.topics())));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         dlq = driver.createOutputTopic(config.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         return driver;
+    }
+
+    /** The dead-letter handler counts into the test's stats, as the runner's does. */
+    private java.util.Properties withStats(java.util.Properties props) {
+        props.put(DeadLetterHandler.STATS_CONFIG, stats);
+        return props;
     }
 
     private void restart(SnowstampConfig config) {
@@ -507,6 +513,10 @@ class StampTopologyTest {
                 .containsExactly("a=truncated", "b=field-exists", "c=duplicate-key", "d=trailing-content",
                         "e=not-object", "f=not-object");
         assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("g");
+        assertThat(stats.deadLetters()).isEqualTo(6);
+        assertThat(stats.deadLetters(io.snowstamp.BadRecordException.Code.NOT_OBJECT)).as("by reason").isEqualTo(2);
+        assertThat(stats.deadLetters(io.snowstamp.BadRecordException.Code.TRUNCATED)).isEqualTo(1);
+        assertThat(stats.deadLetters(io.snowstamp.BadRecordException.Code.NOT_JSON)).isZero();
     }
 
     @Test
