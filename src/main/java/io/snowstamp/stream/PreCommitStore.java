@@ -56,6 +56,8 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]
     private final IntConsumer released;
     private final EarlyLeases early;
     private int partition = -1;
+    /** The task's context, to give a write outside any record a record context (see {@link #writable}). */
+    private org.apache.kafka.streams.processor.internals.InternalProcessorContext<?, ?> internal;
 
     private PreCommitStore(KeyValueStore<Bytes, byte[]> wrapped, PreCommitHooks hooks, IntConsumer released, EarlyLeases early) {
         super(wrapped);
@@ -125,6 +127,7 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]
     @Override
     public void init(StateStoreContext context, StateStore root) {
         partition = context.taskId().partition();
+        internal = context instanceof org.apache.kafka.streams.processor.internals.InternalProcessorContext<?, ?> given ? given : null;
         super.init(context, root);
         if (early != null) {
             early.opened(partition, this, context.taskId(), this::get);
@@ -196,13 +199,29 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]
         return STATES.deserialize(null, bytes);
     }
 
+    /**
+     * Kafka Streams' changelogging store stamps each changelog record with the time of the record being processed. A
+     * write outside any record — this task's last ID written by the commit of another task of the thread
+     * ({@link PreCommitHooks}), or before its first poll at a clean stop, when this task has processed nothing yet —
+     * finds no record context there (a NullPointerException that stopped a stamper in {@code FailoverIT}). Give it one, as
+     * Kafka Streams gives a punctuation: the wall-clock time, no topic, partition or offset.
+     */
+    private void writable() {
+        if (internal != null && internal.recordContext() == null) {
+            internal.setRecordContext(new org.apache.kafka.streams.processor.internals.ProcessorRecordContext(
+                    System.currentTimeMillis(), -1L, -1, null, new org.apache.kafka.common.header.internals.RecordHeaders()));
+        }
+    }
+
     @Override
     public void put(Integer key, WorkerState value) {
+        writable();
         wrapped().put(key(key), stateBytes(value));
     }
 
     @Override
     public WorkerState putIfAbsent(Integer key, WorkerState value) {
+        writable();
         return state(wrapped().putIfAbsent(key(key), stateBytes(value)));
     }
 
@@ -212,11 +231,13 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]
         for (KeyValue<Integer, WorkerState> entry : entries) {
             bytes.add(KeyValue.pair(key(entry.key), stateBytes(entry.value)));
         }
+        writable();
         wrapped().putAll(bytes);
     }
 
     @Override
     public WorkerState delete(Integer key) {
+        writable();
         return state(wrapped().delete(key(key)));
     }
 
