@@ -258,6 +258,33 @@ class AdminEndpointsIT extends OnSharedBroker {
         }
     }
 
+    /**
+     * operations.md: an instance whose /state cannot be read (here: its admin server stopped while it still stamps) is
+     * listed with an {@code error} entry; the partitions of the instances that answer are still shown.
+     */
+    @Test
+    void shouldListAnInstanceWhoseStateCannotBeReadWithAnError() throws Exception {
+        App app = App.create();
+        try (Instance a = start(app, "admin-up"); Instance b = start(app, "admin-gone")) {
+            awaitReady(a);
+            awaitReady(b);
+            Http.await(a.url("/state"), r -> r.status() == 200 && owners(r.json()).size() == 2, 120);
+            String unreachable = b.admin().advertisedAddress();
+            b.admin().close();
+            JsonNode state = Http.get(a.url("/state")).json();
+            JsonNode gone = null;
+            for (JsonNode instance : state.get("instances")) {
+                if (instance.path("server").asText().equals(unreachable)) {
+                    gone = instance;
+                }
+            }
+            assertThat(gone).as("the unreachable instance is listed: %s", state.toPrettyString()).isNotNull();
+            assertThat(gone.path("error").asText()).as(state.toPrettyString()).startsWith("cannot read its /state: ");
+            assertThat(gone.get("assigned")).as("what Kafka Streams says it holds").isNotEmpty();
+            assertThat(owners(state)).as("the partitions of the instance that answers").containsExactly("admin-up");
+        }
+    }
+
     /** operations.md: {@code /health/live} answers 503 with the reason once Kafka Streams died; here a refused layout change. */
     @Test
     void shouldAnswerLive503WithTheReasonOnceKafkaStreamsDied() throws Exception {
