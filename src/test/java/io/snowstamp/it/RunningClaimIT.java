@@ -122,14 +122,15 @@ class RunningClaimIT extends OnSharedBroker {
 
     /**
      * {@code registry.expire-after} recycles a claim without heartbeat only when its application has no group member: an
-     * application that runs but whose heartbeats stopped (here: a heartbeat period of an hour) keeps its workers.
+     * application that runs but whose heartbeats stopped (here: a heartbeat period of ten minutes, the longest accepted)
+     * keeps its workers.
      */
     @Test
     void shouldNotRecycleAnExpiredClaimWhoseApplicationStillHasAGroupMember() throws Exception {
         String registry = registry();
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
         String app = TestBroker.unique("silent-running");
-        try (StreamsRunner runner = runner(app, topics, registry, "registry.heartbeat", "1h")) {
+        try (StreamsRunner runner = runner(app, topics, registry, "registry.heartbeat", "10m")) {
             runner.start();
             assertThat(runner.awaitRunning(Duration.ofSeconds(90))).isTrue();
             TimeUnit.MILLISECONDS.sleep(1500);      // its claim has had no heartbeat for longer than the heir's expire-after

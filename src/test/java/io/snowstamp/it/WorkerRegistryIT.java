@@ -365,7 +365,7 @@ class WorkerRegistryIT extends OnSharedBroker {
                     .anyMatch(e -> e.claim().application().equals("retired-sony") && e.claim().state() == Claim.State.RELEASED);
             assertThat(catchThrowable(() -> client.claim(request("default", "new-snow", SNOWFLAKE, 2, 100))))
                     .isInstanceOf(ClaimRefusedException.class)
-                    .hasMessageContaining("but application retired-sony (RELEASED, workers 0..1) issued IDs of layout "
+                    .hasMessageContaining("but application retired-sony (released, workers 0..1) issued IDs of layout "
                             + sonyflake.fingerprint())
                     .hasMessageContaining("IDs of two layouts can collide");
             assertThat(client.claim(request("other-space", "new-snow", SNOWFLAKE, 2, 0)).firstWorker()).isZero();
