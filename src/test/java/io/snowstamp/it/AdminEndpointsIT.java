@@ -337,6 +337,35 @@ class AdminEndpointsIT extends OnSharedBroker {
         }
     }
 
+    /**
+     * operations.md: a partition that moved here from a live owner waits out that owner's lease term before its first
+     * ID; {@code /health/ready} answers 503 naming it meanwhile, although its task has restored and started.
+     */
+    @Test
+    void shouldAnswerReady503WhileAPartitionWaitsForItsLease() throws Exception {
+        App app = App.create(2);
+        try (Instance a = start(app, "lease-a")) {
+            awaitReady(a);
+            try (Instance b = start(app, "lease-b")) {
+                // b gets a partition a held until now: its task starts, then waits out a's term (1.5 s)
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                List<String> reasons = new java.util.ArrayList<>();
+                Http.Response ready;
+                while (((ready = Http.get(b.url("/health/ready"))).status() != 200 || ready.json().get("partitions").isEmpty())
+                        && System.nanoTime() < deadline) {
+                    if (ready.status() == 503) {
+                        reasons.add(ready.json().path("reason").asText());
+                    }
+                    Thread.sleep(20);
+                }
+                assertThat(ready.status()).as("%s", ready).isEqualTo(200);
+                assertThat(b.runner().taskStarts().held()).as("a task's input was held while its lease waited").isPositive();
+                assertThat(reasons).as("503 while the moved partition waited for its lease")
+                        .anyMatch(reason -> reason.matches("partitions \\[\\d+] wait for their lease \\(the previous owner's term\\)"));
+            }
+        }
+    }
+
     /** operations.md: an instance with no partition (more instances than partitions) is ready: a healthy spare. */
     @Test
     void shouldAnswerReady200ForAnInstanceWithNoPartition() throws Exception {
