@@ -105,11 +105,6 @@ final class Health {
             body.put("reason", "partitions " + waiting + " have not finished restore and init");
             return new Check(false, body);
         }
-        if (!leaseWaits.isEmpty()) {
-            body.put("status", "not-ready");
-            body.put("reason", "partitions " + leaseWaits + " wait for their lease (the previous owner's term)");
-            return new Check(false, body);
-        }
         Stalls stalls = runner.stats().stalls();
         Set<Integer> stalled = stalls.stalled();
         if (!stalled.isEmpty()) {
@@ -118,6 +113,12 @@ final class Health {
             body.put("stalledPartitions", stalled);
             body.put("reason", "stalled since " + java.time.Instant.ofEpochMilli(stalls.since()) + ": " + stalls.detail()
                     + "; stream threads restarted " + stalls.restarts() + " times");
+            return new Check(false, body);
+        }
+        // after the stall check: a stalled partition's replaced thread takes its lease again, and the stall is the news
+        if (!leaseWaits.isEmpty()) {
+            body.put("status", "not-ready");
+            body.put("reason", "partitions " + leaseWaits + " wait for their lease (the previous owner's term)");
             return new Check(false, body);
         }
         body.put("status", "ready");
