@@ -51,7 +51,8 @@ final class Health {
 
     /**
      * Ready when Kafka Streams is RUNNING and every active task assigned to this instance has
-     * restored its state and finished {@code init} (it published its resume decision). An instance
+     * restored its state, finished {@code init} (it published its resume decision) and holds its lease (read back, and
+     * past the previous owner's term: until then it issues nothing). An instance
      * with no task (more instances than partitions) is ready: it is a healthy spare. In sequence
      * mode ({@code id.mode=sequence}): ready when Kafka Streams is RUNNING. Not ready while a task waits for the
      * schema registry (Avro and Protobuf values of a schema the registry has not answered for yet), nor while partitions
@@ -88,10 +89,14 @@ final class Health {
         }
         Map<Integer, TaskStats> tasks = runner.stats().tasks();
         Set<Integer> waiting = new TreeSet<>();
+        Set<Integer> leaseWaits = new TreeSet<>();
         for (int partition : assigned) {
             TaskStats task = tasks.get(partition);
             if (task == null || task.resume() == null) {
                 waiting.add(partition);
+            } else if (!task.leaseConfirmed() || runner.awaitingLease(partition)) {
+                // started, but its lease not yet read back or still waiting out the previous owner's term: it issues nothing
+                leaseWaits.add(partition);
             }
         }
         body.put("partitions", assigned);
@@ -108,6 +113,12 @@ final class Health {
             body.put("stalledPartitions", stalled);
             body.put("reason", "stalled since " + java.time.Instant.ofEpochMilli(stalls.since()) + ": " + stalls.detail()
                     + "; stream threads restarted " + stalls.restarts() + " times");
+            return new Check(false, body);
+        }
+        // after the stall check: a stalled partition's replaced thread takes its lease again, and the stall is the news
+        if (!leaseWaits.isEmpty()) {
+            body.put("status", "not-ready");
+            body.put("reason", "partitions " + leaseWaits + " wait for their lease (the previous owner's term)");
             return new Check(false, body);
         }
         body.put("status", "ready");

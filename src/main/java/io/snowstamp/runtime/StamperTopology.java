@@ -208,6 +208,12 @@ final class StamperTopology implements AutoCloseable {
                 && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, tp.partition())), stats, acks, beforeEachPoll);
     }
 
+    /** Whether the task of input partition {@code partition} here still waits out the previous owner's lease (false without a lease). */
+    boolean awaitingTakeover(int partition) {
+        LeaseVerifier verifier = leases;
+        return verifier != null && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, partition));
+    }
+
     /** The task-start reads in batches, fed by the restore listener and the instance's state; null without a tail guard. */
     TailPrefetch prefetch() {
         return prefetch;

@@ -328,6 +328,15 @@ public final class StreamsRunner implements AutoCloseable {
         return current == null || current.leases() == null ? 0 : current.leases().takeoverParks();
     }
 
+    /**
+     * Whether the task of input partition {@code partition} here still waits for its lease: taken, but not yet past the
+     * previous owner's term (readiness: such a partition issues nothing yet).
+     */
+    public boolean awaitingLease(int partition) {
+        StamperTopology current = topology;
+        return current != null && current.awaitingTakeover(partition);
+    }
+
     /** What became of the leases taken when restores ended (tests: taken, adopted by their task's start, dropped). */
     public EarlyLeases.Stats earlyLeases() {
         StamperTopology current = topology;

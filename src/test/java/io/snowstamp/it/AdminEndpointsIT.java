@@ -258,6 +258,33 @@ class AdminEndpointsIT extends OnSharedBroker {
         }
     }
 
+    /**
+     * operations.md: an instance whose /state cannot be read (here: its admin server stopped while it still stamps) is
+     * listed with an {@code error} entry; the partitions of the instances that answer are still shown.
+     */
+    @Test
+    void shouldListAnInstanceWhoseStateCannotBeReadWithAnError() throws Exception {
+        App app = App.create();
+        try (Instance a = start(app, "admin-up"); Instance b = start(app, "admin-gone")) {
+            awaitReady(a);
+            awaitReady(b);
+            Http.await(a.url("/state"), r -> r.status() == 200 && owners(r.json()).size() == 2, 120);
+            String unreachable = b.admin().advertisedAddress();
+            b.admin().close();
+            JsonNode state = Http.get(a.url("/state")).json();
+            JsonNode gone = null;
+            for (JsonNode instance : state.get("instances")) {
+                if (instance.path("server").asText().equals(unreachable)) {
+                    gone = instance;
+                }
+            }
+            assertThat(gone).as("the unreachable instance is listed: %s", state.toPrettyString()).isNotNull();
+            assertThat(gone.path("error").asText()).as(state.toPrettyString()).startsWith("cannot read its /state: ");
+            assertThat(gone.get("assigned")).as("what Kafka Streams says it holds").isNotEmpty();
+            assertThat(owners(state)).as("the partitions of the instance that answers").containsExactly("admin-up");
+        }
+    }
+
     /** operations.md: {@code /health/live} answers 503 with the reason once Kafka Streams died; here a refused layout change. */
     @Test
     void shouldAnswerLive503WithTheReasonOnceKafkaStreamsDied() throws Exception {
@@ -307,6 +334,35 @@ class AdminEndpointsIT extends OnSharedBroker {
             assertThat(restored).as("restores ended when ready said 200").hasSize(2)
                     .allSatisfy(s -> assertThat(s.value()).isGreaterThanOrEqualTo(copies));
             assertThat(notReady).as("503 answers while restoring").isPositive();
+        }
+    }
+
+    /**
+     * operations.md: a partition that moved here from a live owner waits out that owner's lease term before its first
+     * ID; {@code /health/ready} answers 503 naming it meanwhile, although its task has restored and started.
+     */
+    @Test
+    void shouldAnswerReady503WhileAPartitionWaitsForItsLease() throws Exception {
+        App app = App.create(2);
+        try (Instance a = start(app, "lease-a")) {
+            awaitReady(a);
+            try (Instance b = start(app, "lease-b")) {
+                // b gets a partition a held until now: its task starts, then waits out a's term (1.5 s)
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                List<String> reasons = new java.util.ArrayList<>();
+                Http.Response ready;
+                while (((ready = Http.get(b.url("/health/ready"))).status() != 200 || ready.json().get("partitions").isEmpty())
+                        && System.nanoTime() < deadline) {
+                    if (ready.status() == 503) {
+                        reasons.add(ready.json().path("reason").asText());
+                    }
+                    Thread.sleep(20);
+                }
+                assertThat(ready.status()).as("%s", ready).isEqualTo(200);
+                assertThat(b.runner().taskStarts().held()).as("a task's input was held while its lease waited").isPositive();
+                assertThat(reasons).as("503 while the moved partition waited for its lease")
+                        .anyMatch(reason -> reason.matches("partitions \\[\\d+] wait for their lease \\(the previous owner's term\\)"));
+            }
         }
     }
 

@@ -162,7 +162,10 @@ class FailFastIT extends OnSharedBroker {
     @Test
     void shouldExitZeroAfterSigtermThenRefuseALayoutChangeInOneLine() throws Exception {
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
-        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("fail-fast"), topics, "a");
+        // the worker registry off: with it on, the registry's claim refuses the new layout first (WorkerRegistryIT checks
+        // that); this test checks the refusal of the worker state itself, which also guards deployments without the registry
+        Stamper stamper = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("fail-fast"), topics, "a")
+                .with("id.worker-registry", "off");
         try (ChildJvm first = stamper.start()) {
             broker.produce(topics.in(), 0, 20);
             assertThat(broker.consume(topics.out(), 20, Duration.ofSeconds(120))).hasSize(20);

@@ -6,6 +6,7 @@ import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
 import io.snowstamp.testing.OnSharedBroker;
+import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -171,7 +172,11 @@ class ImageEntrypointIT extends OnSharedBroker {
         environment.put("SNOWSTAMP_STATE_DIR", work.resolve("var-lib-snowstamp/streams").toString());
         environment.put("SNOWSTAMP_ADMIN_PORT", "0");
         environment.put("SNOWSTAMP_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-        environment.put("SNOWSTAMP_APPLICATION_ID", TestBroker.unique("app"));
+        String app = TestBroker.unique("app");
+        environment.put("SNOWSTAMP_APPLICATION_ID", app);
+        // the worker registry on, as shipped, in an ID space of the application's own (the broker is shared: see Stamper)
+        Stamper.ensureRegistryTopic(broker.bootstrapServers(), "snowstamp-workers");
+        environment.put("SNOWSTAMP_ID_SPACE", app);
         environment.put("SNOWSTAMP_INSTANCE_ID", "image-1");
         environment.put("SNOWSTAMP_INPUT_TOPIC", in);
         environment.put("SNOWSTAMP_OUTPUT_TOPIC", out);

@@ -4,6 +4,7 @@ import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
 import io.snowstamp.testing.OnSharedBroker;
+import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -51,7 +52,10 @@ class ShutdownIT extends OnSharedBroker {
         broker.createTopic(in, 4);
         broker.createTopic(out, 4);
         broker.createTopic(dlq, 1);
-        String[] args = {"run", "--bootstrap-servers", broker.bootstrapServers(), "--application-id", TestBroker.unique("app"),
+        String app = TestBroker.unique("app");
+        // the worker registry on, as shipped, in an ID space of the application's own (the broker is shared: see Stamper)
+        Stamper.ensureRegistryTopic(broker.bootstrapServers(), "snowstamp-workers");
+        String[] args = {"run", "--bootstrap-servers", broker.bootstrapServers(), "--application-id", app, "--set", "id.space=" + app,
                 "--state-dir", work.resolve("state").toString(), "--instance-id", "sigterm-1", "--admin-port", "0",
                 "--shutdown-timeout", "30s", "--set", "processing.guarantee=at_least_once",
                 // the tail guard off: else the restart would skip what an unclean stop left uncommitted (StampedInputs), and

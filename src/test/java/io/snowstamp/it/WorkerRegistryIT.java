@@ -349,6 +349,29 @@ class WorkerRegistryIT extends OnSharedBroker {
         }
     }
 
+    /**
+     * id-spaces.md: a space holding IDs of another layout refuses a claim also when that layout's claims are released (their
+     * IDs exist), even on workers far from theirs; another space stays free.
+     */
+    @Test
+    void shouldRefuseANewClaimWhileReleasedClaimsOfAnotherLayoutRemain() {
+        String registry = uncheckedRegistry();
+        IdLayout sonyflake = IdLayout.preset("sonyflake");
+        try (WorkerRegistry client = client(registry)) {
+            client.claim(request("default", "retired-sony", sonyflake, 2, 0));
+            RegistryView view = client.readable().view();
+            client.release(view, view.heldBy("default", "retired-sony"), new java.util.TreeMap<>(), "the test", "retired");
+            assertThat(client.readable().view().inactive()).as("only a released claim of the other layout is left")
+                    .anyMatch(e -> e.claim().application().equals("retired-sony") && e.claim().state() == Claim.State.RELEASED);
+            assertThat(catchThrowable(() -> client.claim(request("default", "new-snow", SNOWFLAKE, 2, 100))))
+                    .isInstanceOf(ClaimRefusedException.class)
+                    .hasMessageContaining("but application retired-sony (released, workers 0..1) issued IDs of layout "
+                            + sonyflake.fingerprint())
+                    .hasMessageContaining("IDs of two layouts can collide");
+            assertThat(client.claim(request("other-space", "new-snow", SNOWFLAKE, 2, 0)).firstWorker()).isZero();
+        }
+    }
+
     @Test
     void shouldRecycleAnExpiredClaimWithAutoOnlyAfterRecordingItsMarks() throws Exception {
         String registry = uncheckedRegistry();
@@ -368,9 +391,12 @@ class WorkerRegistryIT extends OnSharedBroker {
         }
     }
 
-    /** A child-JVM stamper with the registry on (ChildJvm turns it off by default), fast heartbeats. */
+    /**
+     * A child-JVM stamper in the test's own registry, fast heartbeats, and the default ID space (Stamper would give each
+     * application a space of its own): the applications of one test must meet in one space.
+     */
     private Stamper registered(String registry, String app, Stamper.Topics topics, String instance) {
-        return Stamper.of(work, broker.bootstrapServers(), app, topics, instance).with("id.worker-registry", "on")
+        return Stamper.of(work, broker.bootstrapServers(), app, topics, instance).with("id.space", "default")
                 .with("registry.topic", registry).with("registry.heartbeat", "500ms").with("registry.stale-after", "3s");
     }
 

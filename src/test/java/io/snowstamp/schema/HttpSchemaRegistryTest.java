@@ -3,6 +3,7 @@ package io.snowstamp.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -101,6 +102,30 @@ class HttpSchemaRegistryTest {
         requests.clear();
         registry.schema(2);
         assertThat(requests).as("starts with the URL that answered last").hasSize(1);
+    }
+
+    /** schema-registry.md: 408 (request timeout) and 429 (too many requests) are an outage like 5xx; 422 refuses the output schema. */
+    @Test
+    void shouldCount408And429AsAnOutageAnd422AsARefusedOutputSchema() {
+        URI timedOut = server(exchange -> answer(exchange, 408, "{\"message\":\"Request Timeout\"}"));
+        URI throttled = server(exchange -> answer(exchange, 429, "{\"message\":\"Too Many Requests\"}"));
+        for (URI url : List.of(timedOut, throttled)) {
+            HttpSchemaRegistry registry = client(null, null, url);
+            assertThat(catchThrowable(() -> registry.schema(1))).as("%s", url).isInstanceOf(RegistryUnavailableException.class);
+            assertThat(catchThrowable(() -> registry.register("s", new RegisteredSchema("AVRO", "\"long\"", List.of()))))
+                    .as("%s", url).isInstanceOf(RegistryUnavailableException.class);
+            assertThat(catchThrowable(registry::check)).as("%s: at start a warning, not a stop", url)
+                    .isInstanceOf(RegistryUnavailableException.class);
+        }
+        RegistryUnavailableException both = catchThrowableOfType(RegistryUnavailableException.class,
+                () -> client(null, null, timedOut, throttled).schema(1));
+        assertThat(both.getMessage()).contains(timedOut + "/schemas/ids/1: HTTP 408", throttled + "/schemas/ids/1: HTTP 429");
+
+        URI unprocessable = server(exchange -> answer(exchange, 422, "{\"error_code\":42201,\"message\":\"Invalid schema\"}"));
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class,
+                () -> client(null, null, unprocessable).register("s", new RegisteredSchema("AVRO", "\"long\"", List.of())));
+        assertThat(refused.code()).isEqualTo(Code.OUTPUT_SCHEMA_REFUSED);
+        assertThat(refused.getMessage()).isEqualTo("the schema registry refused the output schema under subject s (HTTP 422): Invalid schema");
     }
 
     @Test

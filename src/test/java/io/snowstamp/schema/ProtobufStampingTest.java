@@ -178,6 +178,35 @@ class ProtobufStampingTest {
                 + " which an ID (int64) cannot overwrite");
     }
 
+    /**
+     * schema-registry.md: {@code overwrite} appends the ID only over a singular {@code int64}/{@code uint64} field; a
+     * repeated one would gain the ID as one more element (no last value wins), so it is {@code field-exists}.
+     */
+    @Test
+    void shouldOverwriteOnlyASingularInt64OrUint64Field() {
+        String schema = """
+                syntax = "proto3";
+                message Event {
+                  uint64 uid = 1;
+                  repeated int64 ids = 2;
+                  repeated uint64 uids = 3;
+                  int32 small = 4;
+                }
+                """;
+        assertThat(ProtobufEvolution.evolve(schema, new int[] {0}, "uid", 0, OnExistingField.OVERWRITE).kind())
+                .as("a singular uint64").isEqualTo(Evolution.Kind.APPEND);
+        for (String field : new String[] {"ids", "uids"}) {
+            BadRecordException refused = catchThrowableOfType(BadRecordException.class,
+                    () -> ProtobufEvolution.evolve(schema, new int[] {0}, field, 0, OnExistingField.OVERWRITE));
+            assertThat(refused.code()).as(field).isEqualTo(Code.FIELD_EXISTS);
+            assertThat(refused.getMessage()).isEqualTo("field '" + field + "' already exists in Protobuf message Event as repeated "
+                    + (field.equals("ids") ? "int64" : "uint64") + ", which an ID (int64) cannot overwrite");
+        }
+        assertThat(catchThrowableOfType(BadRecordException.class,
+                () -> ProtobufEvolution.evolve(schema, new int[] {0}, "small", 0, OnExistingField.OVERWRITE)).code())
+                .as("int32: the ID does not fit").isEqualTo(Code.FIELD_EXISTS);
+    }
+
     @Test
     void shouldKeepAValueWithTheFieldUnderKeep() {
         Evolution evolution = ProtobufEvolution.evolve(ORDERS, new int[] {1}, "reason", 0, OnExistingField.KEEP);

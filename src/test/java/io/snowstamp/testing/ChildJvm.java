@@ -90,19 +90,10 @@ public final class ChildJvm implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
                 .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
         builder.environment().keySet().removeIf(key -> key.startsWith("SNOWSTAMP_"));
-        builder.environment().putAll(withoutRegistry(env));
+        // nothing turned off behind the test's back: a child runs on the shipped defaults (the worker registry on);
+        // Stamper gives every application an ID space of its own, a test that needs the registry off says so and why
+        builder.environment().putAll(env);
         return new ChildJvm(builder.start(), out, err);
-    }
-
-    /**
-     * Stampers of most tests share one broker with the default id.worker-offset, and every test
-     * creates its own topics: they run with the worker registry off ({@code SNOWSTAMP_ID_WORKER_REGISTRY=off})
-     * unless {@code env} or a {@code --set id.worker-registry=on} says otherwise (tests of the registry do).
-     */
-    static Map<String, String> withoutRegistry(Map<String, String> env) {
-        Map<String, String> all = new java.util.HashMap<>(env);
-        all.putIfAbsent("SNOWSTAMP_ID_WORKER_REGISTRY", "off");
-        return all;
     }
 
     /**
@@ -119,7 +110,7 @@ public final class ChildJvm implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
                 .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
         builder.environment().keySet().removeIf(key -> key.startsWith("SNOWSTAMP_"));
-        builder.environment().putAll(withoutRegistry(environment));
+        builder.environment().putAll(environment);
         return new ChildJvm(builder.start(), out, err);
     }
 

@@ -139,6 +139,10 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
                 "--set", "input.topic=" + topics.in(),
                 "--set", "output.topic=" + topics.out(),
                 "--set", "dlq.topic=" + topics.dlq()));
+        if (registryOn() && !settings.containsKey("id.space")) {
+            args.add("--set");
+            args.add("id.space=" + applicationId);
+        }
         settings.forEach((key, value) -> {
             args.add("--set");
             args.add(key + "=" + value);
@@ -146,8 +150,47 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
         return args.toArray(String[]::new);
     }
 
+    /**
+     * Whether the child runs with the worker registry, as shipped ({@code id.worker-registry=on}) unless a test
+     * turns it off. With it on, every application gets an ID space of its own ({@code id.space=<application id>},
+     * unless set): the applications of all tests share one broker and the default {@code id.worker-offset=0}, so in
+     * one space all but the first would be refused; each space is still checked, claimed and heart-beaten as in
+     * production, in the shipped registry topic.
+     */
+    private boolean registryOn() {
+        return !"off".equals(settings.get("id.worker-registry"));
+    }
+
+    private void ensureRegistryTopic() {
+        ensureRegistryTopic(bootstrapServers, settings.getOrDefault("registry.topic", "snowstamp-workers"));
+    }
+
+    /**
+     * The registry topic as {@code topics apply} creates it from topics/snowstamp-workers.properties (once per broker and
+     * test JVM), for a child that runs with the registry on the test broker: start it with an {@code id.space} of its own.
+     */
+    public static void ensureRegistryTopic(String bootstrapServers, String topic) {
+        if (!REGISTRIES.add(bootstrapServers + "/" + topic)) {
+            return;
+        }
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            io.snowstamp.runtime.TopicAdmin.apply(admin, List.of(new io.snowstamp.runtime.TopicSpec(topic, 1,
+                    io.snowstamp.runtime.TopicSpec.AUTO, Map.of("cleanup.policy", "compact"))));
+            io.snowstamp.recovery.ChangelogWriter.awaitLeaders(admin, topic, 1, java.time.Duration.ofSeconds(60));
+        } catch (RuntimeException e) {
+            REGISTRIES.remove(bootstrapServers + "/" + topic);
+            throw e;
+        }
+    }
+
+    private static final java.util.Set<String> REGISTRIES = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** Starts the child JVM and returns at once. */
     public ChildJvm launch() throws IOException {
+        if (registryOn()) {
+            ensureRegistryTopic();
+        }
         return ChildJvm.start(logDir, instanceId + "-" + STARTS.incrementAndGet(), prefix, env, jvmArgs, args());
     }
 

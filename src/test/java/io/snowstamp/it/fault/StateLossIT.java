@@ -116,6 +116,8 @@ class StateLossIT extends OnSharedBroker {
         runToCompletion(first, 0, BATCH);
         timeline.mark("first application stamped %d", BATCH);
 
+        // the registry is on, but Stamper gives each application an ID space of its own: it lets the second application
+        // take the same workers, as it would a deployment configured with its own id.space; what protects is the output's tail
         Stamper second = behind(first.instance("b").withApplicationId(TestBroker.unique("app")));
         Verification verify = secondRun(second, BATCH, 3 * BATCH, timeline);
         assertThat(verify.summaryLine()).as(verify.toString())
