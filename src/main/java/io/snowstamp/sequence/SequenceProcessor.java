@@ -425,7 +425,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * Kafka Streams closes the processor after the task's last commit, or without one (dirty close); no number is issued
      * after this. Under at-least-once, while the lease holds, it writes the clean-close marker: {@code issued} of every
      * tag that advanced, then the checkpoint marked closed, to one changelog partition through one producer — so a
-     * restored marker implies those entries were restored too ({@link ResumeRule}). A dirty close may write it too: it
+     * restored marker implies those entries were restored too ({@link ResumeRule}); and, for a holder closed before its
+     * first number, the raise of every segment another holder reserved between its restore and its lease record
+     * ({@link #raiseFromLease}), which is why no marker is written before that lease record was read back. A dirty close
+     * may write it too: it
      * records what was issued, not what reached the log. Under exactly-once nothing is written: the last commit is over,
      * and a write would open a transaction that holds back every read_committed reader of the changelog until it ends.
      */
@@ -461,7 +464,17 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             if (context instanceof InternalProcessorContext<?, ?> internal && internal.recordContext() == null) {
                 internal.setRecordContext(new ProcessorRecordContext(clock.getAsLong(), -1L, -1, null, new RecordHeaders()));
             }
+            if (!lease.readBack()) {
+                // what another holder reserved between this task's restore and its lease record is known only once that
+                // record was read back: a marker now could vouch for numbers of such a segment
+                log.info("sequence partition {}: no clean-close marker: the lease record of epoch {} was not read back yet;"
+                        + " the next holder resumes above the reserved segments", partition, checkpoint.epoch());
+                return false;
+            }
             recordIssued(clock.getAsLong());
+            // closed before its first number (or before raiseFromLease ran): a segment another holder reserved after the
+            // restore, before this lease record, is not in the store; the marker must vouch for none of its numbers
+            raiseFromLease();
             checkpoint = checkpoint.closedCleanly();
             store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
             return true;

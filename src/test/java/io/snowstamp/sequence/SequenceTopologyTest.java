@@ -471,6 +471,27 @@ class SequenceTopologyTest {
     }
 
     @Test
+    void shouldLetAMarkerWrittenBeforeTheFirstNumberVouchForNoNumberOfASegmentReservedAfterTheRestore() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        granted.loseNewest();
+        stopReadingTheClose();
+        // the old holder reserved 1011..1020 after the next holder's restore and numbered in it; its records are on their way
+        granted.reservedAfterRestore.put("order", 1020L);
+        start(config);
+        granted.reservedAfterRestore.clear();
+        // that holder resumed above 1001..1010 and closes cleanly before its first record: its marker is trusted next
+        assertThat(stopReadingTheClose()).extracting(record -> record.value() instanceof PartitionCheckpoint c && c.closed())
+                .endsWith(true);
+
+        start(config);
+
+        assertThat(pipe("order", 1)).as("the marker vouches for 1011..1020, which the old holder may still send")
+                .containsExactly(1021L);
+    }
+
+    @Test
     void shouldContinueWithoutAGapAfterACleanCloseWhenTheLeaseReaderReadAWriteOfAKnownSegment() {
         TestLeases granted = new TestLeases();
         leases = granted;
