@@ -130,8 +130,13 @@ class SequenceTopologyTest {
         public io.snowstamp.lease.LeaseGuard take(org.apache.kafka.streams.processor.TaskId task,
                                                   org.apache.kafka.common.TopicPartition changelog, io.snowstamp.lease.LeaseMark mine,
                                                   byte[] key, byte[] value, String name, boolean restoreAgain) {
+            io.snowstamp.lease.LeaseMark previous = newest == null ? null : newest.mine();
             newest = new io.snowstamp.lease.PartitionLease(changelog.partition(), mine, io.snowstamp.lease.PartitionLease.NO_RESTORE_CHECK,
                     TERM, TERM);
+            if (previous != null) {
+                // the previous holder's last record (its marker, if it wrote one), the newest of the restore
+                io.snowstamp.lease.LeaseRounds.observe(newest, 0, previous, -1);
+            }
             reservedAfterRestore.forEach((tag, maxId) -> io.snowstamp.lease.LeaseRounds.observe(newest, 0, null, maxId, tag));
             io.snowstamp.lease.LeaseRounds.observe(newest, 1, mine, -1);
             long now = ticker.nanoTime();
