@@ -118,14 +118,15 @@ final class SegmentStore {
      * otherwise be the tag's newest value in the log, behind the marker, with an {@code issued} below numbers that holder
      * forwarded; the next holder restores the newest value and trusts the marker.
      *
+     * @param written the tags written just now (their {@code issued}): not again
      * @return how many tags were written
      */
-    int rewriteAll(long now) {
+    int rewriteAll(long now, java.util.Set<String> written) {
         List<Map.Entry<String, TagSegment>> tags = new ArrayList<>();
         try (var all = store.all()) {
             while (all.hasNext()) {
                 var entry = all.next();
-                if (entry.value instanceof TagSegment segment) {
+                if (entry.value instanceof TagSegment segment && !written.contains(entry.key)) {
                     tags.add(Map.entry(entry.key, segment));
                 }
             }

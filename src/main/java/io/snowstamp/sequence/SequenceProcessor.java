@@ -496,12 +496,18 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                         + " the next holder resumes above the reserved segments", partition, checkpoint.epoch());
                 return false;
             }
+            java.util.Set<String> written = new java.util.HashSet<>();
+            counters.forEach((tag, counter) -> {
+                if (advanced(counter)) {
+                    written.add(tag);
+                }
+            });
             recordIssued(clock.getAsLong());
             distrustALateMarker();
             // closed before its first number (or before raiseFromLease ran): a segment another holder reserved after the
             // restore, before this lease record, is not in the store; the marker must vouch for none of its numbers
             raiseFromLease();
-            segmentStore.rewriteAll(clock.getAsLong());
+            segmentStore.rewriteAll(clock.getAsLong(), written);
             checkpoint = checkpoint.closedCleanly();
             store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
             return true;
