@@ -262,6 +262,15 @@ public final class LeaseGuard {
     }
 
     /**
+     * Whether a store's record that the task's restore read lies after the last record naming {@code mark}, or another
+     * lease was taken after it ({@link PartitionLease#writtenAfter}); false without a lease. Meaningful once
+     * {@link #readBack}.
+     */
+    public boolean writtenAfter(LeaseMark mark) {
+        return lease != null && lease.writtenAfter(mark);
+    }
+
+    /**
      * Whether the lease's own record has been read back from the changelog (confirmed at least once); true without a
      * lease. The task's later writes go through another producer: only after this can none of them land before it.
      */

@@ -66,6 +66,9 @@ public final class PartitionLease {
     private volatile long highestCovered = -1;
     /** Per counter of a store of many: the highest covered by another writer's record in {@code [countersFrom, ownOffset)}. */
     private final Map<String, Long> coveredCounters = new ConcurrentHashMap<>();
+    /** Before this task's own lease record: the last other lease named, and whether a counter's record came after it. */
+    private volatile LeaseMark lastOther;
+    private volatile boolean counterAfterLastOther;
     private volatile long foreignOffset = -1;
     private volatile LeaseMark foreign;
     private volatile LeaseMark lostTo;
@@ -130,6 +133,15 @@ public final class PartitionLease {
      * and a previous owner issues nothing from a record after that lease record (it reads that lease first and stops).
      */
     void observe(long offset, LeaseMark mark, long covered, String counter) {
+        if (ownOffset < 0 && !mine.equals(mark)) {
+            if (mark != null) {
+                lastOther = mark;
+                counterAfterLastOther = false;
+            } else if (counter != null && offset < countersFrom) {
+                // restored as a counter's newest value (what lies after the restore's end, the task did not restore)
+                counterAfterLastOther = true;
+            }
+        }
         if (counter != null) {
             if (covered >= 0 && offset >= countersFrom && ownOffset < 0 && !mine.equals(mark)) {
                 coveredCounters.merge(counter, covered, Math::max);
@@ -259,6 +271,16 @@ public final class PartitionLease {
     /** The highest epoch any record read so far named (-1: none). */
     long highestEpoch() {
         return maxEpoch;
+    }
+
+    /**
+     * Whether a counter's record that the task's restore read lies after the last record naming {@code mark}, or
+     * another lease was named after it: true also when {@code mark} was not the last other lease named (a sequence task
+     * trusts its predecessor's clean-close marker only when nothing was written after it). Meaningful once
+     * {@link #confirmedOnce}.
+     */
+    public boolean writtenAfter(LeaseMark mark) {
+        return !mark.equals(lastOther) || counterAfterLastOther;
     }
 
     /** Whether a round has confirmed this lease (its own record was read back). */

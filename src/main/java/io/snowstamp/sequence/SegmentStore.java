@@ -112,6 +112,29 @@ final class SegmentStore {
         return below.size();
     }
 
+    /**
+     * Writes every tag's segment again as the store holds it, before the clean-close marker: a write of another holder
+     * that landed after this task's restore (a zombie's reservation or checkpoint, sent before it saw a newer lease) would
+     * otherwise be the tag's newest value in the log, behind the marker, with an {@code issued} below numbers that holder
+     * forwarded; the next holder restores the newest value and trusts the marker.
+     *
+     * @param written the tags written just now (their {@code issued}): not again
+     * @return how many tags were written
+     */
+    int rewriteAll(long now, java.util.Set<String> written) {
+        List<Map.Entry<String, TagSegment>> tags = new ArrayList<>();
+        try (var all = store.all()) {
+            while (all.hasNext()) {
+                var entry = all.next();
+                if (entry.value instanceof TagSegment segment && !written.contains(entry.key)) {
+                    tags.add(Map.entry(entry.key, segment));
+                }
+            }
+        }
+        tags.forEach(entry -> store.put(entry.getKey(), entry.getValue().withIssued(entry.getValue().issued(), now)));
+        return tags.size();
+    }
+
     /** One line: the tags in the store, and what the tail scan read. */
     String describe(SequenceTail.Scan scan, PartitionCheckpoint restored) {
         long tags = 0;

@@ -94,6 +94,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private boolean tailScanned;
     /** whether tags resume right after their last number issued, inside their reserved segments ({@link ResumeRule}) */
     private boolean resumeInside;
+    /** at-least-once, resuming inside: the lease of the clean-close marker trusted (null otherwise) */
+    private LeaseMark trustedMarker;
     private final boolean exactlyOnce;
     private long issued;
     private final Leases leases;
@@ -169,6 +171,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         this.partition = context.taskId().partition();
         this.segmentStore = new SegmentStore(store, partition);
         counters.clear();
+        trustedMarker = null;
         issued = 0;
         segments = 0;
         checkpoint = null;
@@ -191,6 +194,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         PartitionCheckpoint leased = restored.withNewLease(holder(), now, partitions, leases.highestEpoch(changelog));
         String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased);
         resumeInside = resume == null;
+        trustedMarker = resumeInside && !exactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null;
         // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
         int skipped = resumeInside || !tailScanned ? 0 : segmentStore.resumeAboveSegments(now);
         checkpoint = leased;
@@ -222,6 +226,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     public void process(Record<byte[], byte[]> record) {
         if (lease.check()) {
             raiseFromLease();
+            distrustALateMarker();
             rescanTail();
         }
         String tag = new String(record.key(), StandardCharsets.UTF_8);
@@ -301,6 +306,26 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             log.info("sequence partition {}: {} tags raised above the segments another holder reserved after the restore,"
                     + " before lease epoch {} (raised: {})", partition, advanced, checkpoint.epoch(), raised.isEmpty() ? "none" : raised);
         }
+    }
+
+    /**
+     * At the first number under a new lease (or at a close before it), where the restored clean-close marker was
+     * trusted: a tag's record that lies after the marker in the log, before this lease record, was written by another
+     * holder still running after its own lease ended (a zombie's reservation, sent before it saw the newer lease, landing
+     * late). Restored as the tag's newest value it replaced what the marker vouched for, and its {@code issued} may lie
+     * below numbers that holder forwarded: every tag resumes above its reserved segment instead.
+     */
+    private void distrustALateMarker() {
+        if (trustedMarker == null || !lease.writtenAfter(trustedMarker)) {
+            return;
+        }
+        trustedMarker = null;
+        resumeInside = false;
+        int skipped = segmentStore.resumeAboveSegments(clock.getAsLong());
+        counters.clear();
+        log.info("sequence partition {}: a state write landed after the clean-close marker of the previous holder, before"
+                + " lease epoch {}: tags resume above their reserved segments ({} recorded as issued up to their segment's end)",
+                partition, checkpoint.epoch(), skipped);
     }
 
     /**
@@ -425,7 +450,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * Kafka Streams closes the processor after the task's last commit, or without one (dirty close); no number is issued
      * after this. Under at-least-once, while the lease holds, it writes the clean-close marker: {@code issued} of every
      * tag that advanced, then the checkpoint marked closed, to one changelog partition through one producer — so a
-     * restored marker implies those entries were restored too ({@link ResumeRule}). A dirty close may write it too: it
+     * restored marker implies those entries were restored too ({@link ResumeRule}); and, for a holder closed before its
+     * first number, the raise of every segment another holder reserved between its restore and its lease record
+     * ({@link #raiseFromLease}), which is why no marker is written before that lease record was read back. A dirty close
+     * may write it too: it
      * records what was issued, not what reached the log. Under exactly-once nothing is written: the last commit is over,
      * and a write would open a transaction that holds back every read_committed reader of the changelog until it ends.
      */
@@ -461,7 +489,25 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             if (context instanceof InternalProcessorContext<?, ?> internal && internal.recordContext() == null) {
                 internal.setRecordContext(new ProcessorRecordContext(clock.getAsLong(), -1L, -1, null, new RecordHeaders()));
             }
+            if (!lease.readBack()) {
+                // what another holder reserved between this task's restore and its lease record is known only once that
+                // record was read back: a marker now could vouch for numbers of such a segment
+                log.info("sequence partition {}: no clean-close marker: the lease record of epoch {} was not read back yet;"
+                        + " the next holder resumes above the reserved segments", partition, checkpoint.epoch());
+                return false;
+            }
+            java.util.Set<String> written = new java.util.HashSet<>();
+            counters.forEach((tag, counter) -> {
+                if (advanced(counter)) {
+                    written.add(tag);
+                }
+            });
             recordIssued(clock.getAsLong());
+            distrustALateMarker();
+            // closed before its first number (or before raiseFromLease ran): a segment another holder reserved after the
+            // restore, before this lease record, is not in the store; the marker must vouch for none of its numbers
+            raiseFromLease();
+            segmentStore.rewriteAll(clock.getAsLong(), written);
             checkpoint = checkpoint.closedCleanly();
             store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
             return true;

@@ -130,8 +130,13 @@ class SequenceTopologyTest {
         public io.snowstamp.lease.LeaseGuard take(org.apache.kafka.streams.processor.TaskId task,
                                                   org.apache.kafka.common.TopicPartition changelog, io.snowstamp.lease.LeaseMark mine,
                                                   byte[] key, byte[] value, String name, boolean restoreAgain) {
+            io.snowstamp.lease.LeaseMark previous = newest == null ? null : newest.mine();
             newest = new io.snowstamp.lease.PartitionLease(changelog.partition(), mine, io.snowstamp.lease.PartitionLease.NO_RESTORE_CHECK,
                     TERM, TERM);
+            if (previous != null) {
+                // the previous holder's last record (its marker, if it wrote one), the newest of the restore
+                io.snowstamp.lease.LeaseRounds.observe(newest, 0, previous, -1);
+            }
             reservedAfterRestore.forEach((tag, maxId) -> io.snowstamp.lease.LeaseRounds.observe(newest, 0, null, maxId, tag));
             io.snowstamp.lease.LeaseRounds.observe(newest, 1, mine, -1);
             long now = ticker.nanoTime();
@@ -468,6 +473,27 @@ class SequenceTopologyTest {
 
         assertThat(pipe("order", 3)).as("1011..1020 may still land from the old holder: skipped")
                 .containsExactly(1021L, 1022L, 1023L);
+    }
+
+    @Test
+    void shouldLetAMarkerWrittenBeforeTheFirstNumberVouchForNoNumberOfASegmentReservedAfterTheRestore() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        granted.loseNewest();
+        stopReadingTheClose();
+        // the old holder reserved 1011..1020 after the next holder's restore and numbered in it; its records are on their way
+        granted.reservedAfterRestore.put("order", 1020L);
+        start(config);
+        granted.reservedAfterRestore.clear();
+        // that holder resumed above 1001..1010 and closes cleanly before its first record: its marker is trusted next
+        assertThat(stopReadingTheClose()).extracting(record -> record.value() instanceof PartitionCheckpoint c && c.closed())
+                .endsWith(true);
+
+        start(config);
+
+        assertThat(pipe("order", 1)).as("the marker vouches for 1011..1020, which the old holder may still send")
+                .containsExactly(1021L);
     }
 
     @Test

@@ -122,7 +122,8 @@ class TwoOwnersModelTest {
         check(true, SCHEDULES / 2);
     }
 
-    private void check(boolean deposed, int schedules) {
+    /** Runs schedules 0 .. {@code schedules - 1} (the {@code full} tier's soak runs more of them: TwoOwnersModelSoakIT). */
+    void check(boolean deposed, int schedules) {
         int collided = 0;
         int above = 0;
         long forwarded = 0;
