@@ -225,15 +225,54 @@ class SchemaRegistryIT {
         assertThat(stamper.inspect(value).outputId()).as("asked again, not remembered as gone").isPositive();
     }
 
+    /**
+     * Issue 40, item 10: an input change the output subject refuses (BACKWARD: a field without a default) is
+     * dead-lettered as output-schema-refused; once the operator relaxes the subject's compatibility, the output
+     * schema is registered again after the pause, without a restart.
+     */
+    @Test
+    void shouldRegisterARefusedOutputSchemaAgainAfterAPauseOnceCompatibilityIsRelaxed() throws Exception {
+        String topic = "relaxed-" + System.nanoTime();
+        compatibility(topic + "-value", "BACKWARD");
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, topic, OnExistingField.REJECT, SubjectStrategy.TOPIC, now::get);
+        int v1 = register(topic + "-in-value", VERSIONS[0]);
+        String breaking = "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":["
+                + "{\"name\":\"customer\",\"type\":\"string\"},{\"name\":\"priority\",\"type\":\"int\"}]}";
+        int v2 = register(topic + "-other-value", breaking);
+        GenericRecord order = new GenericData.Record(new Schema.Parser().parse(breaking));
+        order.put("customer", "x");
+        order.put("priority", 3);
+        byte[] value = framed(v2, order);
+        stamper.inspect(new byte[] {0, 0, 0, 0, (byte) v1, 2, 'x'});
+
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class, () -> stamper.inspect(value));
+        assertThat(refused.code()).isEqualTo(BadRecordException.Code.OUTPUT_SCHEMA_REFUSED);
+        compatibility(topic + "-value", "NONE");
+        assertThat(catchThrowableOfType(BadRecordException.class, () -> stamper.inspect(value)))
+                .as("within the pause: the verdict kept, no request").isNotNull();
+        now.addAndGet(61_000);
+
+        byte[] stamped = stamper.inspect(value).stamp(value, 77L);
+        GenericRecord read = decodeWhole(new Schema.Parser().parse(schemaById(ByteBuffer.wrap(stamped, 1, 4).getInt())), stamped);
+        assertThat(read.get("id")).isEqualTo(77L);
+        assertThat(read.get("priority")).isEqualTo(3);
+    }
+
     private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting) {
         return stamper(format, topic, onExisting, SubjectStrategy.TOPIC);
     }
 
     private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting, SubjectStrategy strategy) {
+        return stamper(format, topic, onExisting, strategy, System::currentTimeMillis);
+    }
+
+    private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting, SubjectStrategy strategy,
+                                         java.util.function.LongSupplier clock) {
         StampSettings stamp = new StampSettings(null, JsonType.NUMBER, onExisting, 64, true, HeaderFormat.TEXT, format, "id", 0);
         SchemaRegistrySettings settings = new SchemaRegistrySettings(List.of(registry.url()), SubjectStrategy.TOPIC, null, null,
                 null, null, null, null, Duration.ofSeconds(30), 100);
-        return new SchemaStamper(stamp, strategy, topic, HttpSchemaRegistry.of(settings), 100);
+        return new SchemaStamper(stamp, strategy, topic, HttpSchemaRegistry.of(settings), 100, clock);
     }
 
     private static void compatibility(String subject, String level) throws Exception {
