@@ -3,6 +3,8 @@ package io.snowstamp.schema;
 import com.squareup.wire.Syntax;
 import com.squareup.wire.schema.Field;
 import com.squareup.wire.schema.Location;
+import com.squareup.wire.schema.internal.parser.EnumConstantElement;
+import com.squareup.wire.schema.internal.parser.EnumElement;
 import com.squareup.wire.schema.internal.parser.ExtensionsElement;
 import com.squareup.wire.schema.internal.parser.FieldElement;
 import com.squareup.wire.schema.internal.parser.GroupElement;
@@ -20,6 +22,7 @@ import kotlin.ranges.IntRange;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -128,6 +131,11 @@ public final class ProtobufEvolution {
         if (existing != null) {
             return onExisting(name, message, existing, numbering.onExisting());
         }
+        String clash = clash(message, numbering.field(), numbering.syntax());
+        if (clash != null) {
+            throw new BadRecordException(Code.FIELD_EXISTS, "Protobuf message " + message.getName() + " has " + clash
+                    + ": protoc refuses a field '" + numbering.field() + "' beside it (set stamp.schema-field to another name)");
+        }
         if (reservedName(message, numbering.field())) {
             throw new BadRecordException(Code.FIELD_EXISTS, "field name '" + numbering.field() + "' is reserved in Protobuf message "
                     + message.getName());
@@ -197,6 +205,13 @@ public final class ProtobufEvolution {
             case KEEP:
                 return new Evolution(Evolution.Kind.KEEP, null, existing.getTag(), fullName);
             case OVERWRITE:
+                OneOfElement oneOf = oneOfOf(message, existing);
+                if (oneOf != null) {
+                    // the last member of a oneof in the encoding is the one set: an appended ID would erase the other member
+                    throw new BadRecordException(Code.FIELD_EXISTS, "field '" + existing.getName() + "' of Protobuf message "
+                            + message.getName() + " is a member of oneof " + oneOf.getName() + ", which an ID cannot overwrite"
+                            + " without erasing the oneof's other member");
+                }
                 if (existing.getLabel() != Field.Label.REPEATED && OVERWRITABLE.contains(existing.getType())) {
                     // a singular scalar field takes the last value the encoding holds: appended, the ID wins
                     return new Evolution(Evolution.Kind.APPEND, null, existing.getTag(), fullName);
@@ -249,6 +264,16 @@ public final class ProtobufEvolution {
         return fields;
     }
 
+    /** The oneof the field belongs to, or null. */
+    private static OneOfElement oneOfOf(MessageElement message, FieldElement field) {
+        for (OneOfElement oneOf : message.getOneOfs()) {
+            if (oneOf.getFields().contains(field)) {
+                return oneOf;
+            }
+        }
+        return null;
+    }
+
     private static FieldElement field(MessageElement message, String name) {
         for (FieldElement f : allFields(message)) {
             if (f.getName().equals(name)) {
@@ -256,6 +281,51 @@ public final class ProtobufEvolution {
             }
         }
         return null;
+    }
+
+    /**
+     * What in the message makes a field {@code name} one that protoc refuses, or null: a nested type, a nested enum's
+     * value (C++ scoping: enum values are siblings of their enum), a oneof or a group of that name, or under proto3 a
+     * field whose name differs only in case and underscores (its JSON name would be the same).
+     */
+    private static String clash(MessageElement message, String name, Syntax syntax) {
+        for (TypeElement nested : message.getNestedTypes()) {
+            if (nested.getName().equals(name)) {
+                return "a nested type named '" + name + "'";
+            }
+            if (nested instanceof EnumElement enumType) {
+                for (EnumConstantElement constant : enumType.getConstants()) {
+                    if (constant.getName().equals(name)) {
+                        return "a value '" + name + "' of its enum " + enumType.getName() + " (enum values are names of the message)";
+                    }
+                }
+            }
+        }
+        List<GroupElement> groups = new ArrayList<>(message.getGroups());
+        for (OneOfElement oneOf : message.getOneOfs()) {
+            if (oneOf.getName().equals(name)) {
+                return "a oneof named '" + name + "'";
+            }
+            groups.addAll(oneOf.getGroups());
+        }
+        for (GroupElement group : groups) {
+            if (group.getName().toLowerCase(Locale.ROOT).equals(name)) {
+                return "a group " + group.getName() + " (whose field is named '" + name + "')";
+            }
+        }
+        if (syntax == Syntax.PROTO_3) {
+            String json = withoutCaseAndUnderscores(name);
+            for (FieldElement f : allFields(message)) {
+                if (withoutCaseAndUnderscores(f.getName()).equals(json)) {
+                    return "a field '" + f.getName() + "' (proto3 refuses two fields whose names differ only in case and underscores)";
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String withoutCaseAndUnderscores(String name) {
+        return name.replace("_", "").toLowerCase(Locale.ROOT);
     }
 
     private static boolean reservedName(MessageElement message, String name) {

@@ -10,6 +10,7 @@ import io.snowstamp.BadRecordException.Code;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * Finds how a framed value is stamped: per input schema (Protobuf: per schema and message), once, the
@@ -17,10 +18,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * registered under the output subject, and its {@link Stamping}; after that from a bounded cache, so
  * known schemas keep stamping while the registry is down. A schema that cannot take the field is
  * remembered as such too: a flood of bad values does not become a flood of registry requests. An ID
- * the registry does not know is not remembered (the caller decides when to ask again).
+ * the registry does not know is not remembered (the caller decides when to ask again). An output schema
+ * the registry refused (the output subject's compatibility) is registered again after a pause that
+ * doubles from {@value #FIRST_RETRY_MILLIS} ms up to {@value #LONGEST_RETRY_MILLIS} ms while it stays
+ * refused: an operator who relaxes the subject's compatibility sees the values flow without a restart.
  * Thread-safe: the stream threads of one instance share it.
  */
 public final class SchemaStamper {
+    static final long FIRST_RETRY_MILLIS = 1_000;
+    static final long LONGEST_RETRY_MILLIS = 60_000;
+    /** The due time of a verdict that is never looked at again (only forgotten past the capacity). */
+    private static final long NEVER = Long.MAX_VALUE;
+
     private final ValueFormat format;
     private final String field;
     private final int protobufFieldNumber;
@@ -29,13 +38,21 @@ public final class SchemaStamper {
     private final String outputTopic;
     private final SchemaRegistryClient registry;
     private final int capacity;
-    /** input key -> {@link Stamping}, or the {@link BadRecordException} that refuses its values. */
-    private final ConcurrentHashMap<Object, Object> cache = new ConcurrentHashMap<>();
+    private final LongSupplier clock;
+    /** input key -> its verdict: a {@link Stamping}, or the {@link BadRecordException} that refuses its values. */
+    private final ConcurrentHashMap<Object, Entry> cache = new ConcurrentHashMap<>();
+
+    /** A stamper on the system clock. */
+    public SchemaStamper(StampSettings stamp, SubjectStrategy subjects, String outputTopic, SchemaRegistryClient registry, int capacity) {
+        this(stamp, subjects, outputTopic, registry, capacity, System::currentTimeMillis);
+    }
 
     /**
      * @param capacity input schemas remembered; past it an arbitrary one is forgotten (asked for again when it comes back)
+     * @param clock    Unix millis: when a refused output schema is registered again
      */
-    public SchemaStamper(StampSettings stamp, SubjectStrategy subjects, String outputTopic, SchemaRegistryClient registry, int capacity) {
+    public SchemaStamper(StampSettings stamp, SubjectStrategy subjects, String outputTopic, SchemaRegistryClient registry, int capacity,
+                         LongSupplier clock) {
         if (!stamp.schemaRegistryValues()) {
             throw new IllegalArgumentException("not a schema-registry value format: " + stamp.valueFormat());
         }
@@ -47,6 +64,7 @@ public final class SchemaStamper {
         this.outputTopic = outputTopic;
         this.registry = registry;
         this.capacity = capacity;
+        this.clock = clock;
     }
 
     /**
@@ -60,13 +78,9 @@ public final class SchemaStamper {
         int[] indexes = format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null;
         // the common cases (every Avro value, the first message of a Protobuf file) need no key object
         Object key = indexes == null || (indexes.length == 1 && indexes[0] == 0) ? Integer.valueOf(schemaId) : new MessageKey(schemaId, indexes);
-        Object known = cache.get(key);
-        if (known == null) {
-            known = resolve(schemaId, indexes);
-            if (!(known instanceof BadRecordException refused && refused.code() == Code.UNKNOWN_SCHEMA)) {
-                remember(key, known);       // an unknown ID is not remembered: the registry may learn it any moment
-            }
-        }
+        Entry entry = cache.get(key);
+        Object known = entry == null || (entry.due() != NEVER && clock.getAsLong() >= entry.due())
+                ? resolved(key, entry, schemaId, indexes) : entry.verdict();
         if (known instanceof BadRecordException refused) {
             throw refused;
         }
@@ -90,6 +104,26 @@ public final class SchemaStamper {
     /** Input schemas remembered now. */
     public int cached() {
         return cache.size();
+    }
+
+    /** The verdict the registry gives now, remembered ({@code previous}: the one it replaces, or null). */
+    private Object resolved(Object key, Entry previous, int schemaId, int[] indexes) {
+        Object verdict = resolve(schemaId, indexes);
+        if (verdict instanceof BadRecordException refused && refused.code() == Code.UNKNOWN_SCHEMA) {
+            cache.remove(key);      // not remembered: the registry may learn the ID any moment
+            return verdict;
+        }
+        if (verdict instanceof BadRecordException refused && refused.code() == Code.OUTPUT_SCHEMA_REFUSED) {
+            // the output subject's compatibility may be relaxed any moment: registered again after a growing pause
+            long pause = previous != null && previous.verdict() instanceof BadRecordException before
+                    && before.code() == Code.OUTPUT_SCHEMA_REFUSED ? Math.min(previous.pause() * 2, LONGEST_RETRY_MILLIS) : FIRST_RETRY_MILLIS;
+            verdict = new BadRecordException(Code.OUTPUT_SCHEMA_REFUSED, refused.getMessage() + "; registered again after "
+                    + pause / 1000 + " s (the pause doubles up to " + LONGEST_RETRY_MILLIS / 1000 + " s while it is refused)");
+            remember(key, new Entry(verdict, clock.getAsLong() + pause, pause));
+            return verdict;
+        }
+        remember(key, new Entry(verdict, NEVER, 0));
+        return verdict;
     }
 
     private Object resolve(int schemaId, int[] indexes) {
@@ -124,8 +158,8 @@ public final class SchemaStamper {
         }
     }
 
-    private void remember(Object key, Object resolved) {
-        if (cache.size() >= capacity) {
+    private void remember(Object key, Entry resolved) {
+        if (cache.size() >= capacity && !cache.containsKey(key)) {
             Iterator<Object> keys = cache.keySet().iterator();
             if (keys.hasNext()) {
                 keys.next();
@@ -133,6 +167,14 @@ public final class SchemaStamper {
             }
         }
         cache.put(key, resolved);
+    }
+
+    /**
+     * A verdict and when it is looked at again ({@link #NEVER}: kept until forgotten past the capacity).
+     *
+     * @param pause the last pause before {@code due} (a refused output schema's, which doubles)
+     */
+    private record Entry(Object verdict, long due, long pause) {
     }
 
     /** A Protobuf schema and the path of one of its messages. */

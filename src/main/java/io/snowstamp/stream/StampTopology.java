@@ -82,7 +82,7 @@ public final class StampTopology {
         if (stamp.schemaRegistryValues()) {
             SchemaRegistrySettings registry = config.schemaRegistry();
             SchemaStamper stamper = new SchemaStamper(stamp, registry.subjectStrategy(), config.topics().output(),
-                    HttpSchemaRegistry.of(registry), registry.cacheSize());
+                    HttpSchemaRegistry.of(registry), registry.cacheSize(), clock);
             return new SchemaValueField(stamper, stats.schemaRegistry(), clock);
         }
         JsonIdSplicer json = JsonIdSplicer.of(stamp);

@@ -225,15 +225,99 @@ class SchemaRegistryIT {
         assertThat(stamper.inspect(value).outputId()).as("asked again, not remembered as gone").isPositive();
     }
 
+    /**
+     * Issue 40, item 10: an input change the output subject refuses (BACKWARD: a field without a default) is
+     * dead-lettered as output-schema-refused; once the operator relaxes the subject's compatibility, the output
+     * schema is registered again after the pause, without a restart.
+     */
+    @Test
+    void shouldRegisterARefusedOutputSchemaAgainAfterAPauseOnceCompatibilityIsRelaxed() throws Exception {
+        String topic = "relaxed-" + System.nanoTime();
+        compatibility(topic + "-value", "BACKWARD");
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, topic, OnExistingField.REJECT, SubjectStrategy.TOPIC, now::get);
+        int v1 = register(topic + "-in-value", VERSIONS[0]);
+        String breaking = "{\"type\":\"record\",\"name\":\"Order\",\"namespace\":\"com.acme\",\"fields\":["
+                + "{\"name\":\"customer\",\"type\":\"string\"},{\"name\":\"priority\",\"type\":\"int\"}]}";
+        int v2 = register(topic + "-other-value", breaking);
+        GenericRecord order = new GenericData.Record(new Schema.Parser().parse(breaking));
+        order.put("customer", "x");
+        order.put("priority", 3);
+        byte[] value = framed(v2, order);
+        stamper.inspect(new byte[] {0, 0, 0, 0, (byte) v1, 2, 'x'});
+
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class, () -> stamper.inspect(value));
+        assertThat(refused.code()).isEqualTo(BadRecordException.Code.OUTPUT_SCHEMA_REFUSED);
+        compatibility(topic + "-value", "NONE");
+        assertThat(catchThrowableOfType(BadRecordException.class, () -> stamper.inspect(value)))
+                .as("within the pause: the verdict kept, no request").isNotNull();
+        now.addAndGet(61_000);
+
+        byte[] stamped = stamper.inspect(value).stamp(value, 77L);
+        GenericRecord read = decodeWhole(new Schema.Parser().parse(schemaById(ByteBuffer.wrap(stamped, 1, 4).getInt())), stamped);
+        assertThat(read.get("id")).isEqualTo(77L);
+        assertThat(read.get("priority")).isEqualTo(3);
+    }
+
+    /**
+     * Issue 40, item 9: a message with a field {@code Id} (proto3), a nested {@code message id}, an enum value {@code id}
+     * keeps its fields (its values refused as field-exists), so the output file is one protoc accepts; {@code overwrite}
+     * of an {@code int64 id} inside a oneof is refused (appending it would erase the oneof's other member).
+     */
+    @Test
+    void shouldRegisterProtobufOutputsThatProtocAcceptsAndRefuseOverwritingAOneofMember() throws Exception {
+        String topic = "protoc-" + System.nanoTime();
+        String proto = "syntax = \"proto3\";\npackage acme;\nmessage Upper {\n  string Id = 1;\n}\n"
+                + "message Holder {\n  message id {\n    string z = 1;\n  }\n  string x = 1;\n}\n"
+                + "message Kinds {\n  enum Kind {\n    id = 0;\n  }\n  Kind kind = 1;\n}\n"
+                + "message Plain {\n  string y = 1;\n}\n"
+                + "message Choice {\n  oneof key {\n    int64 id = 1;\n    string name = 2;\n  }\n}\n";
+        int input = register(topic + "-in-value", proto, "PROTOBUF");
+        SchemaStamper stamper = stamper(ValueFormat.PROTOBUF, topic, OnExistingField.REJECT);
+
+        byte[] plain = {0, 0, 0, 0, (byte) input, 2, 6, 10, 1, 'y'};       // indexes [3]
+        int outputId = stamper.inspect(plain).outputId();
+        for (byte index : new byte[] {0, 1, 2}) {
+            BadRecordException refused = catchThrowableOfType(BadRecordException.class,
+                    () -> stamper.inspect(new byte[] {0, 0, 0, 0, (byte) input, 2, (byte) (index * 2)}));
+            assertThat(refused).as("message %d", index).isNotNull();
+            assertThat(refused.code()).isEqualTo(BadRecordException.Code.FIELD_EXISTS);
+        }
+        assertThat(protoc(schemaById(outputId))).as("protoc on the output schema").isEmpty();
+
+        SchemaStamper overwriting = stamper(ValueFormat.PROTOBUF, topic + "-o", OnExistingField.OVERWRITE);
+        BadRecordException oneOf = catchThrowableOfType(BadRecordException.class,
+                () -> overwriting.inspect(new byte[] {0, 0, 0, 0, (byte) input, 2, 8, 18, 1, 'n'}));     // Choice with name = "n"
+        assertThat(oneOf).as("an ID appended into a oneof").isNotNull();
+        assertThat(oneOf.code()).isEqualTo(BadRecordException.Code.FIELD_EXISTS);
+        assertThat(oneOf.getMessage()).contains("oneof key");
+    }
+
+    /** protoc's complaints about a schema (empty when it compiles). */
+    private static String protoc(String schema) throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("protoc");
+        java.nio.file.Files.writeString(dir.resolve("out.proto"), schema);
+        Process process = new ProcessBuilder("protoc", "-I", dir.toString(), "--descriptor_set_out=" + dir.resolve("out.desc"), "out.proto")
+                .redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(output).isEqualTo(0);
+        return output.strip();
+    }
+
     private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting) {
         return stamper(format, topic, onExisting, SubjectStrategy.TOPIC);
     }
 
     private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting, SubjectStrategy strategy) {
+        return stamper(format, topic, onExisting, strategy, System::currentTimeMillis);
+    }
+
+    private static SchemaStamper stamper(ValueFormat format, String topic, OnExistingField onExisting, SubjectStrategy strategy,
+                                         java.util.function.LongSupplier clock) {
         StampSettings stamp = new StampSettings(null, JsonType.NUMBER, onExisting, 64, true, HeaderFormat.TEXT, format, "id", 0);
         SchemaRegistrySettings settings = new SchemaRegistrySettings(List.of(registry.url()), SubjectStrategy.TOPIC, null, null,
                 null, null, null, null, Duration.ofSeconds(30), 100);
-        return new SchemaStamper(stamp, strategy, topic, HttpSchemaRegistry.of(settings), 100);
+        return new SchemaStamper(stamp, strategy, topic, HttpSchemaRegistry.of(settings), 100, clock);
     }
 
     private static void compatibility(String subject, String level) throws Exception {
