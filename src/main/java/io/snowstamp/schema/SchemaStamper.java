@@ -90,7 +90,8 @@ public final class SchemaStamper {
     }
 
     /**
-     * Whether the value's schema is remembered (known or refused): {@link #inspect} then sends no request.
+     * Whether the value's schema is remembered (known, or refused and not yet due to be asked again): {@link #inspect}
+     * then sends no request.
      *
      * @throws BadRecordException the value is not framed for a schema registry
      */
@@ -98,7 +99,9 @@ public final class SchemaStamper {
         int schemaId = WireFormat.schemaId(value);
         int[] indexes = format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null;
         Object key = indexes == null || (indexes.length == 1 && indexes[0] == 0) ? Integer.valueOf(schemaId) : new MessageKey(schemaId, indexes);
-        return cache.containsKey(key);
+        Entry entry = cache.get(key);
+        // a refusal due to be asked again needs a request: looked up beside the stream thread like a new schema
+        return entry != null && (entry.due() == NEVER || clock.getAsLong() < entry.due());
     }
 
     /** Input schemas remembered now. */
