@@ -46,9 +46,30 @@ final class TopicPreflight {
             Replication replication = Replication.of(admin, Preflight.LIMIT);
             if (!sequence) {
                 warnIfUnderReplicated(admin, Names.changelogTopic(config.connection().applicationId()), replication);
+                followGrownInput(admin, config.connection().applicationId() + "-" + Names.PENDING_STORE + "-changelog", outputPartitions);
             }
             return new Checked(outputPartitions, replication);
         }
+    }
+
+    /**
+     * The changelog of the records set aside ({@code pending-records}) follows an input that grew: Kafka Streams refuses a
+     * changelog with fewer partitions than the input, and this one is snowstamp's own. Safe to grow: partition p holds only
+     * task p's records, so the new partitions belong to new tasks and start empty. (The worker-state changelog is the
+     * operator's to grow, with the input and the output: id-spaces.md.)
+     */
+    private static void followGrownInput(Admin admin, String changelog, int partitions) {
+        TopicAdmin.partitions(admin, changelog).filter(existing -> existing < partitions).ifPresent(existing -> {
+            try {
+                admin.createPartitions(java.util.Map.of(changelog, org.apache.kafka.clients.admin.NewPartitions.increaseTo(partitions)))
+                        .all().get(60, java.util.concurrent.TimeUnit.SECONDS);
+                log.info("changelog {} grown from {} to {} partitions with the input", changelog, existing, partitions);
+            } catch (Exception e) {
+                throw new SnowstampException("cannot grow changelog " + changelog + " from " + existing + " to " + partitions
+                        + " partitions with the input (" + e.getMessage() + "): grow it as the input, or delete it with the"
+                        + " stamper stopped (it holds only records waiting to be stamped: none after a clean stop)", e);
+            }
+        });
     }
 
     /** An existing changelog keeps the replicas it was created with: say so when the cluster could give more. */

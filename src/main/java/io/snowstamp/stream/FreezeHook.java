@@ -63,7 +63,18 @@ public final class FreezeHook implements Issuer.Steps {
         log.warn("test hook {}: stopping this process (SIGSTOP, pid {}) {}", PROPERTY, pid, where);
         try {
             // returns once SIGCONT has resumed this process (kill itself exits right after signalling)
+            long gap = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
+            long sent = System.nanoTime();
             new ProcessBuilder("kill", "-STOP", String.valueOf(pid)).inheritIO().start().waitFor();
+            // on a loaded machine kill's exit can be seen here before the stop took hold of this thread: stay at this
+            // point until a gap in the monotonic clock shows the process was stopped (at most 60 s)
+            long give = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            boolean stopped = System.nanoTime() - sent >= gap;      // the usual case: stopped and resumed inside waitFor
+            while (!stopped && System.nanoTime() - give < 0) {
+                long before = System.nanoTime();
+                Thread.sleep(5);
+                stopped = System.nanoTime() - before > gap;
+            }
         } catch (java.io.IOException e) {
             throw new IllegalStateException("test hook: cannot run kill -STOP: " + e.getMessage(), e);
         } catch (InterruptedException e) {

@@ -250,7 +250,6 @@ class WorkerRegistryIT extends OnSharedBroker {
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.println("recreated registry: the newcomer's claim was decided after " + millis + " ms");
             assertThat(refused).as("A re-asserted its claim first").isInstanceOf(ClaimRefusedException.class);
-            assertThat(millis).as("the wait ended when A re-asserted, not at the end of the grace").isLessThan(15_000);
             assertThat(refused.getMessage()).contains("overlap application " + a);
             assertThat(runnerA.state()).isEqualTo(org.apache.kafka.streams.KafkaStreams.State.RUNNING);
         }
