@@ -175,8 +175,9 @@ public record Stamper(Path logDir, String bootstrapServers, String applicationId
         }
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
                 Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-            io.snowstamp.runtime.TopicAdmin.apply(admin, List.of(new io.snowstamp.runtime.TopicSpec(topic, 1,
-                    io.snowstamp.runtime.TopicSpec.AUTO, Map.of("cleanup.policy", "compact"))));
+            // the shipped spec exactly (a cluster test's 'topics apply' then finds no drift on it)
+            io.snowstamp.runtime.TopicAdmin.apply(admin, List.of(io.snowstamp.runtime.TopicSpec.named(
+                    io.snowstamp.runtime.TopicSpec.load(java.nio.file.Path.of("topics")), topic, "snowstamp-workers")));
             io.snowstamp.recovery.ChangelogWriter.awaitLeaders(admin, topic, 1, java.time.Duration.ofSeconds(60));
         } catch (RuntimeException e) {
             REGISTRIES.remove(bootstrapServers + "/" + topic);
