@@ -167,7 +167,9 @@ class RunningClaimIT extends OnSharedBroker {
             broker.produce(topics.in(), 0, 10);
             try (Admin admin = admin()) {
                 String changelog = app + "-worker-state-changelog";
+                // grown while running, so the records-set-aside changelog too (a start grows it itself: id-spaces.md)
                 admin.createPartitions(Map.of(changelog, NewPartitions.increaseTo(3), topics.out(), NewPartitions.increaseTo(3),
+                        app + "-pending-records-changelog", NewPartitions.increaseTo(3),
                         topics.in(), NewPartitions.increaseTo(3))).all().get(60, TimeUnit.SECONDS);
             }
             Throwable failure = stopsWithAnError(runner);
