@@ -4,12 +4,16 @@ import io.snowstamp.SnowstampException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.StreamsGroupDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Who is running an application: the members of its group. A stamper joins as a streams group
@@ -49,6 +53,50 @@ public final class ApplicationGroup {
             }
             throw e;
         }
+    }
+
+    /**
+     * Which of {@code applicationIds} may be running: those whose group has members, and those whose
+     * group could not be described (counted as running, so a caller waits for them rather than take
+     * their workers). One request per group protocol for all of them: a cluster holds many
+     * applications, and asking one by one took minutes on a loaded broker.
+     */
+    public static Set<String> mayBeRunning(Admin admin, Collection<String> applicationIds, Duration timeout) {
+        Set<String> running = new TreeSet<>();
+        if (applicationIds.isEmpty()) {
+            return running;
+        }
+        Set<String> notStreams = new TreeSet<>();
+        Map<String, KafkaFuture<StreamsGroupDescription>> streams = admin.describeStreamsGroups(Set.copyOf(applicationIds)).describedGroups();
+        for (String id : applicationIds) {
+            try {
+                if (!ChangelogWriter.get(streams.get(id), timeout, "describe the streams group " + id).members().isEmpty()) {
+                    running.add(id);
+                }
+            } catch (SnowstampException e) {
+                if (e.getCause() instanceof GroupIdNotFoundException || e.getCause() instanceof UnsupportedVersionException) {
+                    notStreams.add(id);     // ask as a consumer group
+                } else {
+                    running.add(id);
+                }
+            }
+        }
+        if (notStreams.isEmpty()) {
+            return running;
+        }
+        Map<String, KafkaFuture<ConsumerGroupDescription>> consumers = admin.describeConsumerGroups(notStreams).describedGroups();
+        for (String id : notStreams) {
+            try {
+                if (!ChangelogWriter.get(consumers.get(id), timeout, "describe the consumer group " + id).members().isEmpty()) {
+                    running.add(id);
+                }
+            } catch (SnowstampException e) {
+                if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                    running.add(id);
+                }
+            }
+        }
+        return running;
     }
 
     /**

@@ -213,8 +213,8 @@ public final class WorkerRegistry implements AutoCloseable {
         snapshot.entries().forEach(entry -> known.add(entry.claim().application()));
         known.add(request.application());
         // only applications with group members run: a retired one (no member) never re-asserts, and is not waited for
-        List<String> unknown = registry.applicationsWithChangelogs(CHANGELOG_SUFFIX).stream().filter(app -> !known.contains(app))
-                .filter(this::mayBeRunning).toList();
+        List<String> unknown = List.copyOf(ApplicationGroup.mayBeRunning(registry.admin(),
+                registry.applicationsWithChangelogs(CHANGELOG_SUFFIX).stream().filter(app -> !known.contains(app)).toList(), timeout));
         if (unknown.isEmpty()) {
             return false;
         }
@@ -236,16 +236,6 @@ public final class WorkerRegistry implements AutoCloseable {
         log.warn("applications {} are running but did not claim workers in the worker registry {} within {} ms: claiming anyway (an"
                 + " application with the registry off is not protected by it)", unknown, registry.topic(), request.grace().toMillis());
         return true;
-    }
-
-    /** Whether the application's group has members; a group this client may not describe counts as running (wait for it). */
-    private boolean mayBeRunning(String application) {
-        try {
-            return !ApplicationGroup.activeMembers(registry.admin(), application, timeout).isEmpty();
-        } catch (SnowstampException e) {
-            log.debug("could not describe the group of application {}: {}", application, e.getMessage());
-            return true;
-        }
     }
 
     private boolean recycleExpired(Request request, RegistryView view) {

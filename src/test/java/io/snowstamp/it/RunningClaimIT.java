@@ -47,8 +47,12 @@ class RunningClaimIT extends OnSharedBroker {
 
     /** A new registry topic as topics/snowstamp-workers.properties declares it. */
     private static String registry() throws Exception {
+        return registry(broker);
+    }
+
+    private static String registry(TestBroker on) throws Exception {
         String name = TestBroker.unique("workers");
-        try (Admin admin = admin()) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, on.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(name, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
                     .all().get(60, TimeUnit.SECONDS);
             io.snowstamp.recovery.ChangelogWriter.awaitLeaders(admin, name, 1, Duration.ofSeconds(60));
@@ -61,7 +65,11 @@ class RunningClaimIT extends OnSharedBroker {
     }
 
     private StreamsRunner runner(String app, Stamper.Topics topics, String registry, String... more) {
-        Map<String, String> settings = new HashMap<>(Map.of("kafka.bootstrap.servers", broker.bootstrapServers(),
+        return runner(broker, app, topics, registry, more);
+    }
+
+    private StreamsRunner runner(TestBroker on, String app, Stamper.Topics topics, String registry, String... more) {
+        Map<String, String> settings = new HashMap<>(Map.of("kafka.bootstrap.servers", on.bootstrapServers(),
                 "application.id", app, "instance.id", app, "state.dir", work.resolve("state-" + app).toString(),
                 "input.topic", topics.in(), "output.topic", topics.out(), "dlq.topic", topics.dlq(),
                 "registry.topic", registry, "registry.heartbeat", "500ms"));
@@ -72,8 +80,12 @@ class RunningClaimIT extends OnSharedBroker {
     }
 
     private static Properties clientProps() {
+        return clientProps(broker);
+    }
+
+    private static Properties clientProps(TestBroker on) {
         Properties props = new Properties();
-        props.put("bootstrap.servers", broker.bootstrapServers());
+        props.put("bootstrap.servers", on.bootstrapServers());
         return props;
     }
 
@@ -123,20 +135,28 @@ class RunningClaimIT extends OnSharedBroker {
     /**
      * {@code registry.expire-after} recycles a claim without heartbeat only when its application has no group member: an
      * application that runs but whose heartbeats stopped (here: a heartbeat period of ten minutes, the longest accepted)
-     * keeps its workers.
+     * keeps its workers. On a broker of its own: a new claim first waits two of its own heartbeats (here twenty minutes)
+     * for every other application that runs with worker state and no claim in this registry (id-spaces.md), and on the
+     * shared broker other classes' stampers run beside it.
      */
     @Test
     void shouldNotRecycleAnExpiredClaimWhoseApplicationStillHasAGroupMember() throws Exception {
-        String registry = registry();
+        try (TestBroker own = TestBroker.start()) {
+            notRecycledWhileRunning(own);
+        }
+    }
+
+    private void notRecycledWhileRunning(TestBroker broker) throws Exception {
+        String registry = registry(broker);
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
         String app = TestBroker.unique("silent-running");
-        try (StreamsRunner runner = runner(app, topics, registry, "registry.heartbeat", "10m")) {
+        try (StreamsRunner runner = runner(broker, app, topics, registry, "registry.heartbeat", "10m")) {
             runner.start();
             assertThat(runner.awaitRunning(Duration.ofSeconds(90))).isTrue();
             TimeUnit.MILLISECONDS.sleep(1500);      // its claim has had no heartbeat for longer than the heir's expire-after
             IdLayout snowflake = IdLayout.preset("snowflake");
             int all = (int) snowflake.maxWorker() + 1;  // every worker: only the running application's range could make room
-            try (WorkerRegistry client = new WorkerRegistry(clientProps(), registry, Duration.ofSeconds(30), System::currentTimeMillis)) {
+            try (WorkerRegistry client = new WorkerRegistry(clientProps(broker), registry, Duration.ofSeconds(30), System::currentTimeMillis)) {
                 WorkerRegistry.Request heir = new WorkerRegistry.Request("default", 0, TestBroker.unique("heir"), snowflake, all, -1,
                         "in-heir", "out-heir", "heir", Duration.ofSeconds(1), Duration.ofSeconds(2));
                 Throwable refused = catchThrowable(() -> client.claim(heir));
