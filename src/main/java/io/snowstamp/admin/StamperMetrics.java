@@ -88,6 +88,17 @@ final class StamperMetrics implements AutoCloseable {
         Gauge.builder("snowstamp.schema.registry.waiting", stats, s -> s.schemaRegistry().waitingSince() >= 0 ? 1 : 0)
                 .description("1 while a task waits for the schema registry to stamp a value of a new schema").strongReference(true)
                 .register(registry);
+        // the lease reader's lag (issue 42): a confirmation older than the term (1.5 s) makes the partition's next ID wait
+        Gauge.builder("snowstamp.lease.reader.confirmation.age", runner, r -> r.leaseReaderLag().oldestConfirmationNanos() / 1e9)
+                .description("longest time since a lease held here was last confirmed by reading the changelog back (since it was"
+                        + " taken, while never confirmed); above the lease term (1.5 s) that partition's next ID waits")
+                .baseUnit("seconds").strongReference(true).register(registry);
+        Gauge.builder("snowstamp.lease.reader.round", runner, r -> r.leaseReaderLag().roundNanos() / 1e9)
+                .description("how long the lease reader's last round took: the changelog's committed ends asked, then read up to them")
+                .baseUnit("seconds").strongReference(true).register(registry);
+        Gauge.builder("snowstamp.lease.reader.behind.partitions", runner, r -> r.leaseReaderLag().behind())
+                .description("held partitions the lease reader's last round could not read up to their committed end in time")
+                .strongReference(true).register(registry);
         Gauge.builder("snowstamp.stalled.partitions", stats, s -> s.stalls().stalled().size())
                 .description("partitions held here with input waiting that issued nothing for recovery.stall-after")
                 .strongReference(true).register(registry);

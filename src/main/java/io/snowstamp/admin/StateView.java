@@ -35,6 +35,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -83,6 +84,12 @@ final class StateView {
             root.put("workerOffset", runner.workerOffset());
             root.put("idSpace", config.registry().enabled() ? config.registry().space() : null);
         }
+        var lag = runner.leaseReaderLag();
+        ObjectNode reader = root.putObject("leaseReader");
+        reader.put("leasesHeld", lag.held());
+        reader.put("behindPartitions", lag.behind());
+        reader.put("lastRoundMs", TimeUnit.NANOSECONDS.toMillis(lag.roundNanos()));
+        reader.put("oldestConfirmationMs", TimeUnit.NANOSECONDS.toMillis(lag.oldestConfirmationNanos()));
         ArrayNode partitions = root.putArray("partitions");
         ArrayNode instances = root.putArray("instances");
         ArrayNode notes = json.createArrayNode();

@@ -85,6 +85,19 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     /** A task waits for a write of its own to be read back: the next round starts {@link #HURRIED_GAP} after the last. */
     private final AtomicBoolean hurried = new AtomicBoolean();
 
+    /** The last round: partitions not read up to their committed end in time, and how long it took (send to read). */
+    private volatile int lastBehind;
+    private volatile long lastRoundNanos;
+
+    /**
+     * How far the reader is behind, at one moment: leases held, partitions the last round could not read to their end,
+     * how long that round took, and the longest time since a held lease was last confirmed (since it was taken, while
+     * never confirmed). Above {@link #TERM} a partition's next ID waits for the reader.
+     */
+    public record ReaderLag(int held, int behind, long roundNanos, long oldestConfirmationNanos) {
+        public static final ReaderLag NONE = new ReaderLag(0, 0, 0, 0);
+    }
+
     /** A lease this instance holds, and when its task took it ({@link System#nanoTime()}). */
     private record Held(PartitionLease lease, long takenAt) {
     }
@@ -262,6 +275,8 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         held.forEach((tp, entry) -> leases.put(tp, entry.lease()));
         follow(leases);
         if (leases.isEmpty()) {
+            lastBehind = 0;
+            lastRoundNanos = 0;
             return;
         }
         Map<TopicPartition, Long> ends = committedEnds(leases.keySet(), send + READ_DEADLINE_NANOS);
@@ -284,6 +299,9 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             behind.removeIf(tp -> reached(tp, ends.get(tp)));
         }
         long received = System.nanoTime();
+        // a leader that did not answer counts as behind too: its partitions were not read this round
+        lastBehind = behind.size() + leases.size() - ends.size();
+        lastRoundNanos = received - send;
         rounds.incrementAndGet();
         if (log.isDebugEnabled()) {     // where a slow start spends its time: SNOWSTAMP_LOG_LEVEL=DEBUG
             log.debug("lease round: {} held, {} ends in {} ms, read in {} ms, {} behind", leases.size(), ends.size(),
@@ -338,6 +356,18 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             }
         }
         return ends;
+    }
+
+    /** The reader's lag now (metrics, {@code /state}). Any thread. */
+    public ReaderLag lag() {
+        long now = System.nanoTime();
+        long oldest = 0;
+        for (Held entry : held.values()) {
+            long since = entry.lease().sinceConfirmed(now);
+            oldest = Math.max(oldest, since >= 0 ? since : now - entry.takenAt());
+        }
+        int holding = held.size();
+        return holding == 0 ? ReaderLag.NONE : new ReaderLag(holding, lastBehind, lastRoundNanos, oldest);
     }
 
     /** Verifications completed so far (tests: the changelog is read back in rounds for all leases, not per lease). */

@@ -2,6 +2,7 @@ package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.lease.LeaseVerifier;
 import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.schema.HttpSchemaRegistry;
 import io.snowstamp.schema.RegistryUnavailableException;
@@ -320,6 +321,12 @@ public final class StreamsRunner implements AutoCloseable {
     public long leaseRounds() {
         StamperTopology current = topology;
         return current == null || current.leases() == null ? 0 : current.leases().rounds();
+    }
+
+    /** How far this instance's lease reader is behind ({@code NONE} without a lease or before {@link #start}). */
+    public LeaseVerifier.ReaderLag leaseReaderLag() {
+        StamperTopology current = topology;
+        return current == null || current.leases() == null ? LeaseVerifier.ReaderLag.NONE : current.leases().lag();
     }
 
     /** Times a stream thread waited in a task's first check for its lease's takeover (0 without a lease). */
