@@ -56,7 +56,7 @@ public final class BusyFailover {
     /** The figures of one run; times in seconds. */
     public record Figures(Subject subject, int partitions, double rate, double startSeconds, double failoverSeconds,
                           double caughtUpSeconds, double longestStallSeconds, long produced, long missing, long restamped,
-                          long duplicateIds) {
+                          long duplicateIds, Footprint.Conditions conditions) {
     }
 
     private final Footprint children;
@@ -70,8 +70,12 @@ public final class BusyFailover {
         this.timeout = timeout;
     }
 
-    /** One run of {@code subject} on fresh topics of {@code partitions} partitions at {@code rate} records per partition per second. */
-    public Figures measure(Subject subject, int partitions, double rate) throws IOException, InterruptedException {
+    /**
+     * One run of {@code subject} on fresh topics of {@code partitions} partitions at {@code rate} records per partition per
+     * second, under the footprint's guarantee; {@code neighbourCores} only names the busy loops beside it in the figures.
+     */
+    public Figures measure(Subject subject, int partitions, double rate, int neighbourCores) throws IOException, InterruptedException {
+        double loadBefore = Neighbour.loadAverage();
         String run = "snowstamp-busy-" + (subject == Subject.STAMPER ? "stamper-" : "floor-") + partitions + "-"
                 + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100_000;
         String in = run + "-in";
@@ -107,7 +111,8 @@ public final class BusyFailover {
                     output.awaitNumbers(last, System.currentTimeMillis(), b);
                     return new Figures(subject, partitions, rate, startSeconds, (failedOver - killed) / 1e3, (caughtUp - killed) / 1e3,
                             output.longestStallMillis() / 1e3, pacer.produced(), output.missing(last), output.restamped(),
-                            output.duplicateIds());
+                            output.duplicateIds(), new Footprint.Conditions(children.guarantee(), neighbourCores, loadBefore,
+                                    Neighbour.loadAverage()));
                 } finally {
                     Footprint.stop(a);
                     Footprint.stop(b);
@@ -122,10 +127,10 @@ public final class BusyFailover {
     public static String line(Figures f) {
         return String.format(java.util.Locale.ROOT, "%s, %d busy partitions at %.1f records/s each: every partition stamped %.1f s"
                         + " after the start; failover %.1f s (caught up %.1f s); longest stall of a partition %.1f s; %d records,"
-                        + " %d missing, %d stamped twice, %d ID values issued twice",
+                        + " %d missing, %d stamped twice, %d ID values issued twice; %s",
                 f.subject() == Subject.STAMPER ? "stamper" : "pass-through (floor)", f.partitions(), f.rate(), f.startSeconds(),
                 f.failoverSeconds(), f.caughtUpSeconds(), f.longestStallSeconds(), f.produced(), f.missing(), f.restamped(),
-                f.duplicateIds());
+                f.duplicateIds(), f.conditions().line());
     }
 
     /** Produces {@code rate} records per partition per second, round robin over the partitions, until stopped. */

@@ -56,7 +56,19 @@ public final class Footprint {
 
     /** The figures of one partition count; sizes in bytes, times in seconds. */
     public record Figures(int partitions, long rssBytes, long peakRssBytes, int threads, int openFiles, long stateDirBytes,
-                          double startSeconds, double failoverSeconds, double caughtUpSeconds) {
+                          double startSeconds, double failoverSeconds, double caughtUpSeconds, Conditions conditions) {
+    }
+
+    /**
+     * What the run ran under: the processing guarantee of the measured processes, the busy loops beside them
+     * ({@link Neighbour}) and the system's one-minute load average at the start and at the end of the run (-1: unknown).
+     */
+    public record Conditions(String guarantee, int neighbourCores, double loadAverageBefore, double loadAverageAfter) {
+        /** The conditions on one line, for the progress and result lines. */
+        public String line() {
+            return String.format(java.util.Locale.ROOT, "%s, neighbour %d cores, load %.2f -> %.2f", guarantee, neighbourCores,
+                    loadAverageBefore, loadAverageAfter);
+        }
     }
 
     private final ConnectionSettings base;
@@ -64,6 +76,7 @@ public final class Footprint {
     private final List<String> javaOptions;
     private final String mainClass;
     private final Duration timeout;
+    private final ConnectionSettings.Guarantee guarantee;
 
     /**
      * @param base        connection settings ({@code kafka.*}) for this process and the stamper children
@@ -71,8 +84,11 @@ public final class Footprint {
      * @param javaOptions JVM options of the stamper children (its heap limit decides much of the RSS)
      * @param mainClass   the command-line entry point whose {@code run} starts a stamper
      * @param timeout     how long each wait (every partition stamped, failover) may take
+     * @param guarantee   the processing guarantee of the measured processes (stamper and pass-through alike)
      */
-    public Footprint(ConnectionSettings base, Path work, List<String> javaOptions, String mainClass, Duration timeout) {
+    public Footprint(ConnectionSettings base, Path work, List<String> javaOptions, String mainClass, Duration timeout,
+                     ConnectionSettings.Guarantee guarantee) {
+        this.guarantee = guarantee;
         this.base = base;
         this.work = work;
         this.javaOptions = List.copyOf(javaOptions);
@@ -80,8 +96,17 @@ public final class Footprint {
         this.timeout = timeout;
     }
 
-    /** Measures one partition count (see the class comment). */
-    public Figures measure(int partitions) throws IOException, InterruptedException {
+    /** The guarantee of the measured processes, as {@code processing.guarantee} spells it. */
+    public String guarantee() {
+        return guarantee.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * Measures one partition count (see the class comment); {@code neighbourCores} only names the busy loops running
+     * beside it (started by the caller) in the figures.
+     */
+    public Figures measure(int partitions, int neighbourCores) throws IOException, InterruptedException {
+        double loadBefore = Neighbour.loadAverage();
         String run = "snowstamp-footprint-" + partitions + "-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 100_000;
         String in = run + "-in";
         String out = run + "-out";
@@ -119,7 +144,7 @@ public final class Footprint {
                     stamped.awaitEvery(3 * RECORDS_PER_PARTITION, killed, timeout, b);
                     double caughtUpSeconds = (System.nanoTime() - killed) / 1e9;
                     return new Figures(partitions, memory[0], memory[1], threads, files, state, startSeconds, failoverSeconds,
-                            caughtUpSeconds);
+                            caughtUpSeconds, new Conditions(guarantee(), neighbourCores, loadBefore, Neighbour.loadAverage()));
                 } finally {
                     stop(a);
                     stop(b);
@@ -161,6 +186,7 @@ public final class Footprint {
         props.setProperty("output.topic", out);
         props.setProperty("dlq.topic", dlq);
         props.setProperty("state.dir", dir.resolve("state").toString());
+        props.setProperty("processing.guarantee", guarantee());
         props.setProperty("id.worker-registry", "off");     // a measurement, not a deployment: claim nothing in the user's registry
         Path file = dir.resolve("stamper.properties");
         Files.createFile(file);
@@ -312,12 +338,12 @@ public final class Footprint {
 
     /** The figures as a table, one row per partition count, each next to its goal where the issue set one. */
     public static void printTable(List<Figures> rows, PrintWriter out) {
-        out.printf("%10s %10s %10s %8s %10s %10s %16s %10s %10s%n", "partitions", "RSS", "peak RSS", "threads", "open files",
-                "state dir", "all stamped in", "failover", "caught up");
+        out.printf("%10s %10s %10s %8s %10s %10s %16s %10s %10s  %s%n", "partitions", "RSS", "peak RSS", "threads", "open files",
+                "state dir", "all stamped in", "failover", "caught up", "guarantee, neighbour, load");
         for (Figures f : rows) {
-            out.printf("%10d %6d MiB %6d MiB %8d %10d %6.1f MiB %14.1f s %8.1f s %8.1f s%n", f.partitions(), mib(f.rssBytes()),
+            out.printf("%10d %6d MiB %6d MiB %8d %10d %6.1f MiB %14.1f s %8.1f s %8.1f s  %s%n", f.partitions(), mib(f.rssBytes()),
                     mib(f.peakRssBytes()), f.threads(), f.openFiles(), f.stateDirBytes() / 1048576.0, f.startSeconds(),
-                    f.failoverSeconds(), f.caughtUpSeconds());
+                    f.failoverSeconds(), f.caughtUpSeconds(), f.conditions().line());
         }
         out.println("goals at 1,024 partitions (one instance): every partition stamped within 15 s of the start, failover"
                 + " (every partition stamps again after the SIGKILL) within 10 s, RSS < 1024 MiB, state dir < 50 MiB");
@@ -326,9 +352,9 @@ public final class Footprint {
     /** One partition count's figures on one line (progress, while the next count is measured). */
     public static String line(Figures f) {
         return String.format(java.util.Locale.ROOT, "%d partitions: RSS %d MiB (peak %d MiB), %d threads, %d open files, state dir %.1f MiB,"
-                        + " every partition stamped %.1f s after the start, failover %.1f s (caught up %.1f s)", f.partitions(),
+                        + " every partition stamped %.1f s after the start, failover %.1f s (caught up %.1f s); %s", f.partitions(),
                 mib(f.rssBytes()), mib(f.peakRssBytes()), f.threads(), f.openFiles(), f.stateDirBytes() / 1048576.0, f.startSeconds(),
-                f.failoverSeconds(), f.caughtUpSeconds());
+                f.failoverSeconds(), f.caughtUpSeconds(), f.conditions().line());
     }
 
     /** The figures as one JSON object. */
@@ -347,6 +373,7 @@ public final class Footprint {
             row.put("allStampedSeconds", Math.round(f.startSeconds() * 10) / 10.0);
             row.put("failoverSeconds", Math.round(f.failoverSeconds() * 10) / 10.0);
             row.put("caughtUpSeconds", Math.round(f.caughtUpSeconds() * 10) / 10.0);
+            row.set("conditions", JSON.valueToTree(f.conditions()));
         }
         return JSON.writeValueAsString(root);
     }

@@ -10,6 +10,8 @@ import io.snowstamp.bench.BenchSummary;
 import io.snowstamp.bench.BenchSummary.Case;
 import io.snowstamp.bench.BusyFailover;
 import io.snowstamp.bench.Footprint;
+import io.snowstamp.bench.Neighbour;
+import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.SnowstampConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -166,8 +168,25 @@ final class BenchCommand implements Callable<Integer> {
                     + "with the image's -XX:MaxRAMPercentage=75)")
     String footprintJavaOptions;
 
+    @Option(names = "--footprint-guarantee", paramLabel = "G", split = ",",
+            description = "with --footprint-partitions: the processing guarantee of the measured processes, the stamper and the "
+                    + "pass-through alike: exactly_once_v2, at_least_once, or both (exactly_once_v2,at_least_once: every partition "
+                    + "count runs under each) (default: processing.guarantee of the settings, exactly_once_v2 unless set)")
+    List<String> footprintGuarantee;
+
+    @Option(names = "--neighbour-cores", paramLabel = "N", split = ",", defaultValue = "0",
+            description = "with --footprint-partitions: a noisy neighbour, N busy loops (one shell process each, so not in the "
+                    + "measured figures) running for the whole of each measured run, the stamper's and the pass-through's alike, "
+                    + "and stopped after it; a list (e.g. 0,1) runs every partition count and guarantee with each, 0 without "
+                    + "(default: ${DEFAULT-VALUE})")
+    List<Integer> neighbourCores;
+
+    /** Busy loops beyond this are a typing error rather than a neighbour (the loops would only queue behind each other). */
+    static final int MAX_NEIGHBOUR_CORES = 64;
+
     @Override
     public Integer call() throws Exception {
+        List<ConnectionSettings.Guarantee> guarantees = guarantees();
         if (records < 1 || partitions < 1 || repeat < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--records, --partitions and --repeat must be >= 1");
         }
@@ -201,7 +220,7 @@ final class BenchCommand implements Callable<Integer> {
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             String servers = connection.config().connection().kafka().get("bootstrap.servers");
             if (footprintPartitions != null) {
-                return footprint(connection.config(), out, progress);
+                return footprint(connection.config(), guarantees, out, progress);
             }
             Bench bench = new Bench(overrides -> {
                 Map<String, String> all = new HashMap<>(flags);
@@ -265,25 +284,77 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private int footprint(SnowstampConfig config, PrintWriter out, PrintWriter progress) throws Exception {
+    /**
+     * The guarantees of the footprint runs, and the neighbour's cores, checked before anything starts: a usage error
+     * (exit 2, one line) rather than a failure half-way through a long bench.
+     */
+    private List<ConnectionSettings.Guarantee> guarantees() {
+        if (footprintPartitions == null && (footprintGuarantee != null
+                || spec.commandLine().getParseResult().hasMatchedOption("--neighbour-cores"))) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), (footprintGuarantee != null ? "--footprint-guarantee"
+                    : "--neighbour-cores") + " applies to the footprint runs: give --footprint-partitions too");
+        }
+        if (neighbourCores.stream().anyMatch(n -> n < 0 || n > MAX_NEIGHBOUR_CORES)
+                || neighbourCores.stream().distinct().count() < neighbourCores.size()) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--neighbour-cores " + neighbourCores
+                    + ": busy loops per run, each count once, from 0 (no neighbour) to " + MAX_NEIGHBOUR_CORES);
+        }
+        if (footprintGuarantee == null) {
+            return null;    // the settings' processing.guarantee, known once they are loaded
+        }
+        List<ConnectionSettings.Guarantee> chosen = new ArrayList<>();
+        for (String g : footprintGuarantee) {
+            ConnectionSettings.Guarantee guarantee = java.util.Arrays.stream(ConnectionSettings.Guarantee.values())
+                    .filter(v -> v.name().equalsIgnoreCase(g.strip())).findFirst()
+                    .orElseThrow(() -> new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-guarantee "
+                            + String.join(",", footprintGuarantee) + ": exactly_once_v2, at_least_once, or both, each once"));
+            if (chosen.contains(guarantee)) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-guarantee "
+                        + String.join(",", footprintGuarantee) + ": exactly_once_v2, at_least_once, or both, each once");
+            }
+            chosen.add(guarantee);
+        }
+        return chosen;
+    }
+
+    /**
+     * Runs {@code run} with {@code cores} busy loops beside it ({@link Neighbour}), stopping them when it ends, however it
+     * ends.
+     */
+    static <T> T beside(int cores, Callable<T> run) throws Exception {
+        try (Neighbour neighbour = Neighbour.start(cores)) {
+            return run.call();
+        }
+    }
+
+    private int footprint(SnowstampConfig config, List<ConnectionSettings.Guarantee> chosen, PrintWriter out, PrintWriter progress)
+            throws Exception {
         if (footprintPartitions.stream().anyMatch(n -> n < 1)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-partitions must be >= 1 each");
         }
-        Footprint footprint = new Footprint(config.connection(), Files.createTempDirectory("snowstamp-footprint"),
-                List.of(footprintJavaOptions.trim().split("\\s+")), Main.class.getName(), java.time.Duration.ofMinutes(10));
+        List<ConnectionSettings.Guarantee> guarantees = chosen != null ? chosen : List.of(config.connection().processingGuarantee());
+        Path work = Files.createTempDirectory("snowstamp-footprint");
+        List<Footprint> footprints = guarantees.stream().map(g -> new Footprint(config.connection(), work,
+                List.of(footprintJavaOptions.trim().split("\\s+")), Main.class.getName(), java.time.Duration.ofMinutes(10), g))
+                .toList();
         if (footprintRate != 0) {
-            return busyFailover(footprint, config, out, progress);
+            return busyFailover(footprints, config, out, progress);
         }
         List<Footprint.Figures> rows = new ArrayList<>();
         for (int n : footprintPartitions) {
-            progress.println("measuring one stamper instance on " + n + " partitions at "
-                    + config.connection().kafka().get("bootstrap.servers"));
-            progress.flush();
-            Footprint.Figures figures = footprint.measure(n);
-            rows.add(figures);
-            // each count as it is measured: a later count that fails or runs out of time does not take these figures along
-            progress.println("  " + Footprint.line(figures));
-            progress.flush();
+            for (Footprint footprint : footprints) {
+                for (int cores : neighbourCores) {
+                    progress.println("measuring one stamper instance on " + n + " partitions at "
+                            + config.connection().kafka().get("bootstrap.servers") + " (" + footprint.guarantee() + ", neighbour "
+                            + cores + " cores)");
+                    progress.flush();
+                    Footprint.Figures figures = beside(cores, () -> footprint.measure(n, cores));
+                    rows.add(figures);
+                    // each run as it is measured: a later one that fails or runs out of time does not take these figures along
+                    progress.println("  " + Footprint.line(figures));
+                    progress.flush();
+                }
+            }
         }
         if (format == ChangelogCommand.Format.table) {
             Footprint.printTable(rows, out);
@@ -292,23 +363,30 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private int busyFailover(Footprint footprint, SnowstampConfig config, PrintWriter out, PrintWriter progress) throws Exception {
+    private int busyFailover(List<Footprint> footprints, SnowstampConfig config, PrintWriter out, PrintWriter progress)
+            throws Exception {
         if (!(footprintRate > 0 && footprintRate <= 1000)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-rate " + footprintRate
                     + ": records per partition per second, above 0 and at most 1000");
         }
-        BusyFailover busy = new BusyFailover(footprint, config.connection(), java.time.Duration.ofMinutes(5));
         List<BusyFailover.Figures> rows = new ArrayList<>();
         for (int n : footprintPartitions) {
-            for (BusyFailover.Subject subject : footprintFloor ? List.of(BusyFailover.Subject.PASS_THROUGH, BusyFailover.Subject.STAMPER)
-                    : List.of(BusyFailover.Subject.STAMPER)) {
-                progress.println("busy failover of the " + (subject == BusyFailover.Subject.STAMPER ? "stamper" : "pass-through")
-                        + " on " + n + " partitions at " + config.connection().kafka().get("bootstrap.servers"));
-                progress.flush();
-                BusyFailover.Figures figures = busy.measure(subject, n, footprintRate);
-                rows.add(figures);
-                progress.println("  " + BusyFailover.line(figures));
-                progress.flush();
+            for (Footprint footprint : footprints) {
+                BusyFailover busy = new BusyFailover(footprint, config.connection(), java.time.Duration.ofMinutes(5));
+                for (int cores : neighbourCores) {
+                    // the pass-through first, then the stamper, under the same guarantee and beside the same neighbour
+                    for (BusyFailover.Subject subject : footprintFloor
+                            ? List.of(BusyFailover.Subject.PASS_THROUGH, BusyFailover.Subject.STAMPER) : List.of(BusyFailover.Subject.STAMPER)) {
+                        progress.println("busy failover of the " + (subject == BusyFailover.Subject.STAMPER ? "stamper" : "pass-through")
+                                + " on " + n + " partitions at " + config.connection().kafka().get("bootstrap.servers") + " ("
+                                + footprint.guarantee() + ", neighbour " + cores + " cores)");
+                        progress.flush();
+                        BusyFailover.Figures figures = beside(cores, () -> busy.measure(subject, n, footprintRate, cores));
+                        rows.add(figures);
+                        progress.println("  " + BusyFailover.line(figures));
+                        progress.flush();
+                    }
+                }
             }
         }
         out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(Map.of("busyFailover", rows)));

@@ -45,4 +45,47 @@ class BenchCommandTest {
             assertThat(result.err()).contains("--value-bytes", "each size once, from 1 to 524288 bytes");
         }
     }
+
+    @Test
+    void shouldStopTheNeighbourAfterTheRunEvenWhenItThrows() throws Exception {
+        List<ProcessHandle> during = new java.util.ArrayList<>();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchCommand.beside(2, () -> {
+            ProcessHandle.current().children().filter(ProcessHandle::isAlive).forEach(during::add);
+            throw new IllegalStateException("a measured stamper exited");
+        })).hasMessage("a measured stamper exited");
+        assertThat(during).as("the busy loops, children of this process, while the run ran").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(during).as("every busy loop gone after the run").noneMatch(ProcessHandle::isAlive);
+
+        List<ProcessHandle> ok = new java.util.ArrayList<>();
+        assertThat(BenchCommand.beside(1, () -> {
+            ProcessHandle.current().children().filter(ProcessHandle::isAlive).forEach(ok::add);
+            return 7;
+        })).isEqualTo(7);
+        assertThat(ok).isNotEmpty().noneMatch(ProcessHandle::isAlive);
+    }
+
+    @Test
+    void shouldRefuseBadNeighbourAndGuaranteeOptionsWithOneLineBeforeStartingAnything() {
+        String[][] cases = {
+                {"--footprint-partitions", "8", "--neighbour-cores", "-1"},
+                {"--footprint-partitions", "8", "--neighbour-cores", "1,1"},
+                {"--footprint-partitions", "8", "--neighbour-cores", "65"},
+                {"--footprint-partitions", "8", "--footprint-guarantee", "exactly_once"},
+                {"--footprint-partitions", "8", "--footprint-guarantee", "at_least_once,at_least_once"},
+                {"--neighbour-cores", "1"},
+                {"--footprint-guarantee", "at_least_once"}};
+        String[] expected = {"--neighbour-cores [-1]: busy loops per run", "--neighbour-cores [1, 1]: busy loops per run",
+                "--neighbour-cores [65]: busy loops per run", "--footprint-guarantee exactly_once: exactly_once_v2, at_least_once, or both",
+                "--footprint-guarantee at_least_once,at_least_once: exactly_once_v2, at_least_once, or both",
+                "--neighbour-cores applies to the footprint runs: give --footprint-partitions too",
+                "--footprint-guarantee applies to the footprint runs: give --footprint-partitions too"};
+        for (int i = 0; i < cases.length; i++) {
+            List<String> args = new java.util.ArrayList<>(List.of("bench", "--bootstrap-servers", "127.0.0.1:1"));
+            args.addAll(List.of(cases[i]));
+            Cli.Result result = Cli.run(args.toArray(String[]::new));
+            assertThat(result.exitCode()).as(String.join(" ", cases[i])).isEqualTo(2);
+            assertThat(result.err().strip().lines()).as(result.err()).hasSize(1);
+            assertThat(result.err()).contains(expected[i]);
+        }
+    }
 }
