@@ -131,29 +131,36 @@ public final class StreamsRunner implements AutoCloseable {
         if (current == null || current.state() != KafkaStreams.State.RUNNING && current.state() != KafkaStreams.State.REBALANCING) {
             return;
         }
-        int threads = current.metadataForLocalThreads().size();
-        for (int i = 0; i < threads; i++) {
-            Map<TaskStats, Long> issuedBefore = issuedByRunningTasks();
-            Optional<String> added = current.addStreamThread();
-            try {
-                Optional<String> removed = current.removeStreamThread(Duration.ofMinutes(1));
-                log.warn("stream thread {} replaced by {}", removed.orElse("(none)"), added.orElse("(none)"));
-            } catch (org.apache.kafka.common.errors.TimeoutException e) {
-                if (!issuedByRunningTasks().equals(issuedBefore)) {
-                    log.warn("a stalled stream thread did not stop within a minute of being replaced; the instance keeps"
-                            + " running: its tasks made progress meanwhile (IDs issued, tasks started or closed)");
-                    return;
-                }
-                SnowstampException stuck = new SnowstampException("a stalled stream thread did not stop within a minute of"
-                        + " being replaced and no task of this instance issued an ID meanwhile; stopping the stamper so that"
-                        + " it can be started again");
-                failure.compareAndSet(null, stuck);
-                log.error(stuck.getMessage());
-                Thread stopper = new Thread(() -> close(Duration.ofSeconds(30)), "snowstamp-stall-stop");
-                stopper.setDaemon(true);
-                stopper.start();
-                return;
+        ThreadReplacement.Threads threads = new ThreadReplacement.Threads() {
+            @Override
+            public int count() {
+                return current.metadataForLocalThreads().size();
             }
+
+            @Override
+            public Optional<String> add() {
+                return current.addStreamThread();
+            }
+
+            @Override
+            public Optional<String> remove(Duration timeout) {
+                return current.removeStreamThread(timeout);
+            }
+        };
+        ThreadReplacement.Outcome outcome = ThreadReplacement.replaceAll(threads, this::issuedByRunningTasks, Duration.ofMinutes(1),
+                (removed, added) -> log.warn("stream thread {} replaced by {}", removed, added));
+        if (outcome == ThreadReplacement.Outcome.SLOW) {
+            log.warn("a stalled stream thread did not stop within a minute of being replaced; the instance keeps"
+                    + " running: its tasks made progress meanwhile (IDs issued, tasks started or closed)");
+        } else if (outcome == ThreadReplacement.Outcome.STUCK) {
+            SnowstampException stuck = new SnowstampException("a stalled stream thread did not stop within a minute of"
+                    + " being replaced and no task of this instance issued an ID meanwhile; stopping the stamper so that"
+                    + " it can be started again");
+            failure.compareAndSet(null, stuck);
+            log.error(stuck.getMessage());
+            Thread stopper = new Thread(() -> close(Duration.ofSeconds(30)), "snowstamp-stall-stop");
+            stopper.setDaemon(true);
+            stopper.start();
         }
     }
 
