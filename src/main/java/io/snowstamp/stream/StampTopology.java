@@ -150,7 +150,7 @@ public final class StampTopology {
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
                 () -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
-                        tailProbe, stats, hooks, registryMarks, fence, leases, early, acks, values), Names.SOURCE);
+                        tailProbe, stats, hooks, registryMarks, fence, leases, early, acks, values, config.topics().input()), Names.SOURCE);
         // in memory: a task holds ONE small record, and a RocksDB instance per task cost ~4 MB of state directory (4 GB at
         // 1,024 partitions). Same name, serdes and topic configs as the RocksDB store it replaced, so the same changelog
         // topic and record format: a deployment upgrades in place. Kafka Streams restores an in-memory store from the

@@ -278,6 +278,74 @@ class StampTopologyTest {
         assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
     }
 
+    /** Advances the driver's wall clock 10 ms at a time (the drain's punctuation) until {@code done}; at most 10 s. */
+    private void drainUntil(java.util.function.BooleanSupplier done) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            driver.advanceWallClockTime(Duration.ofMillis(10));
+        }
+        assertThat(done.getAsBoolean()).as("reached within 10 s").isTrue();
+    }
+
+    @Test
+    void shouldNotStampAgainAnInputFoundInTheOutputThatStillWaitsSetAsideWhenLaterInputsArrive() {
+        // the start's tail reaches no input below the first (0): the read further back finds input 1 in the output
+        tailProbe = new TailProbe() {
+            @Override
+            public Result highestIssued(int partition, long datacenter, long worker) {
+                return new Result(-1, 1, 1, 2, 0, tail(false, "events.raw/0/1"));
+            }
+
+            @Override
+            public io.snowstamp.resume.StampedInputs stampedInputs(int partition, String inputTopic, long from) {
+                return io.snowstamp.resume.StampedInputs.of(tail(true, "events.raw/0/1"), from, start -> null);
+            }
+        };
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(StampProcessor.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines = new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        try {
+            start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true",
+                    Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s"));
+            clock.addAndGet(-HOUR);         // the next ID would run an hour ahead: the records set aside wait after the read
+
+            assertThat(pipe(2)).as("inputs 0 and 1, set aside while the read runs").isEmpty();
+            drainUntil(() -> lines.list.stream().anyMatch(e -> e.getFormattedMessage().contains("stamped by the previous owner")));
+            assertThat(pipe(1)).as("input 2 arrives past every input found, behind the two still unchecked").isEmpty();
+            clock.addAndGet(HOUR);
+            driver.advanceWallClockTime(Duration.ofMillis(100));
+        } finally {
+            logger.detachAppender(lines);
+        }
+
+        assertThat(output.readRecordsToList()).as("input 1 is in the output already: not stamped again")
+                .extracting(r -> header(r, IdHeader.SOURCE)).containsExactly("events.raw/0/0", "events.raw/0/2");
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNotStampAgainTheRecordsRestoredSetAsideThatThePreviousOwnerStampedBeforeItsLastCommit() {
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true",
+                Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s");
+        tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 0, 0, 0, 0, tail(true));
+        start(config);
+        clock.addAndGet(-HOUR);
+        assertThat(pipe(3)).as("inputs 0, 1 and 2 set aside, committed with their offsets").isEmpty();
+        clock.addAndGet(HOUR);
+
+        // the owner stamped inputs 0 and 1 from the store and stopped before a commit removed them there: the next start
+        // restores all three, and its first input (if any ever comes) is past them
+        var window = tail(true, "events.raw/0/0", "events.raw/0/1");
+        tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 2, 0, 2, 0, window);
+        restart(config);
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+
+        assertThat(output.readRecordsToList()).as("only the restored record not in the output yet is stamped")
+                .extracting(r -> header(r, IdHeader.SOURCE)).containsExactly("events.raw/0/2");
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(2);
+    }
+
     @Test
     void shouldStampEveryInputUnderExactlyOnceWhoseAbortedCopiesAreNoCopies() {
         var window = tail(true, "events.raw/0/0", "events.raw/0/1");
