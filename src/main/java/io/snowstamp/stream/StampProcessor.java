@@ -49,6 +49,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private static final int DRAIN_BATCH = 10_000;
     /** How often a task with records set aside tries to stamp them: a wait's end delays them by at most this. */
     private static final Duration DRAIN_EVERY = Duration.ofMillis(10);
+    /**
+     * Without provenance: the input offset of a record set aside, for a dead-letter record of it on its way out; removed
+     * there (never forwarded). Eight bytes, big-endian.
+     */
+    private static final String ASIDE_OFFSET = "snowstamp-aside-offset";
     /** Where a task's read of its output further back than its start's tail read runs: beside the stream threads. */
     private static final java.util.concurrent.Executor OUTPUT_READS = java.util.concurrent.Executors.newCachedThreadPool(run -> {
         Thread thread = new Thread(run, "snowstamp-output-read");
@@ -549,6 +554,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             asideTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(null);
         }
         addSourceHeader(record.headers());
+        if (!stamp.provenance()) {
+            record.headers().add(ASIDE_OFFSET, IdHeader.binary(context.recordMetadata().orElseThrow().offset()));
+        }
         paused.append(record);
         taskStats.heldBack(paused.size());
     }
@@ -579,7 +587,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 if (!lookup.isDone()) {
                     break;
                 }
+                java.util.concurrent.CompletableFuture<Void> done = lookup;
                 lookup = null;
+                rethrowFailure(done);
             }
             if (pausesOnLead && leadExceeded()) {
                 leadHeld = true;
@@ -589,6 +599,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 break;
             }
             Record<byte[], byte[]> record = paused.peek();
+            long offset = sourceOffset(record);
+            record.headers().remove(ASIDE_OFFSET);
             Object plan = null;
             if (values != null) {
                 try {
@@ -596,7 +608,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 } catch (io.snowstamp.BadRecordException refused) {
                     paused.removeHead();
                     taskStats.heldBack(paused.size());
-                    throw new SetAsideRefused(refused, record, asideTopic, partition, sourceOffset(record));
+                    waitEnded();        // its ID no longer waited
+                    throw new SetAsideRefused(refused, record, asideTopic, partition, offset);
                 }
                 if (plan == ValueField.LOOKUP) {
                     lookup = values.lookup(record.value());
@@ -620,8 +633,24 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
     }
 
-    /** The input offset a record set aside carries in its provenance header (-1 without provenance). */
+    /**
+     * A lookup that failed otherwise than by a refusal or an outage (credentials refused meanwhile, a bug) fails the task
+     * as the same failure on the record's arrival would, its records still set aside; not looked up again and again.
+     */
+    private static void rethrowFailure(java.util.concurrent.CompletableFuture<Void> lookup) {
+        try {
+            lookup.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    /** The input offset a record set aside carries in its provenance header, or without provenance its own (-1: none). */
     private long sourceOffset(Record<byte[], byte[]> record) {
+        org.apache.kafka.common.header.Header aside = record.headers().lastHeader(ASIDE_OFFSET);
+        if (aside != null) {
+            return IdHeader.parseBinary(aside.value());
+        }
         String source = IdHeader.sourceText(record.headers(), "", partition);
         return source == null ? -1 : Long.parseLong(source.substring(source.lastIndexOf('/') + 1));
     }
