@@ -36,6 +36,8 @@ final class Issuer {
     private final WriteAhead ahead;
     private final Steps steps;
     private final boolean resumeAboveCovered;
+    /** The first ID under the lease has been taken (the generator resumed above {@link LeaseGuard#highestCovered}). */
+    private boolean resumed;
 
     Issuer(LeaseGuard lease, IdGenerator generator, WriteAhead ahead, Steps steps) {
         this(lease, generator, ahead, steps, true);
@@ -66,6 +68,11 @@ final class Issuer {
         if (lease.mustWait(waitingSince)) {
             return Wait.LEASE;
         }
+        if (resumeAboveCovered && !resumed) {
+            // the first ID resumes above what another writer may have issued (issue): the reservation to wait for is
+            // that ID's, which can lie above the clock's, so that issue does not wait for it on the thread
+            generator.resumeAbove(lease.highestCovered());
+        }
         return ahead.mustWait(generator.nextTime(), waitingSince) ? Wait.RESERVATION : Wait.NONE;
     }
 
@@ -84,6 +91,7 @@ final class Issuer {
             // the first ID under this lease: the round that permitted it read the changelog to its committed end after the
             // previous owner's last term, so it saw every reservation that owner can still issue under
             generator.resumeAbove(lease.highestCovered());
+            resumed = true;
         }
         steps.at(Step.CHECKED);
         long id = generator.next();

@@ -126,6 +126,8 @@ final class SchemaValueField implements ValueField {
                 inspect(value);     // waits through an outage here, and remembers the answer (or the ID as unknown)
             } catch (BadRecordException refused) {
                 // remembered: inspectNow refuses the value again, and the record goes to the dead-letter topic then
+            } catch (RegistryUnavailableException stopping) {
+                // the stamper stops: its records stay set aside for the next start (any other failure fails the task)
             }
         }, LOOKUPS);
     }

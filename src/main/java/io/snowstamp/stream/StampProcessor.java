@@ -49,6 +49,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private static final int DRAIN_BATCH = 10_000;
     /** How often a task with records set aside tries to stamp them: a wait's end delays them by at most this. */
     private static final Duration DRAIN_EVERY = Duration.ofMillis(10);
+    /**
+     * Without provenance: the input offset of a record set aside, for a dead-letter record of it on its way out; removed
+     * there (never forwarded). Eight bytes, big-endian.
+     */
+    private static final String ASIDE_OFFSET = "snowstamp-aside-offset";
     /** Where a task's read of its output further back than its start's tail read runs: beside the stream threads. */
     private static final java.util.concurrent.Executor OUTPUT_READS = java.util.concurrent.Executors.newCachedThreadPool(run -> {
         Thread thread = new Thread(run, "snowstamp-output-read");
@@ -162,8 +167,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     /** The first record numbers in {@link #paused} set aside before the read above was done: checked on the way out. */
     private long uncheckedFrom = -1;
     private long uncheckedTo = -1;
-    /** The committed offset the read above starts at. */
-    private long stampedFrom;
+    /** The input offset the check of what is already stamped starts at (-1: none started). */
+    private long stampedFrom = -1;
+    /** The input topic: a check started at {@link #init} for records restored set aside reads its provenance. */
+    private final String inputTopic;
     /** The input topic of the records set aside (the dead-letter record of one refused on its way out names it). */
     private String asideTopic;
     /** The lookup of a schema the task's next record set aside needs (null: none under way); beside the stream thread. */
@@ -176,7 +183,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     StampProcessor(IdSettings ids, StampSettings stamp, RecoverySettings recovery, ConnectionSettings connection, LongSupplier clock,
                    TailProbe tailProbe, StamperStats stats, PreCommitHooks preCommitHooks,
                    java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
-                   EarlyLeases earlyLeases, WriteAcks acks, ValueField values) {
+                   EarlyLeases earlyLeases, WriteAcks acks, ValueField values, String inputTopic) {
+        this.inputTopic = inputTopic;
         this.registryMarks = registryMarks;
         this.acks = acks;
         this.leases = leases;
@@ -248,6 +256,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.stampedRead = null;
         this.uncheckedFrom = -1;
         this.uncheckedTo = -1;
+        this.stampedFrom = -1;
         this.lookup = null;
         long now = clock.getAsLong();
         // the tail decides only if it holds the newest IDs: empty or below lastId (output lost), the state's bounds do
@@ -288,6 +297,12 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         if (!paused.isEmpty()) {
             log.info("partition {}: {} records set aside before the restart wait to be stamped", partition, paused.size());
+            long oldest = sourceOffset(paused.peek());
+            if (skipsStamped && oldest >= 0) {
+                // the previous owner may have stamped some of them and stopped before a commit removed them from the store:
+                // they are checked against the output as the first inputs are, from the oldest on, before the drain stamps
+                checkStampedFrom(oldest);
+            }
             scheduleDrain();
         }
     }
@@ -345,26 +360,27 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      * At-least-once: whether the input at {@code offset} already has a record in the output, stamped by the previous
      * owner before it died or moved without committing its input offset; then it is not stamped again (nothing issued,
      * nothing forwarded: the output holds each input once). The task's first input is its committed offset: the inputs
-     * already stamped from there on are read once, from the output tail the start read (or further back). If the output
-     * cannot be read, every input is stamped (copies, never a loss).
+     * already stamped from there on are read once, from the output tail the start read (or further back); where records
+     * were restored set aside, from the oldest of them on, at {@link #init}. If the output cannot be read, every input is
+     * stamped (copies, never a loss).
      */
     private boolean stampedBefore(long offset) {
         if (firstInput) {
             firstInput = false;
-            StampedInputs.Window window = tailSources;
-            tailSources = null;
-            StampedInputs known = StampedInputs.of(window, offset, start -> null);
-            if (known == null) {
-                // the start's tail read did not reach back to the committed offset: read further back beside the thread
-                String input = context.recordMetadata().orElseThrow().topic();
-                stampedFrom = offset;
-                uncheckedFrom = paused.nextSequence();
-                stampedRead = java.util.concurrent.CompletableFuture.supplyAsync(
-                        () -> tailProbe.stampedInputs(partition, input, offset), OUTPUT_READS);
-                return false;
+            if (stampedFrom < 0 || offset < stampedFrom) {
+                // (a check started for records restored set aside covers every input from the oldest of them on)
+                checkStampedFrom(offset);
             }
-            alreadyStamped = reportStamped(known, offset);
+            tailSources = null;
+            if (stampedRead != null) {
+                return false;       // set aside, checked on its way out
+            }
         }
+        return foundStamped(offset);
+    }
+
+    /** Whether the check found input {@code offset} in the output (then counted as skipped). */
+    private boolean foundStamped(long offset) {
         if (alreadyStamped == null) {
             return false;
         }
@@ -372,10 +388,35 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             taskStats.skippedStamped();
             return true;
         }
-        if (offset >= alreadyStamped.highest()) {
-            alreadyStamped = null;      // past every input found: nothing left to skip
+        if (offset >= alreadyStamped.highest() && paused.headSequence() >= uncheckedTo) {
+            // past every input found, and no record set aside before the check was done waits to be checked: nothing
+            // left to skip (a record arriving past them while they wait would otherwise let them out unchecked)
+            alreadyStamped = null;
         }
         return false;
+    }
+
+    /**
+     * Starts the check of the inputs from {@code from} on: from the start's tail read if it reaches back far enough, else
+     * by a read further back beside the stream thread. Every record set aside now is checked on its way out.
+     */
+    private void checkStampedFrom(long from) {
+        stampedFrom = from;
+        uncheckedFrom = paused.headSequence();
+        if (stampedRead != null) {
+            stampedRead.cancel(false);
+            stampedRead = null;
+        }
+        StampedInputs known = StampedInputs.of(tailSources, from, start -> null);
+        if (known == null) {
+            // the start's tail read did not reach back to the offset: read further back beside the thread
+            alreadyStamped = null;
+            stampedRead = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> tailProbe.stampedInputs(partition, inputTopic, from), OUTPUT_READS);
+            return;
+        }
+        uncheckedTo = paused.nextSequence();
+        alreadyStamped = reportStamped(known, from);
     }
 
     /** The read of the inputs already stamped is done (stream thread): what it found, or null (nothing, or it failed). */
@@ -513,6 +554,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             asideTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(null);
         }
         addSourceHeader(record.headers());
+        if (!stamp.provenance()) {
+            record.headers().add(ASIDE_OFFSET, IdHeader.binary(context.recordMetadata().orElseThrow().offset()));
+        }
         paused.append(record);
         taskStats.heldBack(paused.size());
     }
@@ -535,7 +579,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 alreadyStamped = settleStampedRead();
             }
             if (alreadyStamped != null && paused.headSequence() >= uncheckedFrom && paused.headSequence() < uncheckedTo
-                    && stampedBefore(sourceOffset(paused.peek()))) {
+                    && foundStamped(sourceOffset(paused.peek()))) {
                 paused.removeHead();        // set aside before the read was done: found in the output, not stamped again
                 continue;
             }
@@ -543,7 +587,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 if (!lookup.isDone()) {
                     break;
                 }
+                java.util.concurrent.CompletableFuture<Void> done = lookup;
                 lookup = null;
+                rethrowFailure(done);
             }
             if (pausesOnLead && leadExceeded()) {
                 leadHeld = true;
@@ -553,6 +599,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 break;
             }
             Record<byte[], byte[]> record = paused.peek();
+            long offset = sourceOffset(record);
+            record.headers().remove(ASIDE_OFFSET);
             Object plan = null;
             if (values != null) {
                 try {
@@ -560,7 +608,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 } catch (io.snowstamp.BadRecordException refused) {
                     paused.removeHead();
                     taskStats.heldBack(paused.size());
-                    throw new SetAsideRefused(refused, record, asideTopic, partition, sourceOffset(record));
+                    waitEnded();        // its ID no longer waited
+                    throw new SetAsideRefused(refused, record, asideTopic, partition, offset);
                 }
                 if (plan == ValueField.LOOKUP) {
                     lookup = values.lookup(record.value());
@@ -584,8 +633,24 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
     }
 
-    /** The input offset a record set aside carries in its provenance header (-1 without provenance). */
+    /**
+     * A lookup that failed otherwise than by a refusal or an outage (credentials refused meanwhile, a bug) fails the task
+     * as the same failure on the record's arrival would, its records still set aside; not looked up again and again.
+     */
+    private static void rethrowFailure(java.util.concurrent.CompletableFuture<Void> lookup) {
+        try {
+            lookup.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    /** The input offset a record set aside carries in its provenance header, or without provenance its own (-1: none). */
     private long sourceOffset(Record<byte[], byte[]> record) {
+        org.apache.kafka.common.header.Header aside = record.headers().lastHeader(ASIDE_OFFSET);
+        if (aside != null) {
+            return IdHeader.parseBinary(aside.value());
+        }
         String source = IdHeader.sourceText(record.headers(), "", partition);
         return source == null ? -1 : Long.parseLong(source.substring(source.lastIndexOf('/') + 1));
     }

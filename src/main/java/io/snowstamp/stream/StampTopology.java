@@ -142,15 +142,22 @@ public final class StampTopology {
     static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
                           java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
                           EarlyLeases early, WriteAcks acks, KeyValueBytesStoreSupplier workerStore) {
+        return build(config, clock, tailProbe, stats, registryMarks, fence, leases, early, acks, workerStore,
+                valueField(config, clock, stats));
+    }
+
+    /** The same with the ID's {@code values} field given (null: header only): topology tests of a value field's lookups. */
+    static Topology build(SnowstampConfig config, LongSupplier clock, TailProbe tailProbe, StamperStats stats,
+                          java.util.function.LongUnaryOperator registryMarks, PredecessorFence fence, Leases leases,
+                          EarlyLeases early, WriteAcks acks, KeyValueBytesStoreSupplier workerStore, ValueField values) {
         Topology topology = new Topology();
         // the exact lastId at every commit but under exactly-once with the tail guard (PreCommitHooks)
         PreCommitHooks hooks = new PreCommitHooks(!tailDecides(config.connection(), config.recovery()), stats::isStopping);
         stats.lastIds(hooks);
-        ValueField values = valueField(config, clock, stats);
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
                 () -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,
-                        tailProbe, stats, hooks, registryMarks, fence, leases, early, acks, values), Names.SOURCE);
+                        tailProbe, stats, hooks, registryMarks, fence, leases, early, acks, values, config.topics().input()), Names.SOURCE);
         // in memory: a task holds ONE small record, and a RocksDB instance per task cost ~4 MB of state directory (4 GB at
         // 1,024 partitions). Same name, serdes and topic configs as the RocksDB store it replaced, so the same changelog
         // topic and record format: a deployment upgrades in place. Kafka Streams restores an in-memory store from the

@@ -33,7 +33,8 @@ interface ValueField {
 
     /**
      * Beside the stream thread: whatever {@link #inspect} needs for {@code value} (a registry lookup, its waits through an
-     * outage). Done once {@link #inspectNow} answers without {@link #LOOKUP} for it, or the stamper stops.
+     * outage). Done once {@link #inspectNow} answers without {@link #LOOKUP} for it, or the stamper stops; completed
+     * exceptionally only by a failure that stops the task (as from {@link #inspect} on the stream thread).
      */
     default java.util.concurrent.CompletableFuture<Void> lookup(byte[] value) {
         return java.util.concurrent.CompletableFuture.completedFuture(null);

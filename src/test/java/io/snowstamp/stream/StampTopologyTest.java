@@ -59,6 +59,10 @@ class StampTopologyTest {
     private final TopologyDrivers drivers = new TopologyDrivers();
     private final AtomicLong clock = drivers.clock();
     private TailProbe tailProbe = TailProbe.disabled();
+    /** Where tasks take their leases: none unless a test holds one ({@link #heldLeases}). */
+    private io.snowstamp.lease.Leases leases = io.snowstamp.lease.Leases.none();
+    /** The ID's value field; {@code null}: the config's. */
+    private ValueField values;
     /** The highest ID {@link #pipe} returned (-1: none). */
     private long highestPiped = -1;
     private StamperStats stats;
@@ -82,8 +86,9 @@ class StampTopologyTest {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
         stats = new StamperStats();
         driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, stats, worker -> -1,
-                        PredecessorFence.none(), io.snowstamp.lease.Leases.none(), null, WriteAcks.immediate(),
-                        org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE)),
+                        PredecessorFence.none(), leases, null, WriteAcks.immediate(),
+                        org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE),
+                        values != null ? values : StampTopology.valueField(config, clock::get, stats)),
                 withStats(KafkaSettings.streams(config.connection(), config.topics())));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -276,6 +281,74 @@ class StampTopologyTest {
         assertThat(reads).as("one read, at the first input (the committed offset), beside the stream thread")
                 .containsExactly("0 events.raw 0 on snowstamp-output-read");
         assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
+    }
+
+    /** Advances the driver's wall clock 10 ms at a time (the drain's punctuation) until {@code done}; at most 10 s. */
+    private void drainUntil(java.util.function.BooleanSupplier done) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            driver.advanceWallClockTime(Duration.ofMillis(10));
+        }
+        assertThat(done.getAsBoolean()).as("reached within 10 s").isTrue();
+    }
+
+    @Test
+    void shouldNotStampAgainAnInputFoundInTheOutputThatStillWaitsSetAsideWhenLaterInputsArrive() {
+        // the start's tail reaches no input below the first (0): the read further back finds input 1 in the output
+        tailProbe = new TailProbe() {
+            @Override
+            public Result highestIssued(int partition, long datacenter, long worker) {
+                return new Result(-1, 1, 1, 2, 0, tail(false, "events.raw/0/1"));
+            }
+
+            @Override
+            public io.snowstamp.resume.StampedInputs stampedInputs(int partition, String inputTopic, long from) {
+                return io.snowstamp.resume.StampedInputs.of(tail(true, "events.raw/0/1"), from, start -> null);
+            }
+        };
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(StampProcessor.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines = new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        try {
+            start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true",
+                    Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s"));
+            clock.addAndGet(-HOUR);         // the next ID would run an hour ahead: the records set aside wait after the read
+
+            assertThat(pipe(2)).as("inputs 0 and 1, set aside while the read runs").isEmpty();
+            drainUntil(() -> lines.list.stream().anyMatch(e -> e.getFormattedMessage().contains("stamped by the previous owner")));
+            assertThat(pipe(1)).as("input 2 arrives past every input found, behind the two still unchecked").isEmpty();
+            clock.addAndGet(HOUR);
+            driver.advanceWallClockTime(Duration.ofMillis(100));
+        } finally {
+            logger.detachAppender(lines);
+        }
+
+        assertThat(output.readRecordsToList()).as("input 1 is in the output already: not stamped again")
+                .extracting(r -> header(r, IdHeader.SOURCE)).containsExactly("events.raw/0/0", "events.raw/0/2");
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNotStampAgainTheRecordsRestoredSetAsideThatThePreviousOwnerStampedBeforeItsLastCommit() {
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true",
+                Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s");
+        tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 0, 0, 0, 0, tail(true));
+        start(config);
+        clock.addAndGet(-HOUR);
+        assertThat(pipe(3)).as("inputs 0, 1 and 2 set aside, committed with their offsets").isEmpty();
+        clock.addAndGet(HOUR);
+
+        // the owner stamped inputs 0 and 1 from the store and stopped before a commit removed them there: the next start
+        // restores all three, and its first input (if any ever comes) is past them
+        var window = tail(true, "events.raw/0/0", "events.raw/0/1");
+        tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 2, 0, 2, 0, window);
+        restart(config);
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+
+        assertThat(output.readRecordsToList()).as("only the restored record not in the output yet is stamped")
+                .extracting(r -> header(r, IdHeader.SOURCE)).containsExactly("events.raw/0/2");
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(2);
     }
 
     @Test
@@ -923,6 +996,144 @@ class StampTopologyTest {
         long afterRestart = pipe(1).get(0);
         assertThat(config.ids().layout().decode(afterRestart).wallMillis())
                 .as("gap above the restored reservation (1 s past the last ID)").isEqualTo(T0 + 1_001 + 1_000 + 1_000 + 1);
+    }
+
+    // ---- records refused, or whose lookup failed, on their way out of the records set aside
+
+    /**
+     * Values {@code "schema N ..."} need a lookup of schema N first; {@link #answer} completes the lookups. A value with
+     * {@code bad} in it is refused once its schema is known.
+     */
+    private static final class LookedUpValues implements ValueField {
+        final java.util.Set<String> known = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        final java.util.concurrent.CompletableFuture<Void> answer = new java.util.concurrent.CompletableFuture<>();
+        final java.util.concurrent.atomic.AtomicInteger lookups = new java.util.concurrent.atomic.AtomicInteger();
+
+        private static String schema(byte[] value) {
+            return new String(value, UTF_8).split(" ")[1];
+        }
+
+        @Override
+        public Object inspect(byte[] value) {
+            if (new String(value, UTF_8).contains("bad")) {
+                throw new BadRecordException(BadRecordException.Code.NOT_OBJECT, "refused by its schema");
+            }
+            return value;
+        }
+
+        @Override
+        public Object inspectNow(byte[] value) {
+            return known.contains(schema(value)) ? inspect(value) : LOOKUP;
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Void> lookup(byte[] value) {
+            lookups.incrementAndGet();
+            return answer.thenRun(() -> known.add(schema(value)));
+        }
+
+        @Override
+        public byte[] write(byte[] value, Object plan, long id, byte[] digits) {
+            return value;
+        }
+
+        @Override
+        public int maxGrowth() {
+            return 0;
+        }
+    }
+
+    /** The test's clock of the lease ({@code nanos}). */
+    private final long[] leaseNanos = {0};
+    private io.snowstamp.lease.PartitionLease heldLease;
+    private io.snowstamp.lease.LeaseMark heldMark;
+
+    /** Leases that wait out their takeover until {@link #permitLease}. */
+    private io.snowstamp.lease.Leases heldLeases() {
+        io.snowstamp.lease.Ticker ticker = new io.snowstamp.lease.Ticker() {
+            @Override
+            public long nanoTime() {
+                return leaseNanos[0];
+            }
+
+            @Override
+            public void park(long wait) {
+                leaseNanos[0] += wait;
+            }
+        };
+        return (task, changelog, mine, key, value, name, restoreAgain) -> {
+            heldMark = mine;
+            heldLease = new io.snowstamp.lease.PartitionLease(task.partition(), mine, 0,
+                    io.snowstamp.lease.LeaseRounds.TERM_NANOS, io.snowstamp.lease.LeaseRounds.TAKEOVER_WAIT_NANOS);
+            return io.snowstamp.lease.LeaseGuard.of(heldLease, task, name, ticker);
+        };
+    }
+
+    /** The lease's own record is read back and its takeover wait is over (a second later). */
+    private void permitLease() {
+        io.snowstamp.lease.LeaseRounds.observe(heldLease, 0, heldMark, -1);
+        io.snowstamp.lease.LeaseRounds.confirmed(heldLease, leaseNanos[0], leaseNanos[0] + 1);
+        leaseNanos[0] += io.snowstamp.lease.LeaseRounds.TAKEOVER_WAIT_NANOS + 10;
+        io.snowstamp.lease.LeaseRounds.confirmed(heldLease, leaseNanos[0], leaseNanos[0] + 1);
+        leaseNanos[0] += 2;
+    }
+
+    @Test
+    void shouldCountTheWaitOfARecordRefusedOnItsWayOutOfTheRecordsSetAside() {
+        leases = heldLeases();
+        LookedUpValues looked = new LookedUpValues();
+        values = looked;
+        start(config());
+
+        input.pipeInput(bytes("k"), bytes("schema 1 bad"));
+        looked.answer.complete(null);
+        driver.advanceWallClockTime(Duration.ofMillis(10));     // looked up; its ID would wait for the takeover
+        assertThat(dlq.isEmpty()).isTrue();
+        permitLease();
+        driver.advanceWallClockTime(Duration.ofMillis(10));
+
+        assertThat(dlq.readRecordsToList()).as("refused on its way out").hasSize(1);
+        assertThat(stats.leaseWaits()).as("the takeover wait it ended is counted, and over").isEqualTo(1);
+    }
+
+    @Test
+    void shouldNameTheInputOffsetOfARecordRefusedOnItsWayOutOfTheRecordsSetAsideWithoutProvenance() {
+        LookedUpValues looked = new LookedUpValues();
+        values = looked;
+        start(config(Keys.STAMP_PROVENANCE, "false"));
+
+        input.pipeInput(bytes("k0"), bytes("schema 1 good"));
+        input.pipeInput(new TestRecord<>(bytes("k1"), bytes("schema 1 bad"), new RecordHeaders().add("trace", bytes("t-1")), T0));
+        looked.answer.complete(null);
+        driver.advanceWallClockTime(Duration.ofMillis(10));
+
+        TestRecord<byte[], byte[]> dead = dlq.readRecord();
+        assertThat(header(dead, "__streams.errors.offset")).isEqualTo("1");
+        assertThat(dead.headers().toArray()).extracting(Header::key).as("nothing of the store's on it")
+                .filteredOn(key -> !key.startsWith("__streams.errors.")).containsExactly("trace", IdHeader.ERROR);
+        TestRecord<byte[], byte[]> out = output.readRecord();
+        assertThat(out.headers().toArray()).extracting(Header::key).as("the record set aside leaves as the others do")
+                .containsExactly(IdHeader.ID);
+    }
+
+    @Test
+    void shouldStopRatherThanLookUpAgainAndAgainWhenALookupFails() {
+        LookedUpValues looked = new LookedUpValues();
+        values = looked;
+        start(config());
+
+        input.pipeInput(bytes("k0"), bytes("schema 1 good"));
+        looked.answer.completeExceptionally(new ConfigException(Keys.SCHEMA_REGISTRY_URL, "http://registry", "credentials it accepts"));
+        Throwable failed = catchThrowable(() -> {
+            for (int i = 0; i < 10; i++) {
+                driver.advanceWallClockTime(Duration.ofMillis(10));
+            }
+        });
+
+        assertThat(findCause(failed, ConfigException.class)).hasMessageContaining("credentials it accepts");
+        assertThat(looked.lookups).as("one lookup, not one every 10 ms").hasValue(1);
+        KeyValueStore<Long, ?> pending = driver.getKeyValueStore(Names.PENDING_STORE);
+        assertThat(pending.approximateNumEntries()).as("the record stays set aside").isEqualTo(1);
     }
 
     private static <T extends Throwable> T findCause(Throwable thrown, Class<T> type) {
