@@ -59,13 +59,14 @@ class ManyPartitionsIT extends OnSharedBroker {
         try (NumberedProducer producer = new NumberedProducer(servers, topics.in(), 0, 500_000, RATE, Duration.ofMinutes(2))
                 .spreadOver(PARTITIONS).start();
              TopicEnds ends = new TopicEnds(servers)) {
-            ChildJvm first = spec.start();
-            timeline.mark("started on %d partitions", PARTITIONS);
-            assertThat(ends.awaitEveryPartitionCommitted(topics.out(), 3, Duration.ofSeconds(120)))
-                    .as("every partition stamps\n%s", first.logs()).isTrue();
-            timeline.mark("every partition stamped");
-
-            first.kill();
+            // closed (killed if still alive) whatever happens: a failed assertion must not leave it running beside the next tests
+            try (ChildJvm first = spec.start()) {
+                timeline.mark("started on %d partitions", PARTITIONS);
+                assertThat(ends.awaitEveryPartitionCommitted(topics.out(), 3, Duration.ofSeconds(120)))
+                        .as("every partition stamps\n%s", first.logs()).isTrue();
+                timeline.mark("every partition stamped");
+                first.kill();
+            }
             killedAt = ends.perPartition(topics.out());     // log end: the killed stamper wrote nothing after it
             Map<Integer, Long> committedAtKill = ends.committedPerPartition(topics.out());
             timeline.mark("SIGKILL; output log end %d records", killedAt.values().stream().mapToLong(Long::longValue).sum());
