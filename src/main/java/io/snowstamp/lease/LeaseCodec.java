@@ -23,7 +23,7 @@ public interface LeaseCodec {
     /**
      * Which of the store's counters {@link #covered} bounds: null for the partition's one counter (the worker state), the
      * counter's key for a store of many (a sequence tag). A new owner resumes each such counter above the highest covered
-     * of it in the records between its restore's end and its own lease record ({@link PartitionLease#coveredCounters}).
+     * of it in the records before its own lease record ({@link PartitionLease#coveredCounters}).
      */
     default String counter(byte[] key, byte[] value) {
         return null;

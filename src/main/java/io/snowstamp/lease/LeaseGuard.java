@@ -253,8 +253,8 @@ public final class LeaseGuard {
     }
 
     /**
-     * Per counter of a store of many (a sequence tag): the highest value that another writer's changelog record between
-     * this task's restore and its own lease record covers ({@link PartitionLease#coveredCounters}; empty without a lease).
+     * Per counter of a store of many (a sequence tag): the highest value that another writer's changelog record before
+     * this task's own lease record covers ({@link PartitionLease#coveredCounters}; empty without a lease).
      * A task raises each counter above it when its first check passes, as {@link #highestCovered} for the one counter.
      */
     public Map<String, Long> coveredCounters() {

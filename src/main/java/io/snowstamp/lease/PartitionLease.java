@@ -64,7 +64,7 @@ public final class PartitionLease {
     /** Offset of this task's own first lease record read back (-1: not read yet); the foreign-write check's start when the restore end is unknown. */
     private long ownOffset = -1;
     private volatile long highestCovered = -1;
-    /** Per counter of a store of many: the highest covered by another writer's record in {@code [countersFrom, ownOffset)}. */
+    /** Per counter of a store of many: the highest covered by another writer's record before {@code ownOffset}. */
     private final Map<String, Long> coveredCounters = new ConcurrentHashMap<>();
     /** Before this task's own lease record: the last other lease named, and whether a counter's record came after it. */
     private volatile LeaseMark lastOther;
@@ -91,7 +91,7 @@ public final class PartitionLease {
 
     /**
      * @param countersFrom the first changelog offset the task's restore did not read, whatever {@code restoreEnd} says
-     *                     (0 when unknown): where the per-counter covered values start ({@link #coveredCounters})
+     *                     (0 when unknown): a counter's record before it was restored ({@link #writtenAfter})
      */
     public PartitionLease(int partition, LeaseMark mine, long restoreEnd, long countersFrom, long termNanos, long takeoverWaitNanos) {
         if (takeoverWaitNanos < termNanos) {
@@ -129,8 +129,10 @@ public final class PartitionLease {
     /**
      * Verifier: one changelog record of the partition, in log order from the start, which proves that numbers of
      * {@code counter} up to {@code covered} may have been issued (null counter: the partition's one counter). A counter's
-     * value counts only between the restore's end and this task's own lease record: the restore gave what lies before,
-     * and a previous owner issues nothing from a record after that lease record (it reads that lease first and stops).
+     * value counts in every record before this task's own lease record, the restored ones too: the restore kept only the
+     * newest value of each counter, and that can be an older holder's late write (sent before a newer holder took the
+     * partition, landed after that holder's reservation), below numbers the newer holder forwarded. A previous owner
+     * issues nothing from a record after that lease record (it reads that lease first and stops).
      */
     void observe(long offset, LeaseMark mark, long covered, String counter) {
         if (ownOffset < 0 && !mine.equals(mark)) {
@@ -143,7 +145,7 @@ public final class PartitionLease {
             }
         }
         if (counter != null) {
-            if (covered >= 0 && offset >= countersFrom && ownOffset < 0 && !mine.equals(mark)) {
+            if (covered >= 0 && ownOffset < 0 && !mine.equals(mark)) {
                 coveredCounters.merge(counter, covered, Math::max);
             }
         } else if (covered > highestCovered && !mine.equals(mark)) {
@@ -251,10 +253,11 @@ public final class PartitionLease {
     }
 
     /**
-     * Per counter of a store of many (a sequence tag), the highest value another writer's record between the restore's
-     * end and this task's own lease record covers. Read at a task's first permission, it holds every reservation the
-     * previous owner may still number in that the restore did not give (design.md, "Sequence numbers: why two owners
-     * never forward the same number"). Unmodifiable, live.
+     * Per counter of a store of many (a sequence tag), the highest value another writer's record before this task's own
+     * lease record covers. Read at a task's first permission, it holds every reservation a previous owner may still
+     * number in that the restore did not give: one after the restore's end, and one the restore read but that a later,
+     * lower write of an older holder landing late hid (design.md, "Sequence numbers: why two owners never forward the
+     * same number"). Unmodifiable, live.
      */
     public Map<String, Long> coveredCounters() {
         return Collections.unmodifiableMap(coveredCounters);

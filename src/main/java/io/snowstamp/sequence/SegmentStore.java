@@ -61,9 +61,9 @@ final class SegmentStore {
     /**
      * Makes the store cover, per tag, a number that may have been issued: its {@code issued} is raised to it, and its
      * {@code maxId} too when the store does not know that number at all. For the numbers found in the output tail
-     * ({@link #raiseFromTail}), and for the segments another writer reserved after the restore, before this task's lease
-     * record (the lease reader's read, {@link io.snowstamp.lease.LeaseGuard#coveredCounters}): the previous owner may
-     * number in those, and their records may still be on their way.
+     * ({@link #raiseFromTail}), and for the segments another writer reserved before this task's lease record that the
+     * restored state does not hold (the lease reader's read, {@link io.snowstamp.lease.LeaseGuard#coveredCounters}): a
+     * previous owner may number in those, and their records may still be on their way.
      *
      * @param highest per tag, the number
      * @return how many tags advanced

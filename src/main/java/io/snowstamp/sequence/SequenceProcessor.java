@@ -66,8 +66,8 @@ import java.util.function.LongSupplier;
  * <p>No number of a segment leaves the task before the changelog acknowledged the segment's reservation
  * ({@link SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder
  * frozen or cut off with a reservation unsent issues nothing from it, so every segment the old one can still number in
- * lies before the new owner's lease record: restored, or read by the lease reader after the restore and raised at the
- * first number ({@link #raiseFromLease}). The next segment is reserved when half of the current one is used, so
+ * lies before the new owner's lease record: restored, or read by the lease reader and raised at the first number
+ * ({@link #raiseFromLease}) — after the restore, or hidden from it by an older holder's late write of the tag. The next segment is reserved when half of the current one is used, so
  * steady numbering does not wait (under exactly-once the reservation and its numbers commit together: nothing waits).
  */
 final class SequenceProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
@@ -284,7 +284,11 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * At the first number under a new lease: every segment another writer reserved after this task's restore ended and
      * before its lease record was read by the lease reader by now, and the previous owner may number in it (a round of its
      * own read past it before this lease showed) while its records are still on their way: every such tag is raised to
-     * the segment's end, so that it resumes above it.
+     * the segment's end, so that it resumes above it. The same for a segment the restore read but did not keep: an older
+     * holder's write of the tag, sent before a newer holder took the partition, can land after that holder's reservation
+     * (under at-least-once nothing flushes the writes of a task's close before the partition moves on: Kafka Streams
+     * closes the processors after the revocation's commit, and the clean close of the task's record collector flushes
+     * nothing); the restore keeps that lower write as the tag's newest value, below numbers the newer holder forwarded.
      */
     private void raiseFromLease() {
         // only a segment the store does not know: a write of a known one (this task's own raises at its start, the
@@ -303,8 +307,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         int advanced = segmentStore.raise(unknown, clock.getAsLong(), raised, LOGGED_RAISES);
         counters.clear();
         if (advanced > 0) {
-            log.info("sequence partition {}: {} tags raised above the segments another holder reserved after the restore,"
-                    + " before lease epoch {} (raised: {})", partition, advanced, checkpoint.epoch(), raised.isEmpty() ? "none" : raised);
+            log.info("sequence partition {}: {} tags raised above the segments another holder reserved that the restored"
+                    + " state does not hold (reserved after the restore, or hidden by an older holder's late write), before"
+                    + " lease epoch {} (raised: {})", partition, advanced, checkpoint.epoch(), raised.isEmpty() ? "none" : raised);
         }
     }
 

@@ -184,9 +184,21 @@ class PartitionLeaseTest {
     }
 
     @Test
+    void shouldCoverACounterWithASegmentTheRestoreReadButAnOlderHoldersLateWriteHid() {
+        PartitionLease lease = new PartitionLease(0, NEW, PartitionLease.NO_RESTORE_CHECK, 10, TERM, WAIT);
+        lease.observe(3, OLD);
+        lease.observe(5, null, 2000, "refund");     // the previous holder's reservation: it numbered in 1001..2000
+        // an older holder's close, sent before that holder took the partition, landed late: the restore keeps this
+        lease.observe(7, null, 1000, "refund");
+        lease.observe(12, NEW);
+
+        assertThat(lease.coveredCounters()).as("the highest of the log, not the newest").containsOnly(Map.entry("refund", 2000L));
+    }
+
+    @Test
     void shouldCoverEachCounterWithWhatOthersWroteBetweenTheRestoreAndItsOwnLeaseRecord() {
         PartitionLease lease = new PartitionLease(0, NEW, PartitionLease.NO_RESTORE_CHECK, 10, TERM, WAIT);
-        lease.observe(9, null, 1010, "order");      // restored: the store holds it
+        lease.observe(9, null, 1010, "order");      // restored, and below what follows
         lease.observe(10, null, 1020, "order");     // the old owner's reservation after the restore: it may number in it
         lease.observe(11, null, 2005, "invoice");
         lease.observe(12, null, 1015, "order");     // a lower value never lowers a counter
