@@ -87,6 +87,15 @@ public final class TailPrefetch implements TailProbe {
     private final Map<Integer, Long> incarnations = new HashMap<>();
     /** Partitions whose task finished restoring and whose tail was not read since. */
     private final Set<Integer> ready = new TreeSet<>();
+    /**
+     * Ready partitions whose committed input offsets Kafka Streams' main consumer has fetched since they became this
+     * instance's ({@link #committedFetched}). Under exactly-once that fetch is answered only once no transaction holds an
+     * offset commit of the partition pending (KIP-447, {@code require_stable}): a predecessor frozen after its offsets
+     * were accepted has committed or aborted by then, and its records are in the tail or invisible. Only such partitions
+     * join a batch; the others read their own tails at their own start, after their own fetch (design.md, "Exactly-once:
+     * an old owner frozen after its offsets").
+     */
+    private final Set<Integer> committedKnown = new java.util.HashSet<>();
     /** Tails read in a batch, not taken yet. */
     private final Map<Integer, Read> reads = new HashMap<>();
     /** Fenced in a batch (exactly-once), their task not started yet: the task's own fence has nothing left to do. */
@@ -134,6 +143,16 @@ public final class TailPrefetch implements TailProbe {
     }
 
     /**
+     * The main consumer fetched the committed input offsets of {@code partitions} (a task's start, or a batch of starting
+     * tasks' after one): they may join a batch from now on, until they are restored again, released or dropped.
+     */
+    public void committedFetched(Iterable<Integer> partitions) {
+        synchronized (lock) {
+            partitions.forEach(committedKnown::add);
+        }
+    }
+
+    /**
      * {@code partition}'s task is closed, turned into a standby, or stopped restoring: it may be
      * another instance's from now on. Waits for a batch in flight (which may be fencing it) to end.
      */
@@ -151,6 +170,7 @@ public final class TailPrefetch implements TailProbe {
         synchronized (lock) {
             generation++;
             ready.clear();
+            committedKnown.clear();
             reads.clear();
             fenced.clear();
         }
@@ -159,6 +179,7 @@ public final class TailPrefetch implements TailProbe {
     private void forget(int partition) {
         incarnations.merge(partition, 1L, Long::sum);
         ready.remove(partition);
+        committedKnown.remove(partition);
         reads.remove(partition);
         fenced.remove(partition);
     }
@@ -233,8 +254,11 @@ public final class TailPrefetch implements TailProbe {
             if (!ready.contains(partition)) {
                 return false;
             }
+            // the asking partition's own committed offsets were fetched: its task starts after that fetch
             partitions = new TreeSet<>(ready);
-            ready.clear();
+            partitions.retainAll(committedKnown);
+            partitions.add(partition);
+            ready.removeAll(partitions);
             partitions.forEach(p -> incarnation.put(p, incarnations.getOrDefault(p, 0L)));
             startedGeneration = generation;
         }

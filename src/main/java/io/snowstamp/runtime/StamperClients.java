@@ -24,15 +24,19 @@ final class StamperClients implements KafkaClientSupplier {
     private final WriteAcks acks;
     /** Run on a stream thread before each poll of its main consumer (a clean stop's last IDs: {@code StamperStats#beforePoll}). */
     private final Runnable beforeEachPoll;
+    /** Told the partitions of each committed-offset request of a main consumer, once answered. */
+    private final java.util.function.Consumer<java.util.Set<TopicPartition>> committedFetched;
 
     /**
      * @param clients          the supplier Kafka Streams would use
      * @param awaitingTakeover whether an input partition's task still waits out its predecessor's lease
      * @param acks             told of every state write the broker acknowledged
      * @param beforeEachPoll   run on a stream thread before each poll of its main consumer
+     * @param committedFetched told the partitions of each committed-offset request of a main consumer, once answered
      */
     StamperClients(KafkaClientSupplier clients, Predicate<TopicPartition> awaitingTakeover, StartStats stats, WriteAcks acks,
-                   Runnable beforeEachPoll) {
+                   Runnable beforeEachPoll, java.util.function.Consumer<java.util.Set<TopicPartition>> committedFetched) {
+        this.committedFetched = committedFetched;
         this.beforeEachPoll = beforeEachPoll;
         this.clients = clients;
         this.acks = acks;
@@ -53,7 +57,8 @@ final class StamperClients implements KafkaClientSupplier {
 
     @Override
     public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
-        return StartingTasksConsumer.wrap(clients.getConsumer(config), new TakeoverHold(awaitingTakeover), stats, beforeEachPoll);
+        return StartingTasksConsumer.wrap(clients.getConsumer(config), new TakeoverHold(awaitingTakeover), stats, beforeEachPoll,
+                committedFetched);
     }
 
     @Override

@@ -205,7 +205,13 @@ final class StamperTopology implements AutoCloseable {
     KafkaClientSupplier clients(KafkaClientSupplier configured, StartStats stats, Runnable beforeEachPoll) {
         LeaseVerifier verifier = leases;
         return new StamperClients(configured, tp -> verifier != null && tp.topic().equals(leaseSource)
-                && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, tp.partition())), stats, acks, beforeEachPoll);
+                && verifier.awaitingTakeover(new TopicPartition(leaseChangelog, tp.partition())), stats, acks, beforeEachPoll,
+                fetched -> {
+                    if (prefetch != null) {
+                        prefetch.committedFetched(fetched.stream().filter(tp -> tp.topic().equals(leaseSource))
+                                .map(TopicPartition::partition).toList());
+                    }
+                });
     }
 
     /** Whether the task of input partition {@code partition} here still waits out the previous owner's lease (false without a lease). */

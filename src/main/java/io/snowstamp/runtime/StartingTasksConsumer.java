@@ -34,10 +34,15 @@ final class StartingTasksConsumer implements InvocationHandler {
     /** The fault test's stalled partition (null: none). */
     private final StallHook stallHook = StallHook.forNewConsumer();
 
+    /** Told the partitions whose committed offsets a request fetched (the tail prefetch: which tails it may read early). */
+    private final java.util.function.Consumer<Set<TopicPartition>> committedFetched;
+
     /** Run on the stream thread before each poll: a clean stop's last IDs ({@code StamperStats#beforePoll}). */
     private final Runnable beforeEachPoll;
 
-    private StartingTasksConsumer(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats, Runnable beforeEachPoll) {
+    private StartingTasksConsumer(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats, Runnable beforeEachPoll,
+                                  java.util.function.Consumer<Set<TopicPartition>> committedFetched) {
+        this.committedFetched = committedFetched;
         this.consumer = consumer;
         this.hold = hold;
         this.stats = stats;
@@ -46,12 +51,14 @@ final class StartingTasksConsumer implements InvocationHandler {
 
     /**
      * {@code consumer} with batched committed offsets and held-back input for the tasks {@code hold} says are waiting;
-     * {@code beforeEachPoll} runs on the stream thread before each of its polls.
+     * {@code beforeEachPoll} runs on the stream thread before each of its polls; {@code committedFetched} is told the
+     * partitions of every committed-offset request, once it was answered.
      */
     @SuppressWarnings("unchecked")
-    static Consumer<byte[], byte[]> wrap(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats, Runnable beforeEachPoll) {
+    static Consumer<byte[], byte[]> wrap(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats, Runnable beforeEachPoll,
+                                         java.util.function.Consumer<Set<TopicPartition>> committedFetched) {
         return (Consumer<byte[], byte[]>) Proxy.newProxyInstance(Consumer.class.getClassLoader(),
-                new Class<?>[] {Consumer.class}, new StartingTasksConsumer(consumer, hold, stats, beforeEachPoll));
+                new Class<?>[] {Consumer.class}, new StartingTasksConsumer(consumer, hold, stats, beforeEachPoll, committedFetched));
     }
 
     @Override
@@ -87,8 +94,11 @@ final class StartingTasksConsumer implements InvocationHandler {
                 Set<TopicPartition> partitions = (Set<TopicPartition>) args[0];
                 Duration timeout = args.length > 1 ? (Duration) args[1] : null;
                 long before = committed.requests();
-                Map<TopicPartition, OffsetAndMetadata> result = committed.committed(partitions, this::startingPartitions,
-                        wanted -> timeout == null ? consumer.committed(wanted) : consumer.committed(wanted, timeout));
+                Map<TopicPartition, OffsetAndMetadata> result = committed.committed(partitions, this::startingPartitions, wanted -> {
+                    Map<TopicPartition, OffsetAndMetadata> answer = timeout == null ? consumer.committed(wanted) : consumer.committed(wanted, timeout);
+                    committedFetched.accept(wanted);
+                    return answer;
+                });
                 stats.committed(committed.requests() - before, partitions.size());
                 return result;
             }

@@ -59,11 +59,54 @@ class TailPrefetchTest {
         return prefetch.highestIssued(partition, DATACENTER, WORKER_OFFSET + partition);
     }
 
+    /** Restored, and their committed offsets fetched (as the main consumer does for every starting task in one request). */
     private void restored(int... partitions) {
         for (int partition : partitions) {
             prefetch.restoreStarted(partition);
             prefetch.restoreEnded(partition);
         }
+        prefetch.committedFetched(java.util.Arrays.stream(partitions).boxed().toList());
+    }
+
+    /**
+     * Issue 39 item 6: under exactly-once a predecessor frozen after its input offsets were accepted holds them pending
+     * until it commits or aborts, and the committed-offset fetch waits for that; a tail read before the partition's fetch
+     * could miss what it then commits. A restored partition whose committed offsets were not fetched yet is read at its
+     * own start, after its own fetch, never early in another task's batch.
+     */
+    @Test
+    void shouldReadEarlyOnlyThePartitionsWhoseCommittedOffsetsWereFetched() {
+        restored(0, 1);
+        prefetch.restoreStarted(2);
+        prefetch.restoreEnded(2);           // restored, its committed offsets not fetched yet
+        prefetch.restoreStarted(3);
+        prefetch.restoreEnded(3);
+
+        start(0);
+        assertThat(calls).containsExactly("fence [0, 1]", "batch [0, 1]");
+        calls.clear();
+
+        prefetch.committedFetched(java.util.List.of(2, 3));     // their fetch answered: the pending offsets are resolved
+        start(2);
+        start(3);
+        assertThat(calls).containsExactly("fence [2, 3]", "batch [2, 3]");
+    }
+
+    @Test
+    void shouldForgetAFetchOfAnEarlierAssignmentOfThePartition() {
+        prefetch.restoreStarted(5);
+        prefetch.restoreEnded(5);
+        prefetch.committedFetched(java.util.List.of(5));
+        prefetch.restoreStarted(5);         // moved away and back: a new task, whose offsets were not fetched yet
+        prefetch.restoreEnded(5);
+        restored(6);
+
+        start(6);
+
+        assertThat(calls).containsExactly("fence [6]", "batch [6]");
+        calls.clear();
+        start(5);                           // at its own start, after its own fetch
+        assertThat(calls).containsExactly("fence [5]", "batch [5]");
     }
 
     @Test
