@@ -63,6 +63,7 @@ public final class Keys {
     public static final String SCHEMA_REGISTRY_KEYSTORE_PASSWORD = "schema-registry.keystore-password";
     public static final String SCHEMA_REGISTRY_TIMEOUT = "schema-registry.timeout";
     public static final String SCHEMA_REGISTRY_CACHE_SIZE = "schema-registry.cache-size";
+    public static final String SCHEMA_REGISTRY_RECHECK_INTERVAL = "schema-registry.recheck-interval";
     public static final String ID_MAX_LEAD = "id.max-lead";
     public static final String ID_ON_EXCESS_LEAD = "id.on-excess-lead";
     public static final String ID_RESERVATION = "id.reservation";
@@ -134,13 +135,14 @@ public final class Keys {
         define(STAMP_HEADER_FORMAT, "text", "`text`: headers `snowstamp-id` (decimal digits) and `snowstamp-src`; `compact`"
                 + " (mode=snowflake only): `snowid` = the ID and `snowsrc` = the input offset, 8 bytes big-endian each, which costs"
                 + " less CPU per record (see [Benchmarks](benchmarks.md)); every snowstamp command reads both");
-        define(STAMP_VALUE_FORMAT, "json", "`json`: values pass unchanged, or get `stamp.json-field`; `avro` or `protobuf`: values framed for a"
-                + " schema registry get the ID as field `stamp.schema-field`, appended without decoding them, under an output schema"
-                + " registered in `schema-registry.url` ([Schema-registry values](schema-registry.md))");
-        define(STAMP_SCHEMA_FIELD, "id", "`avro`/`protobuf`: the field the ID is written to (a `long` / `int64`)");
+        define(STAMP_VALUE_FORMAT, "json", "`json`: values pass unchanged, or get `stamp.json-field`; `avro`, `protobuf` or `json-schema`:"
+                + " values framed for a schema registry get the ID as field `stamp.schema-field` (Avro, Protobuf: appended without decoding"
+                + " them; JSON Schema: spliced into the JSON object as in `json` mode), under an output schema registered in"
+                + " `schema-registry.url` ([Schema-registry values](schema-registry.md))");
+        define(STAMP_SCHEMA_FIELD, "id", "`avro`/`protobuf`/`json-schema`: the field the ID is written to (a `long` / `int64` / `integer`)");
         define(STAMP_PROTOBUF_FIELD_NUMBER, "", "`protobuf`: the new field's number; empty: the number the output subject gives the field"
                 + " already, else 2047, else the highest free number below it, else one above the highest the message uses or reserves");
-        define(SCHEMA_REGISTRY_URL, "", "`avro`/`protobuf`: the schema registry's Confluent-compatible API, one URL or several separated by commas"
+        define(SCHEMA_REGISTRY_URL, "", "`avro`/`protobuf`/`json-schema`: the schema registry's Confluent-compatible API, one URL or several separated by commas"
                 + " (Apicurio: `http://host:8080/apis/ccompat/v7`)");
         define(SCHEMA_REGISTRY_SUBJECT_STRATEGY, "topic", "the subject the output schema is registered under: `topic` (`<output.topic>-value`),"
                 + " `record` (`<full name>-stamped`: never the producers' own record-name subject) or `topic-record` (`<output.topic>-<full name>`)");
@@ -152,6 +154,8 @@ public final class Keys {
         define(SCHEMA_REGISTRY_KEYSTORE_PASSWORD, "", "password of `schema-registry.keystore` and of its key");
         define(SCHEMA_REGISTRY_TIMEOUT, "10s", "how long one registry request may take before it counts as a failure (retried: see `stamp.value-format`)");
         define(SCHEMA_REGISTRY_CACHE_SIZE, "1000", "input schemas whose output schema is kept in memory (the registry is asked once for each)");
+        define(SCHEMA_REGISTRY_RECHECK_INTERVAL, "30s", "how often every kept output schema ID is asked for again (one request each, beside the"
+                + " stream threads): a registry that lost its schemas (restarted empty) is found within it and the output schemas registered again");
         define(PROFILE, "default", "`default` (exactly-once, 100 ms commits) or `throughput` (1 s commits: fewer, larger transactions, about 1 s latency); see [Performance](benchmarks.md#performance)");
         define(STATE_DIR, "data/streams", "local state directory, one sub-directory per instance; only `id.on-excess-lead=pause` writes to it (its RocksDB pause buffer): the worker state is kept in memory and restored from its changelog");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");

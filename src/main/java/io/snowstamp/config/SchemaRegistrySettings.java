@@ -22,10 +22,13 @@ import java.util.Locale;
  * @param keystorePassword its password (and its key's), or null
  * @param timeout          one request's limit
  * @param cacheSize        input schemas whose output schema is kept
+ * @param recheckInterval  how often the kept output IDs are asked for again (a registry that lost its schemas is found)
  */
 public record SchemaRegistrySettings(List<URI> urls, SubjectStrategy subjectStrategy, String username, String password,
                                      Path truststore, String truststorePassword, Path keystore, String keystorePassword,
-                                     Duration timeout, int cacheSize) {
+                                     Duration timeout, int cacheSize, Duration recheckInterval) {
+    /** The default recheck interval. */
+    public static final Duration RECHECK_INTERVAL = Duration.ofSeconds(30);
 
     /** The subject name strategies of Confluent's serializers, applied to the output topic and schema. */
     public enum SubjectStrategy {
@@ -61,6 +64,14 @@ public record SchemaRegistrySettings(List<URI> urls, SubjectStrategy subjectStra
         urls = List.copyOf(urls);
     }
 
+    /** Settings with the default recheck interval. */
+    public SchemaRegistrySettings(List<URI> urls, SubjectStrategy subjectStrategy, String username, String password,
+                                  Path truststore, String truststorePassword, Path keystore, String keystorePassword,
+                                  Duration timeout, int cacheSize) {
+        this(urls, subjectStrategy, username, password, truststore, truststorePassword, keystore, keystorePassword, timeout, cacheSize,
+                RECHECK_INTERVAL);
+    }
+
     /** No registry: JSON values (the default). */
     public static SchemaRegistrySettings off() {
         return new SchemaRegistrySettings(List.of(), SubjectStrategy.TOPIC, null, null, null, null, null, null, Duration.ofSeconds(10), 1000);
@@ -82,7 +93,8 @@ public record SchemaRegistrySettings(List<URI> urls, SubjectStrategy subjectStra
                 store(v, Keys.SCHEMA_REGISTRY_TRUSTSTORE), nullIfEmpty(v.string(Keys.SCHEMA_REGISTRY_TRUSTSTORE_PASSWORD)),
                 store(v, Keys.SCHEMA_REGISTRY_KEYSTORE), nullIfEmpty(v.string(Keys.SCHEMA_REGISTRY_KEYSTORE_PASSWORD)),
                 v.duration(Keys.SCHEMA_REGISTRY_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(10)),
-                v.intInRange(Keys.SCHEMA_REGISTRY_CACHE_SIZE, 1, 1_000_000));
+                v.intInRange(Keys.SCHEMA_REGISTRY_CACHE_SIZE, 1, 1_000_000),
+                v.duration(Keys.SCHEMA_REGISTRY_RECHECK_INTERVAL, Duration.ofSeconds(1), Duration.ofHours(24)));
     }
 
     private static List<URI> urls(String value) {

@@ -46,15 +46,17 @@ public record StampSettings(String jsonField, JsonType jsonType, OnExistingField
         /** Avro framed for a schema registry (byte 0, 4-byte schema ID, Avro binary) */
         AVRO,
         /** Protobuf framed for a schema registry (byte 0, 4-byte schema ID, message indexes, message) */
-        PROTOBUF;
+        PROTOBUF,
+        /** JSON framed for a schema registry with a JSON Schema (byte 0, 4-byte schema ID, JSON text) */
+        JSON_SCHEMA;
 
         @Override
         public String toString() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 
-    /** Whether values are framed for a schema registry (Avro or Protobuf). */
+    /** Whether values are framed for a schema registry (Avro, Protobuf or JSON Schema). */
     public boolean schemaRegistryValues() {
         return valueFormat != ValueFormat.JSON;
     }

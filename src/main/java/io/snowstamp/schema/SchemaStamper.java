@@ -7,8 +7,11 @@ import io.snowstamp.config.StampSettings.ValueFormat;
 import io.snowstamp.BadRecordException;
 import io.snowstamp.BadRecordException.Code;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
@@ -22,6 +25,10 @@ import java.util.function.LongSupplier;
  * the registry refused (the output subject's compatibility) is registered again after a pause that
  * doubles from {@value #FIRST_RETRY_MILLIS} ms up to {@value #LONGEST_RETRY_MILLIS} ms while it stays
  * refused: an operator who relaxes the subject's compatibility sees the values flow without a restart.
+ * A registry that lost its schemas (restarted empty, restored from an older backup) is found by
+ * {@link #recheck}, which its caller runs now and then beside the stream threads: a remembered output ID that
+ * the registry no longer serves as the schema registered for it is registered again, and the input schema
+ * asked for again (its ID may name another schema now). Nothing is asked per value.
  * Thread-safe: the stream threads of one instance share it.
  */
 public final class SchemaStamper {
@@ -41,6 +48,11 @@ public final class SchemaStamper {
     private final LongSupplier clock;
     /** input key -> its verdict: a {@link Stamping}, or the {@link BadRecordException} that refuses its values. */
     private final ConcurrentHashMap<Object, Entry> cache = new ConcurrentHashMap<>();
+    /**
+     * Input keys {@link #recheck} found unknown to a registry that lost its schemas: asked for at each later round until
+     * the producer registers them again, so the output schema is registered again before their next value comes.
+     */
+    private final java.util.Set<Object> lost = ConcurrentHashMap.newKeySet();
 
     /** A stamper on the system clock. */
     public SchemaStamper(StampSettings stamp, SubjectStrategy subjects, String outputTopic, SchemaRegistryClient registry, int capacity) {
@@ -104,6 +116,11 @@ public final class SchemaStamper {
         return entry != null && (entry.due() == NEVER || clock.getAsLong() < entry.due());
     }
 
+    /** The field's name ({@code stamp.schema-field}). */
+    public String field() {
+        return field;
+    }
+
     /** Input schemas remembered now. */
     public int cached() {
         return cache.size();
@@ -111,7 +128,8 @@ public final class SchemaStamper {
 
     /** The verdict the registry gives now, remembered ({@code previous}: the one it replaces, or null). */
     private Object resolved(Object key, Entry previous, int schemaId, int[] indexes) {
-        Object verdict = resolve(schemaId, indexes);
+        Resolved answer = resolve(schemaId, indexes);
+        Object verdict = answer.verdict();
         if (verdict instanceof BadRecordException refused && refused.code() == Code.UNKNOWN_SCHEMA) {
             cache.remove(key);      // not remembered: the registry may learn the ID any moment
             return verdict;
@@ -122,17 +140,123 @@ public final class SchemaStamper {
                     && before.code() == Code.OUTPUT_SCHEMA_REFUSED ? Math.min(previous.pause() * 2, LONGEST_RETRY_MILLIS) : FIRST_RETRY_MILLIS;
             verdict = new BadRecordException(Code.OUTPUT_SCHEMA_REFUSED, refused.getMessage() + "; registered again after "
                     + pause / 1000 + " s (the pause doubles up to " + LONGEST_RETRY_MILLIS / 1000 + " s while it is refused)");
-            remember(key, new Entry(verdict, clock.getAsLong() + pause, pause));
+            remember(key, new Entry(verdict, clock.getAsLong() + pause, pause, null));
             return verdict;
         }
-        remember(key, new Entry(verdict, NEVER, 0));
+        remember(key, new Entry(verdict, NEVER, 0, answer.output()));
+        if (verdict instanceof Stamping stamping) {
+            staleHolders(key, stamping.outputId(), answer.output());
+        }
         return verdict;
     }
 
-    private Object resolve(int schemaId, int[] indexes) {
+    /**
+     * Another input schema's remembered output ID that the registry has just given to a different output schema: the
+     * registry lost its schemas and numbers them afresh. That one is due to be asked again at once (its values wait set
+     * aside meanwhile), without waiting for the next {@link #recheck}.
+     */
+    private void staleHolders(Object key, int outputId, RegisteredSchema output) {
+        for (Map.Entry<Object, Entry> other : cache.entrySet()) {
+            Entry entry = other.getValue();
+            if (!other.getKey().equals(key) && entry.verdict() instanceof Stamping held && held.outputId() == outputId
+                    && entry.output() != null && !entry.output().equals(output)) {
+                cache.replace(other.getKey(), entry, new Entry(entry.verdict(), 0, 0, entry.output()));
+            }
+        }
+    }
+
+    /**
+     * Asks the registry, for each remembered output ID, whether it still serves the schema that ID was registered for
+     * (one {@code GET /schemas/ids/{id}} each). Where it does not (the ID is unknown, or names another schema: the
+     * registry lost its schemas), the input schema is asked for again and the output schema registered again, and
+     * its values get the new output ID from then on; where the input ID is unknown now, its values wait set aside
+     * and are asked for as a new schema's. Values stamped between the registry's loss and this call carry the old ID.
+     *
+     * @return what was registered again (empty when the registry still has every output schema)
+     * @throws RegistryUnavailableException the registry does not answer (the rest is asked at the next call)
+     */
+    public List<Reset> recheck() {
+        List<Reset> resets = new ArrayList<>();
+        for (Object key : lost) {
+            if (cache.containsKey(key)) {
+                lost.remove(key);       // a value's own lookup found it meanwhile
+                continue;
+            }
+            Object verdict = resolved(key, null, schemaIdOf(key), indexesOf(key));
+            if (!(verdict instanceof BadRecordException refused && refused.code() == Code.UNKNOWN_SCHEMA)) {
+                lost.remove(key);
+                resets.add(new Reset(key.toString(), -1, false, verdict instanceof Stamping again ? again.outputId() : -1,
+                        verdict instanceof BadRecordException refused ? refused : null));
+            }
+        }
+        for (Map.Entry<Object, Entry> cached : cache.entrySet()) {
+            Entry entry = cached.getValue();
+            if (!(entry.verdict() instanceof Stamping stamping) || entry.due() != NEVER || entry.output() == null) {
+                continue;
+            }
+            RegisteredSchema served;
+            try {
+                served = registry.schema(stamping.outputId());
+            } catch (BadRecordException unknown) {
+                served = null;
+            }
+            if (entry.output().equals(served)) {
+                continue;
+            }
+            Object key = cached.getKey();
+            Object verdict;
+            try {
+                verdict = resolved(key, entry, schemaIdOf(key), indexesOf(key));
+            } catch (RegistryUnavailableException outage) {
+                // its values wait set aside and are looked up like a new schema's, through the outage
+                cache.replace(key, entry, new Entry(entry.verdict(), 0, 0, entry.output()));
+                throw outage;
+            }
+            if (verdict instanceof Stamping again && again.outputId() == stamping.outputId() && served != null) {
+                // the same ID for the same schema: the registry only prints it otherwise; compared with its print from now on
+                Entry now = cache.get(key);
+                if (now != null && now.verdict() == again) {
+                    cache.replace(key, now, new Entry(again, NEVER, 0, served));
+                }
+                continue;
+            }
+            if (verdict instanceof BadRecordException refused && refused.code() == Code.UNKNOWN_SCHEMA) {
+                lost.add(key);
+            }
+            resets.add(new Reset(key.toString(), stamping.outputId(), served != null,
+                    verdict instanceof Stamping again ? again.outputId() : -1, verdict instanceof BadRecordException refused ? refused : null));
+        }
+        return resets;
+    }
+
+    private static int schemaIdOf(Object key) {
+        return key instanceof MessageKey message ? message.schemaId() : (Integer) key;
+    }
+
+    private int[] indexesOf(Object key) {
+        return key instanceof MessageKey message ? message.indexes() : format == ValueFormat.PROTOBUF ? new int[] {0} : null;
+    }
+
+    /**
+     * An input schema whose output ID the registry no longer served as registered.
+     *
+     * @param input     the input schema ID (Protobuf: and message indexes)
+     * @param before    the output ID its values had; -1: found unknown at an earlier round, and registered again now
+     * @param reused    whether the registry serves another schema under {@code before} (else it does not know it)
+     * @param after     the output ID its values get now; -1 when they get none ({@code refused})
+     * @param refused   why its values are refused now (e.g. the input ID is unknown), or null
+     */
+    public record Reset(String input, int before, boolean reused, int after, BadRecordException refused) {
+    }
+
+    private Resolved resolve(int schemaId, int[] indexes) {
         try {
             RegisteredSchema input = registry.schema(schemaId);
-            String expected = format == ValueFormat.AVRO ? RegisteredSchema.AVRO : RegisteredSchema.PROTOBUF;
+            String expected = switch (format) {
+                case AVRO -> RegisteredSchema.AVRO;
+                case PROTOBUF -> RegisteredSchema.PROTOBUF;
+                default -> RegisteredSchema.JSON;
+            };
             if (!input.type().equals(expected)) {
                 throw new BadRecordException(Code.WRONG_SCHEMA_TYPE, "schema ID " + schemaId + " is a " + input.type()
                         + " schema, not " + expected + " (stamp.value-format=" + format + ")");
@@ -146,6 +270,13 @@ public final class SchemaStamper {
                 }
                 evolution = AvroEvolution.evolve(input.schema(), field, onExisting);
                 subject = subjects.subject(outputTopic, evolution.fullName());
+            } else if (format == ValueFormat.JSON_SCHEMA) {
+                evolution = JsonSchemaEvolution.evolve(input.schema(), field, onExisting);
+                if (evolution.fullName() == null && subjects != SubjectStrategy.TOPIC) {
+                    throw new BadRecordException(Code.INVALID_SCHEMA, "JSON schema ID " + schemaId + " has no title, the name"
+                            + " schema-registry.subject-strategy=" + subjects + " names its output subject after");
+                }
+                subject = subjects.subject(outputTopic, evolution.fullName());
             } else {
                 // the field's number is the one the output subject gives it already: its versions agree on the ID
                 subject = subjects.subject(outputTopic, ProtobufEvolution.fullName(input.schema(), indexes));
@@ -153,11 +284,15 @@ public final class SchemaStamper {
                 evolution = ProtobufEvolution.evolve(input.schema(), indexes, field, protobufFieldNumber, onExisting,
                         previous == null || !previous.type().equals(RegisteredSchema.PROTOBUF) ? null : previous.schema());
             }
-            int outputId = registry.register(subject, new RegisteredSchema(input.type(), evolution.schema(), input.references()));
-            return format == ValueFormat.AVRO ? Stamping.avro(input.schema(), schemaId, evolution, field, outputId)
-                    : Stamping.protobuf(schemaId, evolution, outputId);
+            RegisteredSchema output = new RegisteredSchema(input.type(), evolution.schema(), input.references());
+            int outputId = registry.register(subject, output);
+            return new Resolved(switch (format) {
+                case AVRO -> Stamping.avro(input.schema(), schemaId, evolution, field, outputId);
+                case PROTOBUF -> Stamping.protobuf(schemaId, evolution, outputId);
+                default -> Stamping.json(outputId);
+            }, output);
         } catch (BadRecordException refused) {
-            return refused;
+            return new Resolved(refused, null);
         }
     }
 
@@ -175,9 +310,14 @@ public final class SchemaStamper {
     /**
      * A verdict and when it is looked at again ({@link #NEVER}: kept until forgotten past the capacity).
      *
-     * @param pause the last pause before {@code due} (a refused output schema's, which doubles)
+     * @param pause  the last pause before {@code due} (a refused output schema's, which doubles)
+     * @param output a {@link Stamping}'s output schema as the registry serves it under its output ID ({@link #recheck}), else null
      */
-    private record Entry(Object verdict, long due, long pause) {
+    private record Entry(Object verdict, long due, long pause, RegisteredSchema output) {
+    }
+
+    /** A verdict and, for a {@link Stamping}, the output schema registered for its output ID. */
+    private record Resolved(Object verdict, RegisteredSchema output) {
     }
 
     /** A Protobuf schema and the path of one of its messages. */

@@ -59,6 +59,30 @@ public final class Stamping {
     }
 
     /**
+     * JSON Schema values written with output schema {@code outputId}: the ID is spliced into the JSON text, and the
+     * text checked, by the JSON mode's code ({@link #json()}); here only the frame's schema ID is replaced ({@link #reframe}).
+     */
+    public static Stamping json(int outputId) {
+        return new Stamping(Evolution.Kind.APPEND, outputId, new byte[0], false, null, -1, JSON_TEXT);
+    }
+
+    /** JSON Schema values: their text is checked where the ID is spliced in, by the JSON mode's code. */
+    private static final ValueCheck JSON_TEXT = value -> {
+    };
+
+    /** Whether the value is JSON text whose ID the caller splices in (then {@link #reframe}), rather than {@link #stamp}. */
+    public boolean json() {
+        return check == JSON_TEXT;
+    }
+
+    /** {@code spliced}, the framed {@code value} with the ID spliced into its text (or {@code value} itself), framed with the output ID. */
+    public byte[] reframe(byte[] value, byte[] spliced) {
+        byte[] out = spliced == value ? value.clone() : spliced;
+        WireFormat.putSchemaId(out, outputId);
+        return out;
+    }
+
+    /**
      * Checks that the framed value is exactly one value of its schema (bytes neither missing nor left over).
      *
      * @throws BadRecordException {@code INVALID_VALUE} when it is not

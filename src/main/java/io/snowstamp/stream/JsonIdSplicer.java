@@ -74,15 +74,25 @@ public final class JsonIdSplicer {
      * UTF-8 rules Jackson's tokenizer leaves out ({@link Utf8}).
      */
     public Plan inspect(byte[] value) {
+        return inspect(value, 0);
+    }
+
+    /**
+     * As {@link #inspect(byte[])} for the JSON text from offset {@code from} on (JSON Schema values: after the schema
+     * registry's 5-byte frame, which is not checked); the plan's positions are the whole array's.
+     */
+    public Plan inspect(byte[] value, int from) {
         if (value == null) {
             throw new BadRecordException(Code.NOT_OBJECT, "value is null (a tombstone), not a JSON object");
         }
-        try (JsonParser parser = factory.createParser(value)) {
+        // Jackson counts its byte offsets from the start of the text it is given: each one below is shifted by from
+        try (JsonParser parser = factory.createParser(value, from, value.length - from)) {
             JsonToken first = parser.nextToken();
             if (first != JsonToken.START_OBJECT) {
                 throw new BadRecordException(Code.NOT_OBJECT, "value is " + describe(first) + ", not a JSON object");
             }
-            int openBrace = (int) parser.currentTokenLocation().getByteOffset();
+            long brace = parser.currentTokenLocation().getByteOffset();
+            int openBrace = brace < 0 ? -1 : (int) brace + from;
             if (openBrace < 0 || value[openBrace] != '{') {
                 // Jackson also reads UTF-16/32, but then has no byte offsets: the splice would mangle the value
                 throw new BadRecordException(Code.NOT_JSON, "value is not UTF-8 encoded JSON");
@@ -97,9 +107,9 @@ public final class JsonIdSplicer {
                 names.add(name);
                 // a location is an allocation: asked for only around the existing field, not for every member
                 if (existingFrom >= 0 && existingTo < 0) {
-                    existingTo = (int) parser.currentTokenLocation().getByteOffset();   // existing member runs up to the next name
+                    existingTo = (int) parser.currentTokenLocation().getByteOffset() + from;   // existing member runs up to the next name
                 } else if (existingFrom < 0 && field.equals(name)) {
-                    existingFrom = (int) parser.currentTokenLocation().getByteOffset(); // only once: duplicates are refused
+                    existingFrom = (int) parser.currentTokenLocation().getByteOffset() + from; // only once: duplicates are refused
                 }
                 JsonToken member = parser.nextToken();
                 if (member == JsonToken.START_OBJECT || member == JsonToken.START_ARRAY) {
@@ -109,11 +119,11 @@ public final class JsonIdSplicer {
             if (parser.currentToken() != JsonToken.END_OBJECT) {
                 throw new BadRecordException(Code.NOT_JSON, "value is not well-formed JSON");
             }
-            int closeBrace = existingTo < 0 && existingFrom >= 0 ? (int) parser.currentTokenLocation().getByteOffset() : -1;
+            int closeBrace = existingTo < 0 && existingFrom >= 0 ? (int) parser.currentTokenLocation().getByteOffset() + from : -1;
             if (parser.nextToken() != null) {
                 throw new BadRecordException(Code.TRAILING_CONTENT, "value has content after the JSON object");
             }
-            int invalid = Utf8.firstInvalid(value);
+            int invalid = Utf8.firstInvalid(value, from);
             if (invalid >= 0) {
                 throw new BadRecordException(Code.INVALID_UTF8, "value is not well-formed JSON: Invalid UTF-8 at byte " + invalid
                         + " (an overlong form, a surrogate or a code point beyond U+10FFFF)");

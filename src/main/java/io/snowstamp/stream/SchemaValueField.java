@@ -6,6 +6,7 @@ import io.snowstamp.schema.RegistryUnavailableException;
 import io.snowstamp.schema.SchemaStamper;
 import io.snowstamp.schema.Stamping;
 import io.snowstamp.schema.WireFormat;
+import io.snowstamp.state.IdHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,15 +40,71 @@ final class SchemaValueField implements ValueField {
         return thread;
     });
 
+    /**
+     * Where the kept output IDs are asked for again ({@link SchemaStamper#recheck}): one thread for every stamper of the
+     * JVM, which holds each only weakly (a stamper no topology uses any more is dropped, and its recheck with it).
+     */
+    private static final java.util.concurrent.ScheduledExecutorService RECHECKS = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(run -> {
+        Thread thread = new Thread(run, "snowstamp-registry-recheck");
+        thread.setDaemon(true);
+        return thread;
+    });
+
     private final SchemaStamper stamper;
+    /** JSON Schema values: the JSON mode's check and splice, run on the text after the frame; else null. */
+    private final JsonIdSplicer json;
     private final SchemaRegistryWait wait;
     private final LongSupplier clock;
     private final UnknownSchemaIds unknownIds = new UnknownSchemaIds();
 
     SchemaValueField(SchemaStamper stamper, SchemaRegistryWait wait, LongSupplier clock) {
+        this(stamper, null, wait, clock, null);
+    }
+
+    /**
+     * @param recheck how often the kept output IDs are asked for again: a registry that lost its schemas goes unnoticed
+     *                for at most this long (plus one round of requests); null: never (tests)
+     */
+    SchemaValueField(SchemaStamper stamper, JsonIdSplicer json, SchemaRegistryWait wait, LongSupplier clock, java.time.Duration recheck) {
         this.stamper = stamper;
+        this.json = json;
         this.wait = wait;
         this.clock = clock;
+        if (recheck != null) {
+            scheduleRechecks(new java.lang.ref.WeakReference<>(stamper), recheck.toMillis());
+        }
+    }
+
+    /** Static: the scheduled task must not hold the stamper (nor this field) strongly. */
+    private static void scheduleRechecks(java.lang.ref.WeakReference<SchemaStamper> ref, long millis) {
+        java.util.concurrent.ScheduledFuture<?>[] task = new java.util.concurrent.ScheduledFuture<?>[1];
+        task[0] = RECHECKS.scheduleWithFixedDelay(() -> {
+            SchemaStamper stamper = ref.get();
+            if (stamper == null) {     // no topology uses it any more
+                task[0].cancel(false);
+                return;
+            }
+            try {
+                for (SchemaStamper.Reset reset : stamper.recheck()) {
+                    if (reset.before() < 0) {
+                        log.warn("input schema ID {}, unknown to the schema registry since it lost its schemas, is known again: {}",
+                                reset.input(), reset.refused() == null ? "its output schema registered again as ID " + reset.after()
+                                        : "its values are refused (" + reset.refused().getMessage() + ")");
+                        continue;
+                    }
+                    log.warn("the schema registry {} output schema ID {} registered for the values of input schema ID {}"
+                                    + " (it lost its schemas?): {}; values stamped since it did carry ID {}",
+                            reset.reused() ? "serves another schema under" : "no longer knows", reset.before(), reset.input(),
+                            reset.refused() == null ? "registered again as ID " + reset.after()
+                                    : "its values wait and are asked for as a new schema's (" + reset.refused().getMessage() + ")",
+                            reset.before());
+                }
+            } catch (RegistryUnavailableException outage) {
+                // asked again at the next round; a value's own lookup waits through the outage
+            } catch (RuntimeException e) {
+                log.warn("asking the schema registry for the kept output schema IDs failed; asked again in {} ms", millis, e);
+            }
+        }, millis, millis, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -73,7 +130,7 @@ final class SchemaValueField implements ValueField {
                         log.info("the schema registry answers again after {} s; stamping resumed", (clock.getAsLong() - began) / 1000);
                     }
                 }
-                return stamping;
+                return stamping.json() ? new JsonPlan(stamping, json.inspect(value, WireFormat.HEADER_BYTES)) : stamping;
             } catch (BadRecordException refused) {
                 if (refused.code() != Code.UNKNOWN_SCHEMA || unknownIds.stillUnknown(WireFormat.schemaId(value), clock.getAsLong())) {
                     throw refused;
@@ -134,12 +191,20 @@ final class SchemaValueField implements ValueField {
 
     @Override
     public byte[] write(byte[] value, Object plan, long id, byte[] digits) {
+        if (plan instanceof JsonPlan text) {
+            return text.stamping().reframe(value, json.write(value, text.splice(), digits != null ? digits : IdHeader.ascii(id)));
+        }
         return plan == TOMBSTONE ? null : ((Stamping) plan).stamp(value, id);
     }
 
     @Override
     public int maxGrowth() {
-        return GROWTH;
+        // a JSON member: its name (its digits, quotes and comma are within the processor's margin, as in JSON mode)
+        return json == null ? GROWTH : Math.max(GROWTH, stamper.field().length());
+    }
+
+    /** A JSON Schema value's plan: its output schema, and where the JSON mode's splice puts the ID in its text. */
+    private record JsonPlan(Stamping stamping, JsonIdSplicer.Plan splice) {
     }
 
     private static void sleep(long millis) {

@@ -83,7 +83,10 @@ public final class StampTopology {
             SchemaRegistrySettings registry = config.schemaRegistry();
             SchemaStamper stamper = new SchemaStamper(stamp, registry.subjectStrategy(), config.topics().output(),
                     HttpSchemaRegistry.of(registry), registry.cacheSize(), clock);
-            return new SchemaValueField(stamper, stats.schemaRegistry(), clock);
+            // JSON Schema values: the JSON mode's check and splice on the text after the frame, the ID always a number
+            JsonIdSplicer json = stamp.valueFormat() == StampSettings.ValueFormat.JSON_SCHEMA
+                    ? new JsonIdSplicer(stamp.schemaField(), StampSettings.JsonType.NUMBER, stamp.onExistingField(), stamp.maxDepth()) : null;
+            return new SchemaValueField(stamper, json, stats.schemaRegistry(), clock, registry.recheckInterval());
         }
         JsonIdSplicer json = JsonIdSplicer.of(stamp);
         return json == null ? null : new JsonValueField(json, stamp.jsonField());

@@ -19,7 +19,12 @@ final class Utf8 {
 
     /** The offset of the first ill-formed sequence, or -1 when all of {@code bytes} is well-formed UTF-8. */
     static int firstInvalid(byte[] bytes) {
-        int i = firstNonAscii(bytes);
+        return firstInvalid(bytes, 0);
+    }
+
+    /** As {@link #firstInvalid(byte[])}, from offset {@code from} on (a frame's header before it is not text). */
+    static int firstInvalid(byte[] bytes, int from) {
+        int i = firstNonAscii(bytes, from);
         while (i < bytes.length) {
             int b = bytes[i];
             if (b >= 0) {
@@ -39,8 +44,8 @@ final class Utf8 {
      * Where the first byte >= 0x80 is, or the length. Eight bytes per load, 32 per test: a byte at a time this
      * scan cost half as much as Jackson's whole tokenizer (JsonCheckBenchmark).
      */
-    private static int firstNonAscii(byte[] bytes) {
-        int i = 0;
+    private static int firstNonAscii(byte[] bytes, int from) {
+        int i = from;
         for (int end = bytes.length - 31; i < end; i += 32) {
             long any = (long) LONGS.get(bytes, i) | (long) LONGS.get(bytes, i + 8)
                     | (long) LONGS.get(bytes, i + 16) | (long) LONGS.get(bytes, i + 24);

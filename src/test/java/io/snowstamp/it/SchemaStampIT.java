@@ -282,6 +282,140 @@ class SchemaStampIT extends OnSharedBroker {
         assertThat(broker.consume(topics.dlq(), 1, Duration.ofSeconds(1))).isEmpty();
     }
 
+    /**
+     * Issue 40 item 9: a registry that restarts empty numbers its schemas from the start again. The producer registers
+     * its schema again and gets its old ID back, then another schema gets the ID the stamper kept for the output
+     * schema. Within the recheck interval (1 s here) the stamper finds that its output ID names another schema now,
+     * registers the output schema again, and the values produced after that carry an ID under which the registry
+     * serves the output schema: Apache Avro's reader reads each whole with it. Before, the stamper kept the old ID
+     * until it restarted, and every value was framed with the other schema's ID.
+     */
+    @Test
+    void shouldRegisterTheOutputSchemaAgainWhenTheRegistryRestartsEmpty() throws Exception {
+        Topics topics = topics("reset");
+        String in = topics.in();
+        String out = topics.out();
+        try (ApicurioRegistry own = ApicurioRegistry.start();
+             KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            int inputId = AvroOrders.register(own, in + "-value", VERSIONS[0]);
+            Map<String, String> settings = Map.of("schema-registry.url", own.url().toString(), "schema-registry.recheck-interval", "1s");
+            try (StreamsRunner runner = new StreamsRunner(config(in, out, topics.dlq(), settings), System::currentTimeMillis)) {
+                runner.start();
+                send(producer, in, inputId, VERSIONS[0], 0, 20);
+                List<ConsumerRecord<byte[], byte[]>> before = broker.consume(out, 20, Duration.ofSeconds(180));
+                assertThat(before).hasSize(20);
+                int outputBefore = ByteBuffer.wrap(before.get(0).value(), 1, 4).getInt();
+                String outputSchema = served(own, outputBefore);
+
+                own.restartEmpty();
+                assertThat(AvroOrders.register(own, in + "-value", VERSIONS[0])).as("the producer's schema gets its old ID back")
+                        .isEqualTo(inputId);
+                // the next schema registered gets the ID the stamper kept (whichever subject it is in)
+                for (int n = 0; n < 5 && !own.call("GET", "/schemas/ids/" + outputBefore, null).body().contains("\"schema\""); n++) {
+                    AvroOrders.register(own, TestBroker.unique("other") + "-value", "{\"type\":\"fixed\",\"name\":\"F" + n + "\",\"size\":" + (n + 1) + "}");
+                }
+                assertThat(served(own, outputBefore)).as("the kept output ID names another schema now").isNotEqualTo(outputSchema);
+
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (own.call("GET", "/subjects/" + out + "-value/versions", null).statusCode() != 200 && System.nanoTime() < deadline) {
+                    Thread.sleep(200);
+                }
+                assertThat(own.call("GET", "/subjects/" + out + "-value/versions", null).statusCode())
+                        .as("the output schema registered again in the emptied registry").isEqualTo(200);
+
+                send(producer, in, inputId, VERSIONS[0], 20, 40);
+                producer.flush();
+                List<ConsumerRecord<byte[], byte[]>> all = broker.consume(out, 40, Duration.ofSeconds(120));
+                assertThat(all).hasSize(40);
+                List<ConsumerRecord<byte[], byte[]>> after = all.stream()
+                        .filter(r -> Integer.parseInt(new String(r.key(), StandardCharsets.UTF_8)) >= 20).toList();
+                assertThat(after).hasSize(20);
+                for (ConsumerRecord<byte[], byte[]> record : after) {
+                    int outputId = ByteBuffer.wrap(record.value(), 1, 4).getInt();
+                    assertThat(served(own, outputId)).as("output ID %d after the reset", outputId).isEqualTo(outputSchema);
+                    GenericRecord read = decodeWhole(new Schema.Parser().parse(served(own, outputId)), record.value());
+                    assertThat(read.get("id")).isEqualTo(IdHeader.parse(record.headers().lastHeader(IdHeader.ID).value()));
+                    assertThat(read.get("customer").toString()).isEqualTo("customer " + new String(record.key(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        assertThat(broker.consume(topics.dlq(), 1, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    /**
+     * JSON Schema values (byte 0, the schema ID, JSON text): the ID spliced into the text by the JSON mode's splice, the
+     * frame's ID the output schema's, which the registry serves as the input schema plus {@code "id": {"type":
+     * "integer"}}. Each stamped value is read with the schema the registry serves for its output ID and held against it
+     * (no JSON Schema validator is on the test classpath: its properties, required members and closed content model,
+     * checked by hand). Values the field cannot go into are dead-lettered with the JSON mode's reasons.
+     */
+    @Test
+    void shouldStampJsonSchemaValuesThatMeetTheServedSchema() throws Exception {
+        Topics topics = topics("json-schema");
+        String in = topics.in();
+        String out = topics.out();
+        String schema = "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"title\":\"Order\",\"type\":\"object\","
+                + "\"properties\":{\"customer\":{\"type\":\"string\"},\"quantity\":{\"type\":\"integer\"}},"
+                + "\"required\":[\"customer\"],\"additionalProperties\":false}";
+        HttpResponse<String> registered = registry.call("POST", "/subjects/" + in + "-value/versions",
+                JSON.createObjectNode().put("schema", schema).put("schemaType", "JSON").toString());
+        assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+        int inputId = JSON.readTree(registered.body()).path("id").asInt();
+        int count = 60;
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            for (int n = 0; n < count; n++) {
+                producer.send(new ProducerRecord<>(in, key(n), framedJson(inputId, "{ \"customer\": \"customer " + n + "\", \"quantity\": " + n + " }")));
+                if (n % 20 == 0) {
+                    producer.send(new ProducerRecord<>(in, key(-1), framedJson(inputId, "[1, 2]")));
+                    producer.send(new ProducerRecord<>(in, key(-2), framedJson(inputId, "{\"customer\":\"x\",\"id\":7}")));
+                    producer.send(new ProducerRecord<>(in, key(-3), framedJson(inputId, "{\"customer\":")));
+                    producer.send(new ProducerRecord<>(in, key(-4), "{\"customer\":\"unframed\"}".getBytes(StandardCharsets.UTF_8)));
+                }
+            }
+        }
+        try (StreamsRunner runner = new StreamsRunner(config(in, out, topics.dlq(), Map.of("stamp.value-format", "json-schema")),
+                System::currentTimeMillis)) {
+            runner.start();
+            List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(out, count, Duration.ofSeconds(180));
+            assertThat(stamped).hasSize(count);
+            for (ConsumerRecord<byte[], byte[]> record : stamped) {
+                int outputId = ByteBuffer.wrap(record.value(), 1, 4).getInt();
+                assertThat(outputId).isNotEqualTo(inputId);
+                com.fasterxml.jackson.databind.JsonNode output = JSON.readTree(served(registry, outputId));
+                assertThat(output.path("properties").path("id")).isEqualTo(JSON.readTree("{\"type\":\"integer\"}"));
+                assertThat(output.path("title").asText()).isEqualTo("Order");
+                assertThat(record.value()[0]).isZero();
+                com.fasterxml.jackson.databind.JsonNode value = JSON.readTree(
+                        new String(record.value(), 5, record.value().length - 5, StandardCharsets.UTF_8));
+                int n = Integer.parseInt(new String(record.key(), StandardCharsets.UTF_8));
+                assertThat(value.path("id").isIntegralNumber()).isTrue();
+                assertThat(value.path("id").asLong()).isEqualTo(IdHeader.parse(record.headers().lastHeader(IdHeader.ID).value()));
+                assertThat(value.path("customer").asText()).isEqualTo("customer " + n);
+                value.fieldNames().forEachRemaining(name -> assertThat(output.path("properties").has(name))
+                        .as("additionalProperties false: %s is a property of the output schema", name).isTrue());
+                output.path("required").forEach(name -> assertThat(value.has(name.asText())).isTrue());
+                assertThat(value.path("customer").isTextual()).isTrue();
+                assertThat(value.path("quantity").isIntegralNumber()).isTrue();
+            }
+            List<ConsumerRecord<byte[], byte[]>> dead = broker.consume(topics.dlq(), 12, Duration.ofSeconds(60));
+            Map<String, Integer> codes = new TreeMap<>();
+            dead.forEach(r -> codes.merge(new String(r.headers().lastHeader(IdHeader.ERROR).value(), StandardCharsets.UTF_8), 1, Integer::sum));
+            assertThat(codes).containsExactly(Map.entry("field-exists", 3), Map.entry("no-magic-byte", 3), Map.entry("not-object", 3),
+                    Map.entry("truncated", 3));
+        }
+    }
+
+    private static byte[] framedJson(int schemaId, String text) {
+        byte[] json = text.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(5 + json.length).put((byte) 0).putInt(schemaId).put(json).array();
+    }
+
+    /** The schema text {@code registry} serves under {@code id}, or its error answer. */
+    private static String served(ApicurioRegistry registry, int id) throws Exception {
+        HttpResponse<String> answer = registry.call("GET", "/schemas/ids/" + id, null);
+        return answer.statusCode() == 200 ? JSON.readTree(answer.body()).path("schema").asText() : "HTTP " + answer.statusCode() + " " + answer.body();
+    }
+
     @Test
     void shouldStampProtobufValuesReadableByProtobufJava() throws Exception {
         Topics topics = topics("proto");

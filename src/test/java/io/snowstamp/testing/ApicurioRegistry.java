@@ -19,7 +19,7 @@ import java.util.List;
  */
 public final class ApicurioRegistry implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private final ChildJvm process;
+    private ChildJvm process;
     private final int port;
 
     private ApicurioRegistry(ChildJvm process, int port) {
@@ -29,17 +29,8 @@ public final class ApicurioRegistry implements AutoCloseable {
 
     /** Starts a registry and waits (bounded) until its API answers. */
     public static ApicurioRegistry start() throws Exception {
-        Path jar = Path.of(System.getProperty("snowstamp.apicurio.jar", "target/apicurio/apicurio-registry-app-3.0.9-runner.jar"));
-        if (!Files.exists(jar)) {
-            throw new IllegalStateException(jar + " does not exist: run the test through 'mvn verify' (pre-integration-test unpacks it)");
-        }
         int port = FreePort.pick();
-        List<String> command = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port,
-                "-Dquarkus.management.host=127.0.0.1", "-Dquarkus.management.port=" + FreePort.pick(),
-                "-Dquarkus.log.level=WARN", "-jar", jar.toAbsolutePath().toString()));
-        Path logs = Path.of("target", "fault-logs", "apicurio-" + port);
-        ApicurioRegistry registry = new ApicurioRegistry(ChildJvm.startCommand(logs, "registry", logs, java.util.Map.of(), command), port);
+        ApicurioRegistry registry = new ApicurioRegistry(launch(port), port);
         try {
             registry.awaitReady(Duration.ofSeconds(120));
         } catch (Exception | AssertionError e) {
@@ -47,6 +38,30 @@ public final class ApicurioRegistry implements AutoCloseable {
             throw e;
         }
         return registry;
+    }
+
+    /**
+     * SIGKILL, then a new registry on the same port: empty (in-memory storage), so it numbers the schemas registered
+     * next from the start again, and IDs a client kept name nothing, or other schemas.
+     */
+    public void restartEmpty() throws Exception {
+        process.kill();
+        process.close();
+        process = launch(port);
+        awaitReady(Duration.ofSeconds(120));
+    }
+
+    private static ChildJvm launch(int port) throws Exception {
+        Path jar = Path.of(System.getProperty("snowstamp.apicurio.jar", "target/apicurio/apicurio-registry-app-3.0.9-runner.jar"));
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar + " does not exist: run the test through 'mvn verify' (pre-integration-test unpacks it)");
+        }
+        List<String> command = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port,
+                "-Dquarkus.management.host=127.0.0.1", "-Dquarkus.management.port=" + FreePort.pick(),
+                "-Dquarkus.log.level=WARN", "-jar", jar.toAbsolutePath().toString()));
+        Path logs = Path.of("target", "fault-logs", "apicurio-" + port + "-" + System.currentTimeMillis());
+        return ChildJvm.startCommand(logs, "registry", logs, java.util.Map.of(), command);
     }
 
     /** The Confluent-compatible API: {@code http://127.0.0.1:PORT/apis/ccompat/v7}. */
