@@ -28,7 +28,9 @@ import java.util.concurrent.Callable;
                 + "layout must be able to issue IDs now) and so is Kafka: unreachable, or the input or output topic "
                 + "missing, ends in one line within seconds.",
         footer = {"", "Examples:", "  snowstamp run",
-                "  snowstamp run --application-id orders --instance-id a --admin-port 8080"})
+                "  snowstamp run --application-id orders --instance-id a --admin-port 8080",
+                "  # values framed for a schema registry (avro, protobuf or json-schema): the ID as a field of each value",
+                "  snowstamp run --set stamp.value-format=json-schema --set schema-registry.url=http://registry:8081"})
 final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
