@@ -189,6 +189,37 @@ class SchemaStamperTest {
     }
 
     /** IDs global across subjects, the same schema text under one ID, as registries do. */
+    /**
+     * Issue 40 item 9: a registry that restarts empty gives the kept output ID to another schema. The recheck asks one
+     * request per kept schema while nothing changed; after the reset it registers the output schema again, and the
+     * values get the new ID, under which the registry serves the output schema.
+     */
+    @Test
+    void shouldRegisterTheOutputSchemaAgainWhenTheRegistryLostIt() throws Exception {
+        int input = registry.add(RegisteredSchema.AVRO, ORDER);
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
+        byte[] value = AvroStampingTest.framed(input, new byte[] {6, 'A', 'n', 'n'});
+        Stamping before = stamper.inspect(value);
+        RegisteredSchema output = registry.schemas.get(before.outputId());
+        registry.calls.clear();
+
+        assertThat(stamper.recheck()).isEmpty();
+        assertThat(registry.calls).as("one request per kept schema, none per value").containsExactly("schema " + before.outputId());
+
+        registry.schemas.clear();       // restarted empty: the producer's schema first, then another one
+        registry.subjects.clear();
+        assertThat(registry.add(RegisteredSchema.AVRO, ORDER)).isEqualTo(input);
+        assertThat(registry.add(RegisteredSchema.AVRO, "\"string\"")).isEqualTo(before.outputId());
+        List<SchemaStamper.Reset> resets = stamper.recheck();
+
+        Stamping after = stamper.inspect(value);
+        assertThat(resets).containsExactly(new SchemaStamper.Reset(String.valueOf(input), before.outputId(), true, after.outputId(), null));
+        assertThat(after.outputId()).isNotEqualTo(before.outputId());
+        assertThat(registry.schemas.get(after.outputId())).isEqualTo(output);
+        Schema schema = new Schema.Parser().parse(registry.schemas.get(after.outputId()).schema());
+        assertThat(AvroStampingTest.decodeWhole(schema, after.stamp(value, 7L)).get("id")).isEqualTo(7L);
+    }
+
     private static final class MemoryRegistry implements SchemaRegistryClient {
         final Map<Integer, RegisteredSchema> schemas = new HashMap<>();
         final List<String> calls = new ArrayList<>();
