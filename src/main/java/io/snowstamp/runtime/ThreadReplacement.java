@@ -3,6 +3,7 @@ package io.snowstamp.runtime;
 import org.apache.kafka.common.errors.TimeoutException;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -38,23 +39,42 @@ final class ThreadReplacement {
     /**
      * Replaces every thread, a new one first and then the oldest, so that the instance never holds no thread.
      *
-     * @param progress what the tasks have done so far (IDs issued per running task): a snapshot that differs from the one
-     *                 taken before a removal means progress
+     * @param progress what the tasks have done so far, IDs issued per running task (keyed by the task's identity): a
+     *                 snapshot that differs from the one taken before a removal means progress ({@link #same})
      * @param replaced told each replacement (removed thread, added thread), for the log
      */
-    static Outcome replaceAll(Threads threads, Supplier<?> progress, Duration timeout, Replaced replaced) {
+    static Outcome replaceAll(Threads threads, Supplier<? extends Map<?, Long>> progress, Duration timeout, Replaced replaced) {
         int count = threads.count();
         for (int i = 0; i < count; i++) {
-            Object before = progress.get();
+            Map<?, Long> before = progress.get();
             Optional<String> added = threads.add();
             try {
                 Optional<String> removed = threads.remove(timeout);
                 replaced.replaced(removed.orElse("(none)"), added.orElse("(none)"));
             } catch (TimeoutException e) {
-                return progress.get().equals(before) ? Outcome.STUCK : Outcome.SLOW;
+                return same(progress.get(), before) ? Outcome.STUCK : Outcome.SLOW;
             }
         }
         return Outcome.REPLACED;
+    }
+
+    /**
+     * Whether two snapshots show the same tasks with the same counts: keys as the maps compare them (an identity map: the
+     * task objects), counts by value. Not {@code Map.equals}: an {@code IdentityHashMap} compares its values by reference
+     * too, and two boxed counts above 127 are different objects, so every snapshot looked like progress and a stuck
+     * instance never stopped.
+     */
+    static boolean same(Map<?, Long> now, Map<?, Long> before) {
+        if (now.size() != before.size()) {
+            return false;
+        }
+        for (Map.Entry<?, Long> entry : before.entrySet()) {
+            Long count = now.get(entry.getKey());
+            if (count == null || count.longValue() != entry.getValue().longValue()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** One thread replaced by another. */

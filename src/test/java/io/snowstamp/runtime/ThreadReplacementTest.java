@@ -5,9 +5,12 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -60,27 +63,47 @@ class ThreadReplacementTest {
     void shouldReplaceEveryThreadNewOneFirst() {
         FakeThreads threads = new FakeThreads(Integer.MAX_VALUE, () -> { });
         List<String> log = new ArrayList<>();
-        assertThat(ThreadReplacement.replaceAll(threads, () -> 0, MINUTE, (removed, added) -> log.add(removed + "->" + added)))
+        assertThat(ThreadReplacement.replaceAll(threads, Map::of, MINUTE, (removed, added) -> log.add(removed + "->" + added)))
                 .isEqualTo(ThreadReplacement.Outcome.REPLACED);
         assertThat(log).containsExactly("t-1->t-3", "t-2->t-4");
         assertThat(threads.alive).containsExactly("t-3", "t-4");
         assertThat(threads.waited).containsOnly(MINUTE);
     }
 
+    /** Two tasks, keyed by their identity as StreamsRunner keys them, with the counts {@code issued} holds now. */
+    private static Supplier<Map<Object, Long>> snapshots(Object taskA, Object taskB, AtomicLong issued) {
+        return () -> {
+            Map<Object, Long> snapshot = new IdentityHashMap<>();
+            snapshot.put(taskA, issued.get());       // a new boxed Long every time above 127, as in production
+            snapshot.put(taskB, 5_000L);
+            return snapshot;
+        };
+    }
+
     @Test
     void shouldCallAThreadThatWillNotStopSlowWhenATaskIssuedMeanwhile() {
-        AtomicLong issued = new AtomicLong(100);
+        AtomicLong issued = new AtomicLong(1_000);
         FakeThreads threads = new FakeThreads(0, issued::incrementAndGet);     // a task issues while the removal waits
-        assertThat(ThreadReplacement.replaceAll(threads, issued::get, MINUTE, (removed, added) -> { }))
+        assertThat(ThreadReplacement.replaceAll(threads, snapshots(new Object(), new Object(), issued), MINUTE, (removed, added) -> { }))
                 .isEqualTo(ThreadReplacement.Outcome.SLOW);
     }
 
     @Test
     void shouldCallAThreadThatWillNotStopStuckWhenNoTaskIssuedMeanwhile() {
-        AtomicLong issued = new AtomicLong(100);
+        AtomicLong issued = new AtomicLong(1_000);     // above 127: boxed counts are new objects, compared by value
         FakeThreads threads = new FakeThreads(1, () -> { });                   // the second thread will not stop; nothing issued
-        assertThat(ThreadReplacement.replaceAll(threads, issued::get, MINUTE, (removed, added) -> { }))
+        assertThat(ThreadReplacement.replaceAll(threads, snapshots(new Object(), new Object(), issued), MINUTE, (removed, added) -> { }))
                 .isEqualTo(ThreadReplacement.Outcome.STUCK);
         assertThat(threads.alive).as("the first thread was replaced before").doesNotContain("t-1");
+    }
+
+    @Test
+    void shouldCallATaskStartedOrClosedProgress() {
+        Object a = new Object();
+        Map<Object, Long> before = new IdentityHashMap<>(Map.of(a, 1_000L));
+        Map<Object, Long> another = new IdentityHashMap<>(Map.of(new Object(), 1_000L));
+        assertThat(ThreadReplacement.same(new IdentityHashMap<>(Map.of(a, Long.valueOf(1_000L))), before)).isTrue();
+        assertThat(ThreadReplacement.same(another, before)).as("a task closed, another started").isFalse();
+        assertThat(ThreadReplacement.same(new IdentityHashMap<>(), before)).as("a task closed").isFalse();
     }
 }
