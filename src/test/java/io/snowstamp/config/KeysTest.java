@@ -54,6 +54,7 @@ class KeysTest {
                 Map.entry("schema-registry.keystore", ""),
                 Map.entry("schema-registry.keystore-password", ""),
                 Map.entry("schema-registry.timeout", "10s"),
+                Map.entry("schema-registry.recheck-interval", "30s"),
                 Map.entry("schema-registry.cache-size", "1000"),
                 Map.entry("profile", "default"),
                 Map.entry("state.dir", "data/streams"),
