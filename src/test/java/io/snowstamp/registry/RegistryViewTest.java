@@ -100,4 +100,13 @@ class RegistryViewTest {
         assertThatThrownBy(() -> ClaimCodec.decode("{\"version\":2}".getBytes())).hasMessageContaining("version 2 is not supported");
         assertThatThrownBy(() -> ClaimCodec.decode("nope".getBytes())).hasMessageContaining("not JSON");
     }
+
+    /** id-spaces.md: "Readers ignore unknown fields": a record of a later writer of version 1 with a field added still reads. */
+    @Test
+    void shouldIgnoreUnknownFieldsOfTheSameVersion() {
+        Claim original = claim("a", 3, 2);
+        String json = new String(ClaimCodec.encode(original), java.nio.charset.StandardCharsets.UTF_8);
+        String extended = json.substring(0, json.length() - 1) + ",\"addedLater\":{\"nested\":[1,2]},\"flag\":true}";
+        assertThat(ClaimCodec.decode(extended.getBytes(java.nio.charset.StandardCharsets.UTF_8))).isEqualTo(original);
+    }
 }
