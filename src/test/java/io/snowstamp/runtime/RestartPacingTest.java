@@ -30,8 +30,30 @@ class RestartPacingTest {
         assertThat(pacing.restartNow(100 * SECOND, false)).as("no stall while settling: not yet called cured").isFalse();
         assertThat(pacing.gapNanos()).isEqualTo(120 * SECOND);
         assertThat(pacing.restartNow(180 * SECOND, false)).isFalse();
-        assertThat(pacing.gapNanos()).as("cured: the next stall starts from the first pause").isEqualTo(60 * SECOND);
+        assertThat(pacing.gapNanos()).as("the pause is over, but the detector has not had the time to see the stall again")
+                .isEqualTo(120 * SECOND);
+        assertThat(pacing.restartNow(300 * SECOND, false)).isFalse();
+        assertThat(pacing.gapNanos()).as("cured: quiet for the pause plus twice the first").isEqualTo(60 * SECOND);
         assertThat(pacing.restartNow(500 * SECOND, true)).isTrue();
         assertThat(pacing.restartNow(559 * SECOND, true)).isFalse();
+    }
+
+    /**
+     * A stall no restart cures, as the real detector reports it: nothing stalled at the looks right after each restart
+     * (its count starts again with the new task), stalled again 75 s after it. The pause still doubles.
+     */
+    @Test
+    void shouldKeepDoublingThePauseWhenTheDetectorSeesTheStallOnlyAgainAfterEachRestart() {
+        long restartAt = 0;
+        assertThat(pacing.restartNow(0, true)).isTrue();
+        java.util.List<Long> restarts = new java.util.ArrayList<>();
+        for (long now = 15; now <= 1_800; now += 15) {
+            boolean stalled = now - restartAt >= 75;    // the new task stalled again, seen one stall-after after its start
+            if (pacing.restartNow(now * SECOND, stalled)) {
+                restarts.add(now - restartAt);
+                restartAt = now;
+            }
+        }
+        assertThat(restarts).as("gaps between restarts in 30 minutes").containsExactly(75L, 120L, 240L, 240L, 240L, 240L, 240L, 240L);
     }
 }
