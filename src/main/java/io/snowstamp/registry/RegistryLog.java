@@ -38,7 +38,16 @@ public final class RegistryLog implements AutoCloseable {
     private final Duration timeout;
     private final Properties consumerProps;
     private final Admin admin;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Properties producerProps;
+    /**
+     * Replaced when the topic is found recreated: an idempotent producer keeps its sequence numbers for the partition of
+     * the deleted topic, which the new one does not know, and its writes were retried until the delivery timeout (a
+     * heartbeat that should re-assert the claim within one beat took over 20 s, and a newcomer claimed the workers first).
+     */
+    private KafkaProducer<byte[], byte[]> producer;
+    /** The topic id the producer has written to (null: none yet); the last id a read saw. */
+    private String producerTopicId;
+    private volatile String seenTopicId;
 
     /**
      * Everything the registry holds now.
@@ -79,6 +88,7 @@ public final class RegistryLog implements AutoCloseable {
         consumer.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
         this.consumerProps = consumer;
         Properties producerProps = new Properties();
+        this.producerProps = producerProps;
         producerProps.putAll(client);
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
@@ -118,6 +128,7 @@ public final class RegistryLog implements AutoCloseable {
     /** Reads the whole registry as it is now. */
     public Snapshot read() {
         String registryId = describe(admin, topic, timeout).topicId().toString();
+        seenTopicId = registryId;
         TopicPartition partition = new TopicPartition(topic, 0);
         List<RegistryView.Entry> entries = new ArrayList<>();
         List<String> unreadable = new ArrayList<>();
@@ -162,7 +173,15 @@ public final class RegistryLog implements AutoCloseable {
         return send(claim.key(), ClaimCodec.encode(claim));
     }
 
-    private long send(String key, byte[] value) {
+    private synchronized long send(String key, byte[] value) {
+        String seen = seenTopicId;
+        if (seen != null && producerTopicId != null && !seen.equals(producerTopicId)) {
+            producer.close(Duration.ofSeconds(5));
+            producer = new KafkaProducer<>(producerProps);
+        }
+        if (seen != null) {
+            producerTopicId = seen;
+        }
         try {
             RecordMetadata metadata = producer.send(new ProducerRecord<>(topic, 0, key.getBytes(StandardCharsets.UTF_8), value))
                     .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
@@ -196,7 +215,7 @@ public final class RegistryLog implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         producer.close(Duration.ofSeconds(5));
         admin.close(Duration.ofSeconds(5));
     }
