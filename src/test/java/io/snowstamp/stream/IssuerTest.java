@@ -96,25 +96,7 @@ class IssuerTest {
 
     private static long firstId(boolean resumeAboveCovered) {
         long[] nanos = {0};
-        Ticker ticker = new Ticker() {
-            @Override
-            public long nanoTime() {
-                return nanos[0];
-            }
-
-            @Override
-            public void park(long wait) {
-                nanos[0] += wait;
-            }
-        };
-        PartitionLease lease = new PartitionLease(0, MINE, 2, LeaseRounds.TERM_NANOS, LeaseRounds.TAKEOVER_WAIT_NANOS);
-        LeaseRounds.observe(lease, 0, PREVIOUS, PREVIOUS_RESERVED);     // the previous owner's reservation
-        LeaseRounds.observe(lease, 1, MINE, -1);                        // this owner's lease record, read back
-        LeaseRounds.confirmed(lease, 0, 1);
-        nanos[0] = LeaseRounds.TAKEOVER_WAIT_NANOS + 10;                // the previous owner's term has run out
-        LeaseRounds.confirmed(lease, nanos[0], nanos[0] + 1);
-        nanos[0] += 2;
-        LeaseGuard guard = LeaseGuard.of(lease, new TaskId(0, 0), "partition 0", ticker);
+        LeaseGuard guard = permittedLease(nanos);
         IdGenerator generator = new IdGenerator(LAYOUT, 0, WORKER, () -> NOW);
         WriteAhead[] ahead = new WriteAhead[1];
         // every reservation acknowledged when written, as under exactly-once
