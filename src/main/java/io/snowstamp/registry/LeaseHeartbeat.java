@@ -45,6 +45,11 @@ final class LeaseHeartbeat {
             }
             RegistryView.Entry inactive = view.inactive().stream().filter(e -> e.claim().key().equals(key)).findFirst().orElse(null);
             if (inactive != null) {
+                if (view.releaseOverwritten(key)) {
+                    // this holder's own heartbeat, read before the release and written after it, is now the
+                    // key's newest record: write the release again so that compaction keeps the release
+                    registry.append(inactive.claim());
+                }
                 throw new RegistryLostException("the claim " + key + " was " + inactive.claim().state() + " while the application ran"
                         + (inactive.claim().note().isEmpty() ? "" : " (" + inactive.claim().note() + ")"));
             }

@@ -2,10 +2,13 @@ package io.snowstamp.registry;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What the registry says, computed from its records alone: a pure function of the log, so every
@@ -17,6 +20,10 @@ import java.util.Optional;
  * before it. Two claims conflict when they are in the same ID space and either use different
  * layouts, or belong to different applications of the same datacenter and share a worker. A
  * released claim still conflicts by layout (its IDs exist), not by range.
+ *
+ * <p>A released (or withdrawn) claim stays so: a later active record of its key that carries its
+ * old place is a write by a holder that read the log before the release and is ignored; only a claim
+ * made afresh (a new first record) makes the key active again.
  *
  * <p>Why this is linearizable: whether a claim is granted depends only on the records before its
  * first record, which never change. Later records of other claims either come later in the order
@@ -38,7 +45,8 @@ public final class RegistryView {
     private final String registryId;
     private final List<Verdict> verdicts = new ArrayList<>();
     private final List<Entry> inactive = new ArrayList<>();
-    private final Map<String, Long> firstOffset = new java.util.HashMap<>();
+    private final Map<String, Long> firstOffset = new HashMap<>();
+    private final Set<String> staleWrites = new HashSet<>();
 
     /**
      * @param entries    every readable record, in offset order (older records of a key are ignored)
@@ -48,7 +56,17 @@ public final class RegistryView {
         this.registryId = registryId;
         Map<String, Entry> newest = new LinkedHashMap<>();
         for (Entry entry : entries) {
-            Entry previous = newest.remove(entry.claim().key());
+            Entry previous = newest.get(entry.claim().key());
+            if (previous != null && previous.claim().state() != Claim.State.ACTIVE && entry.claim().state() == Claim.State.ACTIVE
+                    && carriesPlaceFrom(entry, previous.offset())) {
+                // a heartbeat (or clean-stop record) of a holder that read the log before the release
+                // and wrote after it: the claim stays released (LeaseHeartbeat writes the release again,
+                // so that compaction, which keeps only the newest record, keeps it too)
+                staleWrites.add(entry.claim().key());
+                continue;
+            }
+            newest.remove(entry.claim().key());
+            staleWrites.remove(entry.claim().key());
             // two instances of one application may both write a first record of the same claim: the
             // claim keeps the earlier place (until a heartbeat carries it, before compaction can drop it)
             if (previous != null && previous.claim().state() == Claim.State.ACTIVE && entry.claim().state() == Claim.State.ACTIVE) {
@@ -77,6 +95,21 @@ public final class RegistryView {
     /** Where a claim stands in the order: its first offset when valid in this incarnation, else its own. */
     public long order(Entry entry) {
         return Math.min(ownOrder(entry), firstOffset.getOrDefault(entry.claim().key(), Long.MAX_VALUE));
+    }
+
+    /** Whether an active record takes its place from a first record at or before {@code offset} (not a claim made afresh). */
+    private boolean carriesPlaceFrom(Entry entry, long offset) {
+        long own = ownOrder(entry);
+        return own < entry.offset() && own <= offset;
+    }
+
+    /**
+     * Whether an active record of this key came after its release and was ignored: written by a holder
+     * that had read the registry before the release (a heartbeat under way). Compaction would keep that
+     * record alone, so the holder writes the release again.
+     */
+    public boolean releaseOverwritten(String key) {
+        return staleWrites.contains(key);
     }
 
     private long ownOrder(Entry entry) {

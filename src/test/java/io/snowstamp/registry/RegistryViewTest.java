@@ -91,6 +91,33 @@ class RegistryViewTest {
         assertThat(reclaimed.markOf("default", 0, 4)).isEqualTo(400);
     }
 
+    /**
+     * A holder's heartbeat read before a release and written after it (found by CI: the running
+     * stamper's claim released by the test came back to life and the stamper never stopped) neither
+     * revives the claim nor moves a newcomer that claimed the workers in between behind it.
+     */
+    @Test
+    void shouldKeepAReleasedClaimReleasedWhenAHeartbeatReadBeforeTheReleaseLandsAfterIt() {
+        Claim held = claim("old", 4, 2);
+        Claim released = held.withState(Claim.State.RELEASED, 3000, 0, REGISTRY, new TreeMap<>(Map.of(4L, 400L, 5L, -1L)), "by the test");
+        Claim newcomer = claim("new", 4, 2);
+        Claim lateBeat = held.withHeartbeat(3500, 0, REGISTRY);
+        RegistryView view = new RegistryView(List.of(new RegistryView.Entry(0, 0, held), new RegistryView.Entry(1, 0, released),
+                new RegistryView.Entry(2, 0, newcomer), new RegistryView.Entry(3, 0, lateBeat)), REGISTRY);
+        assertThat(view.verdict(held.key())).as("the late heartbeat does not revive the claim").isEmpty();
+        assertThat(view.inactive()).extracting(e -> e.claim().note()).containsExactly("by the test");
+        assertThat(view.releaseOverwritten(held.key())).isTrue();
+        assertThat(view.verdict(newcomer.key()).orElseThrow().granted()).as("the newcomer keeps the workers").isTrue();
+
+        // the holder writes the release again: the flag clears; a claim made afresh under the key is active again
+        RegistryView repaired = new RegistryView(List.of(new RegistryView.Entry(1, 0, released), new RegistryView.Entry(3, 0, lateBeat),
+                new RegistryView.Entry(4, 0, released)), REGISTRY);
+        assertThat(repaired.releaseOverwritten(held.key())).isFalse();
+        assertThat(repaired.verdict(held.key())).isEmpty();
+        RegistryView again = new RegistryView(List.of(new RegistryView.Entry(1, 0, released), new RegistryView.Entry(5, 0, held)), REGISTRY);
+        assertThat(again.verdict(held.key()).orElseThrow().granted()).as("a fresh claim (no carried place)").isTrue();
+    }
+
     @Test
     void shouldRoundTripTheRecordFormatAndRefuseNewerVersions() {
         Claim original = claim("a", 3, 2).withState(Claim.State.RELEASED, 5000, 7, REGISTRY, new TreeMap<>(Map.of(3L, 99L)), "note");
