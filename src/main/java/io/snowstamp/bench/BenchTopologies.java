@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.schema.Stamping;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.AlignedPartitioner;
-import io.snowstamp.stream.JsonIdSplicer;
+import io.snowstamp.json.JsonIdSplicer;
 import io.snowstamp.stream.StampedValue;
 import io.snowstamp.stream.StampedValueSerializer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;

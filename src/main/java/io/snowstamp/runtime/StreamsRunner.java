@@ -7,7 +7,7 @@ import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.schema.HttpSchemaRegistry;
 import io.snowstamp.schema.RegistryUnavailableException;
 import io.snowstamp.stream.DeadLetterHandler;
-import io.snowstamp.stream.EarlyLeases;
+import io.snowstamp.ownership.EarlyLeases;
 import io.snowstamp.stream.StamperStats;
 import io.snowstamp.stream.TaskStats;
 import org.apache.kafka.streams.CloseOptions;

@@ -1,5 +1,15 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.ownership.Issuer;
+import io.snowstamp.ownership.WriteAhead;
+import io.snowstamp.ownership.WriteAcks;
+import io.snowstamp.ownership.TaskState;
+import io.snowstamp.ownership.EarlyLeases;
+import io.snowstamp.ownership.LeadWatch;
+import io.snowstamp.ownership.HeartbeatSchedule;
+import io.snowstamp.ownership.PredecessorFence;
+import io.snowstamp.ownership.PreCommitHooks;
+
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.IdSettings;
@@ -272,7 +282,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         startIssuing(worker);
         taskStats = stats.open(partition, worker, now, clock);
-        lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats, clock);
+        lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats::excessLead, clock);
         LeaseGuard taskLease = lease;
         taskStats.leaseConfirmedBy(taskLease::readBack);
         taskStats.started(decision, state.epoch());

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.lease.LeaseGuard;
@@ -29,7 +29,7 @@ public final class WriteAhead {
     /** Writes the task's state with {@code reservedUntil} at least {@code until}; false when the task may not write now. */
     @FunctionalInterface
     public interface Writer {
-        boolean reserve(long until);
+        public boolean reserve(long until);
     }
 
     private final IdLayout layout;

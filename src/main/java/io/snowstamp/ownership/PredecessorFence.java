@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 /**
  * Ends, at a task's start under exactly-once, the open transaction a dead or frozen previous owner
@@ -11,10 +11,10 @@ package io.snowstamp.stream;
 @FunctionalInterface
 public interface PredecessorFence {
     /** Fences every other producer with an open transaction on output partition {@code partition}. */
-    void fenceOpenTransactions(int partition);
+    public void fenceOpenTransactions(int partition);
 
     /** No fencing (at-least-once, or tests). */
-    static PredecessorFence none() {
+    public static PredecessorFence none() {
         return partition -> { };
     }
 }
