@@ -22,11 +22,9 @@ import io.snowstamp.id.IdLayout;
 import io.snowstamp.lease.LeaseGuard;
 import io.snowstamp.lease.Leases;
 import io.snowstamp.resume.ResumeDecision;
-import io.snowstamp.resume.StampedInputs;
 import io.snowstamp.resume.TailProbe;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.state.WorkerState;
-import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -36,7 +34,6 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.LongSupplier;
@@ -59,17 +56,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private static final int DRAIN_BATCH = 10_000;
     /** How often a task with records set aside tries to stamp them: a wait's end delays them by at most this. */
     private static final Duration DRAIN_EVERY = Duration.ofMillis(10);
-    /**
-     * Without provenance: the input offset of a record set aside, for a dead-letter record of it on its way out; removed
-     * there (never forwarded). Eight bytes, big-endian.
-     */
-    private static final String ASIDE_OFFSET = "snowstamp-aside-offset";
-    /** Where a task's read of its output further back than its start's tail read runs: beside the stream threads. */
-    private static final java.util.concurrent.Executor OUTPUT_READS = java.util.concurrent.Executors.newCachedThreadPool(run -> {
-        Thread thread = new Thread(run, "snowstamp-output-read");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     private final IdSettings ids;
     private final StampSettings stamp;
@@ -110,14 +96,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      */
     private final boolean compact;
     private final long reservationUnits;
-    /** How often a task renews its reservation ahead of need (0: never, {@code id.reservation=0}). */
-    private final Duration renewEvery;
-    /**
-     * A task that issued nothing for this long stops renewing (its next ID waits for one write): twice the reservation, at
-     * least 30 s, so that a sparse input never waits, and an idle partition writes nothing after it. Many idle partitions
-     * that all get a record at once wait one write each, one after another on the stream thread.
-     */
-    private final long idleNanos;
     private final long maxLeadMillis;
     private final SizeLimit sizeLimit;
 
@@ -138,11 +116,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private IdGenerator generator;
     private WriteAhead ahead;
     private Issuer issuer;
-    private Cancellable renewal;
-    /** When the task last issued an ID, or started ({@link System#nanoTime()}): an idle task stops renewing. */
-    private long activeAt;
-    /** {@link #lastIssued} at the last renewal tick (the record path does not read the clock for this). */
-    private long seenIssued;
+    private ReservationRenewal renewal;
     private TaskState taskState;
     private long lastIssued = -1;
     /** The task's {@link #lastIdHook} waits in {@link PreCommitHooks} to be written. */
@@ -151,9 +125,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private LeadWatch lead;
     private final HeartbeatSchedule heartbeats = new HeartbeatSchedule();
     private Cancellable leaseWrite;
-    private String sourceTopic;
-    private int sourcePartition = -1;
-    private byte[] sourcePrefix;
+    /** The input's provenance, written and read back. */
+    private SourceHeaders sources;
     private Cancellable drain;
     private TaskStats taskStats;
     private final Leases leases;
@@ -161,24 +134,10 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final boolean tailDecides;
     /** Whether the state's reservations bound this task's resume (false where a complete output tail decides). */
     private boolean reservationBounds = true;
-    /** At-least-once: a task start skips the inputs its predecessor already stamped ({@link StampedInputs}). */
+    /** At-least-once: a task start skips the inputs its predecessor already stamped ({@link StampedCheck}). */
     private final boolean skipsStamped;
-    /** The provenance the start's tail read saw (null: none). */
-    private StampedInputs.Window tailSources;
-    /** The inputs already stamped from the task's first input on (null: not known yet, or nothing left to skip). */
-    private StampedInputs alreadyStamped;
-    /** Whether the task's first input is still to come: it names the committed offset the skip starts at. */
-    private boolean firstInput;
-    /**
-     * The read of the inputs already stamped further back than the start's tail read reached (null: none under way). It
-     * runs beside the stream thread; the task's records wait set aside meanwhile and are checked when it is done.
-     */
-    private java.util.concurrent.CompletableFuture<StampedInputs> stampedRead;
-    /** The first record numbers in {@link #paused} set aside before the read above was done: checked on the way out. */
-    private long uncheckedFrom = -1;
-    private long uncheckedTo = -1;
-    /** The input offset the check of what is already stamped starts at (-1: none started). */
-    private long stampedFrom = -1;
+    /** The check of what is already stamped (created at {@link #init}). */
+    private StampedCheck stamped;
     /** The input topic: a check started at {@link #init} for records restored set aside reads its provenance. */
     private final String inputTopic;
     /** The input topic of the records set aside (the dead-letter record of one refused on its way out names it). */
@@ -216,11 +175,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         this.tailDecides = StampTopology.tailDecides(connection, recovery);
         // where the output tail decides a resume, a reservation keeps the changelog a high-water mark: written rarely
         this.reservationUnits = (ids.reservation().toMillis() + unit - 1) / unit * (tailDecides ? StampTopology.TAIL_DECIDES_RESERVATION_FACTOR : 1);
-        // renewals keep a busy task ahead of the acknowledgements it waits for; where writes count as made (exactly-once,
-        // the test driver) the reservation written at a crossing is enough
-        this.renewEvery = reservationUnits == 0 || acks.isImmediate() ? Duration.ZERO
-                : Duration.ofMillis(Math.max(10, reservationUnits * unit / 4));
-        this.idleNanos = Math.max(java.util.concurrent.TimeUnit.SECONDS.toNanos(30), ids.reservation().multipliedBy(2).toNanos());
         this.maxLeadMillis = ids.maxLead().toMillis();
         this.pausesOnLead = ids.onExcessLead() == OnExcessLead.PAUSE;
     }
@@ -260,13 +214,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // a dead previous owner's open transaction would hide this task's records until the broker aborts it
         fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
-        this.tailSources = tail.sources();
-        this.alreadyStamped = null;
-        this.firstInput = skipsStamped;
-        this.stampedRead = null;
-        this.uncheckedFrom = -1;
-        this.uncheckedTo = -1;
-        this.stampedFrom = -1;
         this.lookup = null;
         long now = clock.getAsLong();
         // the tail decides only if it holds the newest IDs: empty or below lastId (output lost), the state's bounds do
@@ -282,6 +229,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         startIssuing(worker);
         taskStats = stats.open(partition, worker, now, clock);
+        sources = new SourceHeaders(stamp.provenance(), compact, partition);
+        stamped = new StampedCheck(partition, inputTopic, tailProbe, paused, taskStats, tail.sources(), skipsStamped);
         lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats::excessLead, clock);
         LeaseGuard taskLease = lease;
         taskStats.leaseConfirmedBy(taskLease::readBack);
@@ -307,11 +256,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         if (!paused.isEmpty()) {
             log.info("partition {}: {} records set aside before the restart wait to be stamped", partition, paused.size());
-            long oldest = sourceOffset(paused.peek());
+            long oldest = sources.offsetOf(paused.peek());
             if (skipsStamped && oldest >= 0) {
                 // the previous owner may have stamped some of them and stopped before a commit removed them from the store:
                 // they are checked against the output as the first inputs are, from the oldest on, before the drain stamps
-                checkStampedFrom(oldest);
+                stamped.checkFrom(oldest);
             }
             scheduleDrain();
         }
@@ -319,10 +268,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        if (firstInput || alreadyStamped != null) {
-            if (stampedBefore(context.recordMetadata().orElseThrow().offset())) {
-                return;
-            }
+        if (stamped.active() && stamped.stampedBefore(context.recordMetadata().orElseThrow().offset())) {
+            return;
         }
         sizeLimit.check(record);
         Object plan = values == null ? null : values.inspectNow(record.value());
@@ -331,7 +278,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         // behind records set aside, while a read of what is already stamped or a schema lookup runs, or when this one's ID
         // would wait: set aside, so the thread stamps the other tasks
-        if (!paused.isEmpty() || plan == ValueField.LOOKUP || stampedRead != null || (pausesOnLead && leadExceeded())
+        if (!paused.isEmpty() || plan == ValueField.LOOKUP || stamped.reading() || (pausesOnLead && leadExceeded())
                 || mustWait()) {
             holdBack(record);
             return;
@@ -367,98 +314,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     }
 
     /**
-     * At-least-once: whether the input at {@code offset} already has a record in the output, stamped by the previous
-     * owner before it died or moved without committing its input offset; then it is not stamped again (nothing issued,
-     * nothing forwarded: the output holds each input once). The task's first input is its committed offset: the inputs
-     * already stamped from there on are read once, from the output tail the start read (or further back); where records
-     * were restored set aside, from the oldest of them on, at {@link #init}. If the output cannot be read, every input is
-     * stamped (copies, never a loss).
-     */
-    private boolean stampedBefore(long offset) {
-        if (firstInput) {
-            firstInput = false;
-            if (stampedFrom < 0 || offset < stampedFrom) {
-                // (a check started for records restored set aside covers every input from the oldest of them on)
-                checkStampedFrom(offset);
-            }
-            tailSources = null;
-            if (stampedRead != null) {
-                return false;       // set aside, checked on its way out
-            }
-        }
-        return foundStamped(offset);
-    }
-
-    /** Whether the check found input {@code offset} in the output (then counted as skipped). */
-    private boolean foundStamped(long offset) {
-        if (alreadyStamped == null) {
-            return false;
-        }
-        if (alreadyStamped.contains(offset)) {
-            taskStats.skippedStamped();
-            return true;
-        }
-        if (offset >= alreadyStamped.highest() && paused.headSequence() >= uncheckedTo) {
-            // past every input found, and no record set aside before the check was done waits to be checked: nothing
-            // left to skip (a record arriving past them while they wait would otherwise let them out unchecked)
-            alreadyStamped = null;
-        }
-        return false;
-    }
-
-    /**
-     * Starts the check of the inputs from {@code from} on: from the start's tail read if it reaches back far enough, else
-     * by a read further back beside the stream thread. Every record set aside now is checked on its way out.
-     */
-    private void checkStampedFrom(long from) {
-        stampedFrom = from;
-        uncheckedFrom = paused.headSequence();
-        if (stampedRead != null) {
-            stampedRead.cancel(false);
-            stampedRead = null;
-        }
-        StampedInputs known = StampedInputs.of(tailSources, from, start -> null);
-        if (known == null) {
-            // the start's tail read did not reach back to the offset: read further back beside the thread
-            alreadyStamped = null;
-            stampedRead = java.util.concurrent.CompletableFuture.supplyAsync(
-                    () -> tailProbe.stampedInputs(partition, inputTopic, from), OUTPUT_READS);
-            return;
-        }
-        uncheckedTo = paused.nextSequence();
-        alreadyStamped = reportStamped(known, from);
-    }
-
-    /** The read of the inputs already stamped is done (stream thread): what it found, or null (nothing, or it failed). */
-    private StampedInputs settleStampedRead() {
-        java.util.concurrent.CompletableFuture<StampedInputs> read = stampedRead;
-        stampedRead = null;
-        uncheckedTo = paused.nextSequence();
-        try {
-            return reportStamped(read.join(), stampedFrom);
-        } catch (RuntimeException e) {
-            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-            log.warn("partition {}: cannot read which inputs from offset {} on are already stamped ({}); stamping them all"
-                    + " (copies of inputs already in the output are possible, nothing is lost)", partition, stampedFrom, cause.getMessage());
-            return null;
-        }
-    }
-
-    /** Logs what the start found already stamped; null when nothing. */
-    private StampedInputs reportStamped(StampedInputs found, long from) {
-        if (found.count() == 0) {
-            return null;
-        }
-        log.atInfo().addKeyValue("event", "inputs-already-stamped").addKeyValue("partition", partition)
-                .addKeyValue("skipped", found.count())
-                .log("partition {}: {} inputs from offset {} on (up to {}) were stamped by the previous owner before"
-                        + " their offsets were committed: not stamped again{}", partition, found.count(), from,
-                        found.highest(), found.complete() ? "" : " (the output read stopped before reaching offset " + from
-                                + ": older copies may remain)");
-        return found;
-    }
-
-    /**
      * The story of one record: the ID ({@link Issuer}: lease, generator, acknowledged reservation, lease again), the
      * value spliced, the headers added, forwarded.
      *
@@ -480,7 +335,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         // copied, not ours too (one list copy per record fewer; profiled, see benchmarks.md)
         Record<byte[], StampedValue> stamped = record.withValue(new StampedValue(partition, value));
         if (addSource) {
-            addSourceHeader(stamped.headers());
+            sources.add(stamped.headers(), context.recordMetadata().orElseThrow());
         }
         if (compact) {
             stamped.headers().add(IdHeader.COMPACT_ID, IdHeader.binary(id));
@@ -503,25 +358,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 until -> taskState.reserve(until, lastIssued), name, stats::reservationWaited);
         taskState.issuing(ahead);
         issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name), reservationBounds);
-        activeAt = System.nanoTime();
-        seenIssued = lastIssued;
-        if (!renewEvery.isZero()) {
-            renewal = context.schedule(renewEvery, PunctuationType.WALL_CLOCK_TIME, ignored -> renewIfActive());
-        }
-    }
-
-    /** A task that issued within {@link #idleNanos} keeps a reservation ahead of its clock: its next ID does not wait. */
-    private void renewIfActive() {
-        long now = System.nanoTime();
-        if (lastIssued != seenIssued) {
-            seenIssued = lastIssued;
-            activeAt = now;
-        }
-        // not before the lease's own record is in the log (read back once): a reservation sent by this producer could land
-        // before the lease record the lease's producer sent, which would then be the newest value, with less reserved
-        if (now - activeAt < idleNanos && lease.readBack()) {
-            renew();
-        }
+        renewal = new ReservationRenewal(ids, reservationUnits, acks.isImmediate());
+        renewal.start(context, () -> lastIssued, () -> lease.readBack(), this::renew);
     }
 
     private void renew() {
@@ -563,10 +401,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         if (asideTopic == null) {
             asideTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(null);
         }
-        addSourceHeader(record.headers());
-        if (!stamp.provenance()) {
-            record.headers().add(ASIDE_OFFSET, IdHeader.binary(context.recordMetadata().orElseThrow().offset()));
-        }
+        sources.setAside(record.headers(), context.recordMetadata().orElseThrow());
         paused.append(record);
         taskStats.heldBack(paused.size());
     }
@@ -582,14 +417,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         int drained = 0;
         boolean leadHeld = false;
         while (!paused.isEmpty() && drained < DRAIN_BATCH) {
-            if (stampedRead != null) {
-                if (!stampedRead.isDone()) {
-                    break;
-                }
-                alreadyStamped = settleStampedRead();
+            StampedCheck.Head head = stamped.atHead(() -> sources.offsetOf(paused.peek()));
+            if (head == StampedCheck.Head.WAIT) {
+                break;
             }
-            if (alreadyStamped != null && paused.headSequence() >= uncheckedFrom && paused.headSequence() < uncheckedTo
-                    && foundStamped(sourceOffset(paused.peek()))) {
+            if (head == StampedCheck.Head.SKIP) {
                 paused.removeHead();        // set aside before the read was done: found in the output, not stamped again
                 continue;
             }
@@ -609,8 +441,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 break;
             }
             Record<byte[], byte[]> record = paused.peek();
-            long offset = sourceOffset(record);
-            record.headers().remove(ASIDE_OFFSET);
+            long offset = sources.offsetOf(record);
+            SourceHeaders.leavingStore(record.headers());
             Object plan = null;
             if (values != null) {
                 try {
@@ -655,35 +487,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
     }
 
-    /** The input offset a record set aside carries in its provenance header, or without provenance its own (-1: none). */
-    private long sourceOffset(Record<byte[], byte[]> record) {
-        org.apache.kafka.common.header.Header aside = record.headers().lastHeader(ASIDE_OFFSET);
-        if (aside != null) {
-            return IdHeader.parseBinary(aside.value());
-        }
-        String source = IdHeader.sourceText(record.headers(), "", partition);
-        return source == null ? -1 : Long.parseLong(source.substring(source.lastIndexOf('/') + 1));
-    }
-
-
-
-    private void addSourceHeader(Headers headers) {
-        if (stamp.provenance()) {
-            RecordMetadata source = context.recordMetadata().orElseThrow();
-            if (compact) {
-                headers.add(IdHeader.COMPACT_SOURCE, IdHeader.binary(source.offset()));    // topic and partition are implied
-                return;
-            }
-            // "topic/partition/" is the same for every record of the task: encode it once
-            if (!source.topic().equals(sourceTopic) || source.partition() != sourcePartition) {
-                sourceTopic = source.topic();
-                sourcePartition = source.partition();
-                sourcePrefix = (sourceTopic + "/" + sourcePartition + "/").getBytes(StandardCharsets.UTF_8);
-            }
-            headers.add(IdHeader.SOURCE, IdHeader.ascii(sourcePrefix, source.offset()));
-        }
-    }
-
     private long workerForPartition() {
         long worker = ids.workerFor(partition);
         IdLayout layout = ids.layout();
@@ -722,9 +525,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             drain.cancel();
             drain = null;
         }
-        if (stampedRead != null) {
-            stampedRead.cancel(false);      // its records stay set aside in the store: the next owner checks them again
-            stampedRead = null;
+        if (stamped != null) {
+            stamped.cancel();
         }
         if (taskStats != null) {
             stats.close(taskStats);
