@@ -147,6 +147,29 @@ public final class EarlyLeases {
         }
     }
 
+    /** The lease a snowflake task starts under: its state with the lease, the guard, and whether it was taken early. */
+    public record TaskLease(WorkerState state, LeaseGuard guard, boolean early) {
+    }
+
+    /**
+     * Stream thread, in the task's {@code init}: the lease taken when its restore ended, from this very state (its wait has
+     * been running since), or else a new one, above every epoch seen, taken now straight to the changelog: the previous
+     * owner reads it there and stops, and the first ID here waits until its last term has run out ({@code LeaseVerifier}).
+     *
+     * @param early where leases may have been taken early (null: none)
+     */
+    public static TaskLease start(EarlyLeases early, Leases leases, TaskId task, String changelogTopic, WorkerState restored,
+                                  String holder, LongSupplier clock, String name) {
+        int partition = task.partition();
+        Taken taken = early == null ? null : early.adopt(partition, restored, holder);
+        if (taken != null) {
+            return new TaskLease(taken.state(), taken.guard(), true);
+        }
+        long highestEpoch = early == null ? -1 : early.highestEpoch(partition);
+        WorkerState state = restored.withNewLease(holder, clock.getAsLong(), highestEpoch).withWrittenAt(clock.getAsLong());
+        return new TaskLease(state, take(leases, task, changelogTopic, partition, state, name), false);
+    }
+
     /**
      * Stream thread, in the task's {@code init}: the lease taken at the end of its restore, if it was computed from
      * exactly {@code restored} and names {@code holder}; else null (and an early lease there was is released).

@@ -28,7 +28,7 @@ public final class Issuer {
     public interface Steps {
         Steps NONE = step -> { };
 
-        public void at(Step step);
+        void at(Step step);
     }
 
     private final LeaseGuard lease;

@@ -60,16 +60,16 @@ public final class PreCommitHooks {
     /** One task's last ID, waiting to be written to its state. Called on the task's stream thread. */
     public interface Hook {
         /** Writes the task's last ID to its state (nothing once the task closed or lost its lease); it is no longer waiting. */
-        public void write();
+        void write();
 
         /** Whether nothing is left to write (the task's state names its last ID already, or the task closed); if so, it is no longer waiting. */
-        public boolean settled();
+        boolean settled();
     }
 
     /** Schedules a wall-clock punctuation of the calling task ({@code ProcessorContext#schedule}). */
     @FunctionalInterface
     public interface Scheduler {
-        public Cancellable schedule(Duration interval, Punctuator punctuator);
+        Cancellable schedule(Duration interval, Punctuator punctuator);
     }
 
     /** One stream thread's waiting hooks and its sentinel. */

@@ -11,10 +11,10 @@ package io.snowstamp.ownership;
 @FunctionalInterface
 public interface PredecessorFence {
     /** Fences every other producer with an open transaction on output partition {@code partition}. */
-    public void fenceOpenTransactions(int partition);
+    void fenceOpenTransactions(int partition);
 
     /** No fencing (at-least-once, or tests). */
-    public static PredecessorFence none() {
+    static PredecessorFence none() {
         return partition -> { };
     }
 }

@@ -21,7 +21,7 @@ public final class WriteAcks {
          * Stream thread, at the send of one of the task's changelog records: what to run (on the producer's I/O thread)
          * with the record's offset when the broker acknowledges it, or null for nothing.
          */
-        public LongConsumer onSend(byte[] key, byte[] value);
+        LongConsumer onSend(byte[] key, byte[] value);
     }
 
     private final String changelogTopic;

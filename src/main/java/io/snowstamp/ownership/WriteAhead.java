@@ -29,7 +29,7 @@ public final class WriteAhead {
     /** Writes the task's state with {@code reservedUntil} at least {@code until}; false when the task may not write now. */
     @FunctionalInterface
     public interface Writer {
-        public boolean reserve(long until);
+        boolean reserve(long until);
     }
 
     private final IdLayout layout;

@@ -9,16 +9,14 @@ import io.snowstamp.ownership.LeadWatch;
 import io.snowstamp.ownership.HeartbeatSchedule;
 import io.snowstamp.ownership.PredecessorFence;
 import io.snowstamp.ownership.PreCommitHooks;
+import io.snowstamp.ownership.LastIdWrite;
 
-import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.IdSettings;
 import io.snowstamp.config.IdSettings.OnExcessLead;
-import io.snowstamp.config.Keys;
 import io.snowstamp.config.RecoverySettings;
 import io.snowstamp.config.StampSettings;
 import io.snowstamp.id.IdGenerator;
-import io.snowstamp.id.IdLayout;
 import io.snowstamp.lease.LeaseGuard;
 import io.snowstamp.lease.Leases;
 import io.snowstamp.resume.ResumeDecision;
@@ -30,7 +28,6 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,9 +50,6 @@ import java.util.function.LongSupplier;
  */
 final class StampProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
-    private static final int DRAIN_BATCH = 10_000;
-    /** How often a task with records set aside tries to stamp them: a wait's end delays them by at most this. */
-    private static final Duration DRAIN_EVERY = Duration.ofMillis(10);
 
     private final IdSettings ids;
     private final StampSettings stamp;
@@ -69,24 +63,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final WriteAcks acks;
     private final StamperStats stats;
     private final PreCommitHooks preCommitHooks;
-    /** This task's last ID, waiting in {@link PreCommitHooks} to be written. */
-    private final PreCommitHooks.Hook lastIdHook = new PreCommitHooks.Hook() {
-        @Override
-        public void write() {
-            recordLastId();
-        }
-
-        @Override
-        public boolean settled() {
-            if (closed || lastIssued <= taskState.state().lastId()) {
-                lastIdPending = false;
-                return true;
-            }
-            return false;
-        }
-    };
-    /** Wall-clock punctuations of this task, for the thread's {@link PreCommitHooks} sentinel. */
-    private PreCommitHooks.Scheduler punctuations;
+    /** This task's last ID, written by {@link PreCommitHooks} right before the commits that need it. */
+    private LastIdWrite lastIds;
     /** The ID in the value too (JSON member, schema-registry field), or null: header only. */
     private final ValueField values;
     /**
@@ -100,12 +78,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private final SizeLimit sizeLimit;
 
     private ProcessorContext<byte[], StampedValue> context;
-    /**
-     * The records set aside, in input order: while the task's next ID would wait (a takeover, a lease confirmation, a
-     * reservation not yet read back) or its lead is exceeded under {@code id.on-excess-lead=pause}. Logged with the input
-     * offsets, so a crash loses none; the task's thread meanwhile stamps its other tasks.
-     */
-    private PauseBuffer paused;
+    /** The records set aside while the task's next ID would wait, and their way out. */
+    private SetAside aside;
     /** {@code id.on-excess-lead=pause}: a lead over {@code id.max-lead} sets records aside too. */
     private final boolean pausesOnLead;
     /** When the first record now set aside for a wait started waiting (the lease's ticker; -1: none waits). */
@@ -119,15 +93,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private ReservationRenewal renewal;
     private TaskState taskState;
     private long lastIssued = -1;
-    /** The task's {@link #lastIdHook} waits in {@link PreCommitHooks} to be written. */
-    private boolean lastIdPending;
-    private boolean closed;
     private LeadWatch lead;
     private final HeartbeatSchedule heartbeats = new HeartbeatSchedule();
     private Cancellable leaseWrite;
     /** The input's provenance, written and read back. */
     private SourceHeaders sources;
-    private Cancellable drain;
     private TaskStats taskStats;
     private final Leases leases;
     /** Exactly-once with the tail guard: a start resumes above the committed output tail, not the state's bounds. */
@@ -140,10 +110,6 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private StampedCheck stamped;
     /** The input topic: a check started at {@link #init} for records restored set aside reads its provenance. */
     private final String inputTopic;
-    /** The input topic of the records set aside (the dead-letter record of one refused on its way out names it). */
-    private String asideTopic;
-    /** The lookup of a schema the task's next record set aside needs (null: none under way); beside the stream thread. */
-    private java.util.concurrent.CompletableFuture<Void> lookup;
     /** Where the task's lease may have been taken when its restore ended (null: none). */
     private final EarlyLeases earlyLeases;
     /** Before every ID: the task's lease on its partition is confirmed by the changelog (every mode). */
@@ -183,38 +149,25 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     public void init(ProcessorContext<byte[], StampedValue> context) {
         // Streams may close() and init() the same instance after restoring: rebuild everything here
         this.context = context;
-        this.punctuations = (interval, punctuator) -> context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, punctuator);
-        this.paused = new PauseBuffer(context.getStateStore(Names.PENDING_STORE));
         this.waitingSince = -1;
-        this.drain = null;
         this.partition = context.taskId().partition();
         this.lastIssued = -1;
-        this.lastIdPending = false;
-        this.closed = false;
-        long worker = workerForPartition();
+        long worker = ids.checkedWorkerFor(partition);
         taskState = new TaskState(context.getStateStore(Names.STORE), partition, clock, acks);
+        lastIds = new LastIdWrite(preCommitHooks, (interval, punctuator) -> context.schedule(interval, PunctuationType.WALL_CLOCK_TIME,
+                punctuator), taskState, () -> lastIssued);
         WorkerState restored = taskState.restored(ids, worker);
-        // the new lease first, straight to the changelog: the previous owner reads it there and stops, and the
-        // first ID here waits until its last term has run out (LeaseVerifier)
+        // the new lease first (or the one taken when the restore ended), straight to the changelog
         lease.release();
-        EarlyLeases.Taken early = earlyLeases == null ? null : earlyLeases.adopt(partition, restored, holder());
-        boolean takenEarly = early != null;
-        WorkerState state;
-        if (takenEarly) {
-            // taken when the restore ended, from this very state (EarlyLeases): its wait has been running since
-            state = early.state();
-            lease = early.guard();
-        } else {
-            long highestEpoch = earlyLeases == null ? -1 : earlyLeases.highestEpoch(partition);
-            state = restored.withNewLease(holder(), clock.getAsLong(), highestEpoch).withWrittenAt(clock.getAsLong());
-            lease = EarlyLeases.take(leases, context.taskId(), Names.changelogTopic(context.applicationId()), partition, state,
-                    "partition " + partition + " worker " + worker);
-        }
+        EarlyLeases.TaskLease taken = EarlyLeases.start(earlyLeases, leases, context.taskId(),
+                Names.changelogTopic(context.applicationId()), restored, holder(), clock, "partition " + partition + " worker " + worker);
+        boolean takenEarly = taken.early();
+        WorkerState state = taken.state();
+        lease = taken.guard();
         taskState.leased(state, lease);     // commitLease asks for the commit that makes it durable at once
         // a dead previous owner's open transaction would hide this task's records until the broker aborts it
         fence.fenceOpenTransactions(partition);
         TailProbe.Result tail = tailProbe.highestIssued(partition, ids.datacenterId(), worker);
-        this.lookup = null;
         long now = clock.getAsLong();
         // the tail decides only if it holds the newest IDs: empty or below lastId (output lost), the state's bounds do
         reservationBounds = !tailDecides || tail.highestId() < 0 || tail.highestId() < restored.lastId();
@@ -230,7 +183,36 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         startIssuing(worker);
         taskStats = stats.open(partition, worker, now, clock);
         sources = new SourceHeaders(stamp.provenance(), compact, partition);
+        PauseBuffer paused = new PauseBuffer(context.getStateStore(Names.PENDING_STORE));
         stamped = new StampedCheck(partition, inputTopic, tailProbe, paused, taskStats, tail.sources(), skipsStamped);
+        aside = new SetAside(context, paused, sources, stamped, values, taskStats, partition, pausesOnLead, new SetAside.Stamping() {
+            @Override
+            public boolean leadExceeded() {
+                return StampProcessor.this.leadExceeded();
+            }
+
+            @Override
+            public boolean mustWait() {
+                return StampProcessor.this.mustWait();
+            }
+
+            @Override
+            public void waitEnded() {
+                StampProcessor.this.waitEnded();
+            }
+
+            @Override
+            public void firstHeld() {
+                if (waitingSince < 0) {
+                    lead.holdingBack(generator.leadMillis());
+                }
+            }
+
+            @Override
+            public void stamp(Record<byte[], byte[]> record, Object plan) {
+                StampProcessor.this.stamp(record, plan, false);
+            }
+        });
         lead = new LeadWatch(partition, worker, maxLeadMillis, ids.layout().maxSequence() + 1, taskStats::excessLead, clock);
         LeaseGuard taskLease = lease;
         taskStats.leaseConfirmedBy(taskLease::readBack);
@@ -245,25 +227,15 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
                 decision.describe(ids.layout()));
         heartbeats.start(context, ids.heartbeat(), partition, () -> {
             taskState.heartbeat(lastIssued);
-            preCommitHooks.cover(lastIdHook, punctuations);
+            lastIds.cover();
         });
         // under exactly-once the put in init waits in the thread's open transaction for a commit, which only a record or
         // a punctuation triggers: this one-shot punctuation asks for one, so the lease in the store is durable at once
         leaseWrite = context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, ignored -> commitLease());
         if (lastIssued > state.lastId()) {
-            lastIdPending = true;
-            preCommitHooks.pending(lastIdHook, punctuations);
+            lastIds.issued();
         }
-        if (!paused.isEmpty()) {
-            log.info("partition {}: {} records set aside before the restart wait to be stamped", partition, paused.size());
-            long oldest = sources.offsetOf(paused.peek());
-            if (skipsStamped && oldest >= 0) {
-                // the previous owner may have stamped some of them and stopped before a commit removed them from the store:
-                // they are checked against the output as the first inputs are, from the oldest on, before the drain stamps
-                stamped.checkFrom(oldest);
-            }
-            scheduleDrain();
-        }
+        aside.restored(skipsStamped);
     }
 
     @Override
@@ -273,14 +245,14 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         sizeLimit.check(record);
         Object plan = values == null ? null : values.inspectNow(record.value());
-        if (plan == ValueField.LOOKUP && lookup == null && paused.isEmpty()) {
-            lookup = values.lookup(record.value());
+        if (plan == ValueField.LOOKUP) {
+            aside.lookUp(record.value());
         }
         // behind records set aside, while a read of what is already stamped or a schema lookup runs, or when this one's ID
         // would wait: set aside, so the thread stamps the other tasks
-        if (!paused.isEmpty() || plan == ValueField.LOOKUP || stamped.reading() || (pausesOnLead && leadExceeded())
+        if (!aside.isEmpty() || plan == ValueField.LOOKUP || stamped.reading() || (pausesOnLead && leadExceeded())
                 || mustWait()) {
-            holdBack(record);
+            aside.hold(record);
             return;
         }
         stamp(record, plan, true);
@@ -322,10 +294,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
     private void stamp(Record<byte[], byte[]> record, Object plan, boolean addSource) {
         long id = issuer.issue();
         lastIssued = id;
-        if (!lastIdPending) {
-            lastIdPending = true;
-            preCommitHooks.pending(lastIdHook, punctuations);
-        }
+        lastIds.issued();
         taskStats.issued(id, ids.layout().toWallMillis(generator.lastTime()), generator.clockBehindEvents(),
                 generator.borrowedUnits());
         // the digits only where they are written: the header in the text format (a JSON value makes its own otherwise)
@@ -371,131 +340,11 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         leaseWrite = null;
         context.commit();
         // a task start follows a rebalance, which may have closed the task that held the thread's stop check
-        preCommitHooks.cover(lastIdHook, punctuations);
-    }
-
-    /**
-     * The committed state names the last ID issued: run right before each commit that follows an ID issued here (with the
-     * other tasks of the thread), or only at a clean stop where commits need no exact last ID ({@link PreCommitHooks}).
-     * An idle task adds nothing to the changelog; a closed one writes nothing.
-     */
-    private void recordLastId() {
-        lastIdPending = false;
-        if (!closed) {
-            taskState.recordLastId(lastIssued);
-        }
+        lastIds.cover();
     }
 
     private boolean leadExceeded() {
         return lead.exceeded(generator.leadMillis());
-    }
-
-    /** Keeps the record, with its provenance, until its ID no longer waits (and, policy {@code pause}, the clock caught up). */
-    private void holdBack(Record<byte[], byte[]> record) {
-        if (paused.isEmpty()) {
-            if (waitingSince < 0) {
-                lead.holdingBack(generator.leadMillis());
-            }
-            scheduleDrain();
-        }
-        if (asideTopic == null) {
-            asideTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(null);
-        }
-        sources.setAside(record.headers(), context.recordMetadata().orElseThrow());
-        paused.append(record);
-        taskStats.heldBack(paused.size());
-    }
-
-    private void scheduleDrain() {
-        if (drain == null) {
-            drain = context.schedule(DRAIN_EVERY, PunctuationType.WALL_CLOCK_TIME, ignored -> drainPaused());
-        }
-    }
-
-    /** Stamps the records set aside in order while their IDs need not wait and the lead allows, a bounded batch per call. */
-    private void drainPaused() {
-        int drained = 0;
-        boolean leadHeld = false;
-        while (!paused.isEmpty() && drained < DRAIN_BATCH) {
-            StampedCheck.Head head = stamped.atHead(() -> sources.offsetOf(paused.peek()));
-            if (head == StampedCheck.Head.WAIT) {
-                break;
-            }
-            if (head == StampedCheck.Head.SKIP) {
-                paused.removeHead();        // set aside before the read was done: found in the output, not stamped again
-                continue;
-            }
-            if (lookup != null) {
-                if (!lookup.isDone()) {
-                    break;
-                }
-                java.util.concurrent.CompletableFuture<Void> done = lookup;
-                lookup = null;
-                rethrowFailure(done);
-            }
-            if (pausesOnLead && leadExceeded()) {
-                leadHeld = true;
-                break;
-            }
-            if (mustWait()) {
-                break;
-            }
-            Record<byte[], byte[]> record = paused.peek();
-            long offset = sources.offsetOf(record);
-            SourceHeaders.leavingStore(record.headers());
-            Object plan = null;
-            if (values != null) {
-                try {
-                    plan = values.inspectNow(record.value());
-                } catch (io.snowstamp.BadRecordException refused) {
-                    paused.removeHead();
-                    taskStats.heldBack(paused.size());
-                    waitEnded();        // its ID no longer waited
-                    throw new SetAsideRefused(refused, record, asideTopic, partition, offset);
-                }
-                if (plan == ValueField.LOOKUP) {
-                    lookup = values.lookup(record.value());
-                    break;
-                }
-            }
-            stamp(record, plan, false);
-            paused.removeHead();
-            drained++;
-        }
-        if (drained > 0 && !leadHeld) {
-            waitEnded();      // a wait that begins again later is a new one
-        }
-        taskStats.heldBack(paused.size());
-        if (paused.isEmpty()) {
-            drain.cancel();
-            drain = null;
-            if (drained > 0 && pausesOnLead) {
-                log.info("partition {}: the clock caught up; stamping resumed", partition);
-            }
-        }
-    }
-
-    /**
-     * A lookup that failed otherwise than by a refusal or an outage (credentials refused meanwhile, a bug) fails the task
-     * as the same failure on the record's arrival would, its records still set aside; not looked up again and again.
-     */
-    private static void rethrowFailure(java.util.concurrent.CompletableFuture<Void> lookup) {
-        try {
-            lookup.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        }
-    }
-
-    private long workerForPartition() {
-        long worker = ids.workerFor(partition);
-        IdLayout layout = ids.layout();
-        if (worker > layout.maxWorker()) {
-            throw new ConfigException(Keys.ID_WORKER_OFFSET, ids.workerOffset(),
-                    "a value that leaves room for partition " + partition + ": worker = offset + partition must be <= "
-                            + layout.maxWorker() + " with " + layout.workerBits() + " worker bits");
-        }
-        return worker;
     }
 
     private String holder() {
@@ -504,9 +353,9 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void close() {
-        closed = true;
-        preCommitHooks.closed(lastIdHook);
-        lastIdPending = false;
+        if (lastIds != null) {
+            lastIds.close();
+        }
         lease.release();
         lease = LeaseGuard.none();
         heartbeats.cancel();
@@ -521,9 +370,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
             leaseWrite.cancel();
             leaseWrite = null;
         }
-        if (drain != null) {
-            drain.cancel();
-            drain = null;
+        if (aside != null) {
+            aside.close();
         }
         if (stamped != null) {
             stamped.cancel();
