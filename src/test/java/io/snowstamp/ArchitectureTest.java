@@ -111,6 +111,21 @@ class ArchitectureTest {
         assertThat(allowed("id", "config")).isFalse();
     }
 
+    /** One job per file: a main source file over this many lines holds more than one (issue 45). */
+    static final int MAX_LINES = 400;
+
+    @Test
+    void shouldKeepEveryMainFileAtMostMaxLines() throws IOException {
+        List<String> tooLong = new ArrayList<>();
+        for (Path source : javaFiles(Paths.get("src/main/java/io/snowstamp"))) {
+            long lines = Files.readAllLines(source).size();
+            if (lines > MAX_LINES) {
+                tooLong.add(source + " " + lines);
+            }
+        }
+        assertThat(tooLong).as("main files over %d lines: split out a job of their own", MAX_LINES).isEmpty();
+    }
+
     @Test
     void shouldDescribeEveryPackageInAPackageInfo() throws IOException {
         try (Stream<Path> packages = Files.list(Paths.get("src/main/java/io/snowstamp"))) {

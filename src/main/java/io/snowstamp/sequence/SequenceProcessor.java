@@ -67,7 +67,7 @@ import java.util.function.LongSupplier;
  * ({@link SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder
  * frozen or cut off with a reservation unsent issues nothing from it, so every segment the old one can still number in
  * lies before the new owner's lease record: restored, or read by the lease reader and raised at the first number
- * ({@link #raiseFromLease}) — after the restore, or hidden from it by an older holder's late write of the tag. The next segment is reserved when half of the current one is used, so
+ * ({@link LeaseStartRaises#raiseFromLease}) — after the restore, or hidden from it by an older holder's late write of the tag. The next segment is reserved when half of the current one is used, so
  * steady numbering does not wait (under exactly-once the reservation and its numbers commit together: nothing waits).
  */
 final class SequenceProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
@@ -81,7 +81,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private final SequenceTail tail;
     private final JsonIdSplicer splicer;
     private final NumberFreezeHook freeze = NumberFreezeHook.fromSystemProperties();
-    private final Map<String, Counter> counters = new HashMap<>();
+    private final Map<String, TagCounter> counters = new HashMap<>();
 
     private ProcessorContext<byte[], StampedValue> context;
     private KeyValueStore<String, SequenceState> store;
@@ -92,10 +92,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private Cancellable checkpointer;
     /** whether the tail was scanned at start */
     private boolean tailScanned;
-    /** whether tags resume right after their last number issued, inside their reserved segments ({@link ResumeRule}) */
-    private boolean resumeInside;
-    /** at-least-once, resuming inside: the lease of the clean-close marker trusted (null otherwise) */
-    private LeaseMark trustedMarker;
+    /** What the first number under the lease raises the tags above, and whether they resume inside their segments. */
+    private LeaseStartRaises raises;
     private final boolean exactlyOnce;
     private long issued;
     private final Leases leases;
@@ -110,40 +108,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * periodic checkpoint writes it otherwise); null under at-least-once, where the clean-close marker writes it.
      */
     private final PreCommitHooks atStop;
-    private PreCommitHooks.Scheduler punctuations;
-    /** {@link #issuedHook} waits in {@link #atStop}. */
-    private boolean issuedPending;
-    private boolean closed;
-    private final PreCommitHooks.Hook issuedHook = new PreCommitHooks.Hook() {
-        @Override
-        public void write() {
-            issuedPending = false;
-            if (!closed) {
-                recordIssued(clock.getAsLong());
-            }
-        }
-
-        @Override
-        public boolean settled() {
-            if (closed || counters.values().stream().noneMatch(SequenceProcessor::advanced)) {
-                issuedPending = false;
-                return true;
-            }
-            return false;
-        }
-    };
-
-    /** The numbers one tag may issue without another write: {@code last + 1 .. end}. */
-    private static final class Counter {
-        /** the last number issued, or the one to resume after */
-        long last;
-        /** the end of the reserved segment (inclusive); {@code last == end}: reserve before issuing */
-        long end;
-        /** the tag's entry as last written or restored (null: none yet); {@code last > written.issued()}: advanced since */
-        TagSegment written;
-        /** numbers up to this may leave the task: a segment reaching it is in the changelog (acknowledged or restored) */
-        long acked = -1;
-    }
+    /** {@code issued} for a clean stop's last commit (exactly-once; null otherwise). */
+    private IssuedAtStop issuedAtStop;
 
     SequenceProcessor(SequenceSettings settings, StampSettings stamp, ConnectionSettings connection, int partitions, LongSupplier clock,
                       SequenceTail tail, Leases leases, WriteAcks writeAcks, PreCommitHooks atStop) {
@@ -163,15 +129,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     public void init(ProcessorContext<byte[], StampedValue> context) {
         // Streams may close() and init() the same instance after restoring: rebuild everything here
         this.context = context;
-        this.punctuations = (interval, punctuator) -> context.schedule(interval, PunctuationType.WALL_CLOCK_TIME, punctuator);
-        this.issuedPending = false;
-        this.closed = false;
+        this.issuedAtStop = atStop == null ? null : new IssuedAtStop(atStop, (interval, punctuator) -> context.schedule(interval,
+                PunctuationType.WALL_CLOCK_TIME, punctuator), () -> counters.values().stream().anyMatch(TagCounter::advanced),
+                () -> recordIssued(clock.getAsLong()));
         this.store = context.getStateStore(SequenceNames.STORE);
         this.registry = new TagRegistry(context.getStateStore(SequenceNames.TAGS_STORE));
         this.partition = context.taskId().partition();
         this.segmentStore = new SegmentStore(store, partition);
         counters.clear();
-        trustedMarker = null;
         issued = 0;
         segments = 0;
         checkpoint = null;
@@ -191,10 +156,11 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         Map<String, String> raised = new TreeMap<>();
         int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
         TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
-        PartitionCheckpoint leased = restored.withNewLease(holder(), now, partitions, leases.highestEpoch(changelog));
+        PartitionCheckpoint leased = restored.withNewLease(io.snowstamp.lease.Holders.of(connection.instanceId()), now, partitions, leases.highestEpoch(changelog));
         String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased);
-        resumeInside = resume == null;
-        trustedMarker = resumeInside && !exactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null;
+        boolean resumeInside = resume == null;
+        raises = new LeaseStartRaises(partition, segmentStore, tail, clock, tailScanned, resumeInside,
+                resumeInside && !exactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null);
         // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
         int skipped = resumeInside || !tailScanned ? 0 : segmentStore.resumeAboveSegments(now);
         checkpoint = leased;
@@ -224,15 +190,13 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        if (lease.check()) {
-            raiseFromLease();
-            distrustALateMarker();
-            rescanTail();
+        if (lease.check() && raises.atFirstNumber(lease, checkpoint)) {
+            counters.clear();
         }
         String tag = new String(record.key(), StandardCharsets.UTF_8);
         Envelope envelope = Envelope.decode(record.value());
         JsonIdSplicer.Plan plan = splicer == null ? null : splicer.inspect(envelope.value());
-        Counter counter = counters.get(tag);
+        TagCounter counter = counters.get(tag);
         if (counter == null) {
             counter = open(tag);
             counters.put(tag, counter);
@@ -261,117 +225,28 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     /** Exactly-once: what a clean stop's last commit must name ({@link #atStop}). */
-    private void issuedForTheStop(String tag, Counter counter) {
-        if (atStop == null) {
+    private void issuedForTheStop(String tag, TagCounter counter) {
+        if (issuedAtStop == null) {
             return;
         }
-        if (atStop.stopping()) {
+        if (issuedAtStop.stopping()) {
             // numbered after the thread wrote its tasks' issued for the stop: this tag's, into the last commit (the other
             // tags were written then; one tag, not all, per record: a stop drains what the thread had fetched)
             counter.written = counter.written.withIssued(counter.last, clock.getAsLong());
             store.put(tag, counter.written);
-        } else if (!issuedPending) {
-            issuedPending = true;
-            atStop.pending(issuedHook, punctuations);
+        } else {
+            issuedAtStop.advanced();
         }
     }
 
-    private static boolean advanced(Counter counter) {
-        return counter.written != null && counter.last > counter.written.issued();
-    }
-
-    /**
-     * At the first number under a new lease: every segment another writer reserved after this task's restore ended and
-     * before its lease record was read by the lease reader by now, and the previous owner may number in it (a round of its
-     * own read past it before this lease showed) while its records are still on their way: every such tag is raised to
-     * the segment's end, so that it resumes above it. The same for a segment the restore read but did not keep: an older
-     * holder's write of the tag, sent before a newer holder took the partition, can land after that holder's reservation
-     * (under at-least-once nothing flushes the writes of a task's close before the partition moves on: Kafka Streams
-     * closes the processors after the revocation's commit, and the clean close of the task's record collector flushes
-     * nothing); the restore keeps that lower write as the tag's newest value, below numbers the newer holder forwarded.
-     */
-    private void raiseFromLease() {
-        // only a segment the store does not know: a write of a known one (this task's own raises at its start, the
-        // previous holder's issued before its marker) leaves the tag to the resume rule
-        Map<String, Long> unknown = new HashMap<>();
-        lease.coveredCounters().forEach((tag, maxId) -> {
-            TagSegment stored = segmentStore.segment(tag);
-            if (stored == null || stored.maxId() < maxId) {
-                unknown.put(tag, maxId);
-            }
-        });
-        if (unknown.isEmpty()) {
-            return;
-        }
-        Map<String, String> raised = new TreeMap<>();
-        int advanced = segmentStore.raise(unknown, clock.getAsLong(), raised, LOGGED_RAISES);
-        counters.clear();
-        if (advanced > 0) {
-            log.info("sequence partition {}: {} tags raised above the segments another holder reserved that the restored"
-                    + " state does not hold (reserved after the restore, or hidden by an older holder's late write), before"
-                    + " lease epoch {} (raised: {})", partition, advanced, checkpoint.epoch(), raised.isEmpty() ? "none" : raised);
-        }
-    }
-
-    /**
-     * At the first number under a new lease (or at a close before it), where the restored clean-close marker was
-     * trusted: a tag's record that lies after the marker in the log, before this lease record, was written by another
-     * holder still running after its own lease ended (a zombie's reservation, sent before it saw the newer lease, landing
-     * late). Restored as the tag's newest value it replaced what the marker vouched for, and its {@code issued} may lie
-     * below numbers that holder forwarded: every tag resumes above its reserved segment instead.
-     */
-    private void distrustALateMarker() {
-        if (trustedMarker == null || !lease.writtenAfter(trustedMarker)) {
-            return;
-        }
-        trustedMarker = null;
-        resumeInside = false;
-        int skipped = segmentStore.resumeAboveSegments(clock.getAsLong());
-        counters.clear();
-        log.info("sequence partition {}: a state write landed after the clean-close marker of the previous holder, before"
-                + " lease epoch {}: tags resume above their reserved segments ({} recorded as issued up to their segment's end)",
-                partition, checkpoint.epoch(), skipped);
-    }
-
-    /**
-     * At the first number under a new lease: the previous owner has stopped by now, and numbers it issued inside
-     * a segment it had reserved before this task's restore left no changelog write, so the tail is read again and
-     * every tag raised above what it shows, before any counter opens.
-     */
-    private void rescanTail() {
-        if (!tailScanned) {
-            return;     // without the tail guard, counters resume above whole reserved segments
-        }
-        SequenceTail.Scan scan = tail.scan(partition, checkpoint.coveredOffset());
-        if (scan.endOffset() < 0) {
-            return;
-        }
-        Map<String, String> raised = new TreeMap<>();
-        int advanced = segmentStore.raiseFromTail(scan, clock.getAsLong(), raised, LOGGED_RAISES);
-        counters.clear();
-        if (advanced > 0) {
-            log.info("sequence partition {}: the tail read again at the first number of lease epoch {} advanced {} tags"
-                    + " (raised: {})", partition, checkpoint.epoch(), advanced, raised.isEmpty() ? "none" : raised);
-        }
-    }
-
-    /**
-     * A counter for a tag first seen since the task started: where {@link #resumesInside} allows, right after
-     * the last number issued (which {@link #resumeFromTail} made the stored {@code issued}), inside the
-     * reserved segment; otherwise above the stored {@code maxId} (the first record reserves a new segment).
-     */
-    private Counter open(String tag) {
-        Counter counter = new Counter();
+    /** A counter for a tag first seen since the task started ({@link TagCounter#open}). */
+    private TagCounter open(String tag) {
         TagSegment stored = segmentStore.segment(tag);
-        counter.written = stored;
-        counter.end = stored == null ? -1 : stored.maxId();
-        counter.last = stored == null ? -1 : resumeInside ? stored.issued() : stored.maxId();
         if (stored != null) {
             // restored from the changelog, or raised to a number found in the output (issued: nothing left in it to number)
             acks.restored(tag, stored.maxId());
-            counter.acked = stored.maxId();
         }
-        return counter;
+        return TagCounter.open(stored, raises.resumeInside());
     }
 
     /**
@@ -383,7 +258,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      *              rarely waits (nothing when the definition's start lies above it: that segment is reserved when
      *              the current one is used up)
      */
-    private void reserve(String tag, Counter counter, TagDefinition routedWith, boolean ahead) {
+    private void reserve(String tag, TagCounter counter, TagDefinition routedWith, boolean ahead) {
         if (counter.end == Long.MAX_VALUE) {
             if (ahead) {
                 return;
@@ -438,17 +313,13 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * offset was forwarded before, so its number is at most its tag's {@code issued}.
      */
     private void recordIssued(long now) {
-        for (Map.Entry<String, Counter> entry : counters.entrySet()) {
-            Counter counter = entry.getValue();
-            if (advanced(counter)) {
+        for (Map.Entry<String, TagCounter> entry : counters.entrySet()) {
+            TagCounter counter = entry.getValue();
+            if (counter.advanced()) {
                 counter.written = counter.written.withIssued(counter.last, now);
                 store.put(entry.getKey(), counter.written);
             }
         }
-    }
-
-    private String holder() {
-        return io.snowstamp.lease.Holders.of(connection.instanceId());
     }
 
     /**
@@ -457,16 +328,15 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * tag that advanced, then the checkpoint marked closed, to one changelog partition through one producer — so a
      * restored marker implies those entries were restored too ({@link ResumeRule}); and, for a holder closed before its
      * first number, the raise of every segment another holder reserved between its restore and its lease record
-     * ({@link #raiseFromLease}), which is why no marker is written before that lease record was read back. A dirty close
+     * ({@link LeaseStartRaises#raiseFromLease}), which is why no marker is written before that lease record was read back. A dirty close
      * may write it too: it
      * records what was issued, not what reached the log. Under exactly-once nothing is written: the last commit is over,
      * and a write would open a transaction that holds back every read_committed reader of the changelog until it ends.
      */
     @Override
     public void close() {
-        closed = true;
-        if (atStop != null) {
-            atStop.closed(issuedHook);
+        if (issuedAtStop != null) {
+            issuedAtStop.close();
         }
         if (checkpointer != null) {
             checkpointer.cancel();
@@ -503,15 +373,17 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             }
             java.util.Set<String> written = new java.util.HashSet<>();
             counters.forEach((tag, counter) -> {
-                if (advanced(counter)) {
+                if (counter.advanced()) {
                     written.add(tag);
                 }
             });
             recordIssued(clock.getAsLong());
-            distrustALateMarker();
-            // closed before its first number (or before raiseFromLease ran): a segment another holder reserved after the
+            boolean changed = raises.distrustALateMarker(lease, checkpoint);
+            // closed before its first number (or before the raises ran): a segment another holder reserved after the
             // restore, before this lease record, is not in the store; the marker must vouch for none of its numbers
-            raiseFromLease();
+            if (raises.raiseFromLease(lease, checkpoint) || changed) {
+                counters.clear();
+            }
             segmentStore.rewriteAll(clock.getAsLong(), written);
             checkpoint = checkpoint.closedCleanly();
             store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
