@@ -108,8 +108,8 @@ public final class RegistryLog implements AutoCloseable {
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(maxBlock.toMillis()));
-        // a record is given up by the producer as the caller gives up waiting for it (delivery.timeout.ms may not be
-        // below linger.ms + request.timeout.ms: linger is 0, the request timeout at most the delivery timeout)
+        // the producer gives a record up after the timeout, about when its caller stopped waiting (delivery.timeout.ms
+        // may not be below linger.ms + request.timeout.ms: linger is 0, the request timeout at most the delivery timeout)
         producerProps.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(Math.max(timeout.toMillis(), 1000)));
         producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.min(timeout.toMillis(), 30_000)));
         producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
