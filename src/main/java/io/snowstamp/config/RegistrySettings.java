@@ -53,11 +53,21 @@ public record RegistrySettings(boolean enabled, String topic, String space, bool
     }
 
     /**
+     * The longest one heartbeat may take (its read, its writes, the read back), half a heartbeat and a
+     * second: every wait for Kafka in it ends by then, and the heartbeat is tried again at the next one.
+     */
+    public Duration heartbeatTimeout() {
+        return heartbeat.dividedBy(2).plusSeconds(1);
+    }
+
+    /**
      * How long a claimant waits in a young registry while applications it does not know may still be
-     * running (a registry deleted and recreated): two heartbeats and a second, long enough for every
-     * running application to re-assert its claim first.
+     * running (a registry deleted and recreated): long enough for every running application to re-assert
+     * its claim first. The heartbeat under way at the recreation ends within {@link #heartbeatTimeout},
+     * the next starts a heartbeat later and re-asserts within the timeout again: one heartbeat, two
+     * timeouts, and a second to spare (two heartbeats and three seconds).
      */
     public Duration grace() {
-        return heartbeat.multipliedBy(2).plusSeconds(1);
+        return heartbeat.plus(heartbeatTimeout().multipliedBy(2)).plusSeconds(1);
     }
 }

@@ -5,6 +5,8 @@ import io.snowstamp.registry.WorkerRegistry.Request;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
+import java.util.Properties;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
@@ -13,30 +15,52 @@ import java.util.function.LongSupplier;
  * Keeps a granted lease alive (the {@link WorkerRegistry} job after the claim): a heartbeat record
  * per claim of the lease, a claim missing from a recreated registry claimed afresh, and the clean
  * stop recorded. Not thread-safe; one per {@link WorkerRegistry}, used by its heartbeat thread.
+ *
+ * <p><b>Why a heartbeat has a timeout.</b> After the registry was deleted and recreated, a newcomer
+ * waits its grace for running applications to re-assert their claims before it may be granted their
+ * workers. A heartbeat under way at the recreation may have read the deleted topic, and its client
+ * then waits, up to the client's own timeouts (a minute), for what never comes: an end offset the new
+ * topic does not reach, a write meant for the old one. The next heartbeat, the one that re-asserts,
+ * would come after the newcomer's claim, and two applications would stamp with the same workers. So
+ * heartbeats use a registry log of their own, and every wait of one heartbeat (its read, its writes,
+ * the read back) ends by the heartbeat timeout T after it started; then it fails and is tried again
+ * at the next. The heartbeat under way at the recreation has ended within T, the next starts one
+ * heartbeat H later (a fixed delay) and has re-asserted within T: H + 2T after the recreation, which
+ * the grace, H + 2T + 1 s from when the newcomer saw the recreated registry, covers
+ * ({@code RegistrySettings.grace}; every application of a cluster uses one {@code registry.heartbeat}).
  */
 final class LeaseHeartbeat {
     /** The registry's logger: operators follow one logger for everything about claims. */
     private static final Logger log = LoggerFactory.getLogger(WorkerRegistry.class);
 
     private final WorkerRegistry owner;
+    private final Properties client;
+    /** The claimant's log (for the clean stop, after the last heartbeat). */
     private final RegistryLog registry;
     private final LongSupplier clock;
+    /** The heartbeats' own log, its producer's waits bounded by the heartbeat timeout; opened by the first heartbeat. */
+    private volatile RegistryLog beats;
 
-    LeaseHeartbeat(WorkerRegistry owner, RegistryLog registry, LongSupplier clock) {
+    LeaseHeartbeat(WorkerRegistry owner, Properties client, RegistryLog registry, LongSupplier clock) {
         this.owner = owner;
+        this.client = client;
         this.registry = registry;
         this.clock = clock;
     }
 
     /** {@link WorkerRegistry#heartbeat}: same contract. */
-    void heartbeat(Request request, Lease lease) {
-        RegistryLog.Snapshot snapshot = owner.readable();
+    void heartbeat(Request request, Lease lease, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (beats == null) {
+            beats = RegistryLog.openUnchecked(client, registry.topic(), timeout);
+        }
+        RegistryLog.Snapshot snapshot = WorkerRegistry.readable(beats, beats.read(deadline));
         RegistryView view = snapshot.view();
         long now = clock.getAsLong();
         for (String key : lease.keys()) {
             RegistryView.Verdict verdict = view.verdict(key).orElse(null);
             if (verdict != null && verdict.granted()) {
-                registry.append(verdict.claim().withHeartbeat(now, view.order(verdict.entry()), snapshot.registryId()));
+                beats.append(verdict.claim().withHeartbeat(now, view.order(verdict.entry()), snapshot.registryId()), deadline);
                 continue;
             }
             if (verdict != null) {
@@ -48,16 +72,16 @@ final class LeaseHeartbeat {
                 if (view.releaseOverwritten(key)) {
                     // this holder's own heartbeat, read before the release and written after it, is now the
                     // key's newest record: write the release again so that compaction keeps the release
-                    registry.append(inactive.claim());
+                    beats.append(inactive.claim(), deadline);
                 }
                 throw new RegistryLostException("the claim " + key + " was " + inactive.claim().state() + " while the application ran"
                         + (inactive.claim().note().isEmpty() ? "" : " (" + inactive.claim().note() + ")"));
             }
-            reassert(request, lease, key, now, snapshot.registryId(), view);
+            reassert(deadline, request, lease, key, now, snapshot.registryId(), view);
         }
     }
 
-    private void reassert(Request request, Lease lease, String key, long now, String registryId, RegistryView view) {
+    private void reassert(long deadline, Request request, Lease lease, String key, long now, String registryId, RegistryView view) {
         long first = Long.parseLong(key.substring(key.lastIndexOf('/') + 1));
         long end = first;
         // the segment's end: the next segment's first worker, or the lease's end
@@ -80,15 +104,15 @@ final class LeaseHeartbeat {
         Claim claim = new Claim(request.space(), request.datacenter(), request.application(), first, (int) (end - first),
                 request.layout().fingerprint(), request.input(), request.output(), request.instance(), now, now, Claim.State.ACTIVE, -1,
                 registryId, floors, "re-asserted by a heartbeat: the claim was missing from the registry");
-        long offset = registry.append(claim);
-        RegistryView after = owner.readable().view();
+        long offset = beats.append(claim, deadline);
+        RegistryView after = WorkerRegistry.readable(beats, beats.read(deadline)).view();
         RegistryView.Verdict verdict = after.verdict(key).orElse(null);
         if (verdict == null || !verdict.granted()) {
             throw new RegistryLostException("the claim " + key + " was missing from the registry (recreated?) and could not be re-asserted: "
                     + (verdict == null || verdict.blockedBy() == null ? "it was replaced" : ClaimRefusals.describe(verdict.blockedBy(), clock.getAsLong()) + " claimed its workers first"));
         }
         log.warn("the claim {} was missing from the worker registry {} (deleted and recreated?): re-asserted at offset {}", key,
-                registry.topic(), offset);
+                beats.topic(), offset);
     }
 
     /** {@link WorkerRegistry#stopped}: same contract. */
@@ -102,6 +126,13 @@ final class LeaseHeartbeat {
                 registry.append(claim.withState(Claim.State.ACTIVE, now, view.order(verdict.entry()), snapshot.registryId(), claim.marks(),
                         WorkerRegistry.STOPPED_NOTE));
             });
+        }
+    }
+
+    void close() {
+        RegistryLog open = beats;
+        if (open != null) {
+            open.close();
         }
     }
 }

@@ -4,6 +4,7 @@ import io.snowstamp.SnowstampException;
 import io.snowstamp.recovery.ChangelogWriter;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,15 +28,22 @@ import java.util.concurrent.TimeUnit;
 /**
  * Reads and appends the registry topic: partition 0 of a single-partition topic, read whole from
  * its beginning to the end offset taken when the read starts (judged by position, so compaction
- * gaps cannot stall it). Not thread-safe: one owner at a time (the claimant at start, then the
- * heartbeat thread).
+ * gaps cannot stall it). Every wait of a read or an append ends by a deadline, the timeout after the
+ * call unless the caller gives one (a heartbeat gives its own, see {@link LeaseHeartbeat}). Not
+ * thread-safe: one owner at a time.
  */
 public final class RegistryLog implements AutoCloseable {
     /** Keys starting with this are not claims (reserved for later record kinds): readers skip them. */
     public static final String RESERVED_PREFIX = "_";
+    private static final Duration POLL = Duration.ofMillis(200);
 
     private final String topic;
     private final Duration timeout;
+    /**
+     * The longest {@code producer.send} may block (for the topic's metadata): a quarter of the timeout. The only wait
+     * a deadline cannot cut short, so a write starts only while it still fits before the deadline.
+     */
+    private final Duration maxBlock;
     private final Properties consumerProps;
     private final Admin admin;
     private final Properties producerProps;
@@ -76,9 +84,15 @@ public final class RegistryLog implements AutoCloseable {
         }
     }
 
+    /** Like {@link #open} without looking at the topic (no wait at all): its first read does. */
+    static RegistryLog openUnchecked(Properties client, String topic, Duration timeout) {
+        return new RegistryLog(client, topic, timeout, Admin.create(client));
+    }
+
     private RegistryLog(Properties client, String topic, Duration timeout, Admin admin) {
         this.topic = topic;
         this.timeout = timeout;
+        this.maxBlock = timeout.dividedBy(4);
         this.admin = admin;
         Properties consumer = new Properties();
         consumer.putAll(client);
@@ -93,7 +107,9 @@ public final class RegistryLog implements AutoCloseable {
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, "0");
-        producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(timeout.toMillis()));
+        producerProps.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(maxBlock.toMillis()));
+        // the producer gives a record up after the timeout, about when its caller stopped waiting (delivery.timeout.ms
+        // may not be below linger.ms + request.timeout.ms: linger is 0, the request timeout at most the delivery timeout)
         producerProps.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(Math.max(timeout.toMillis(), 1000)));
         producerProps.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.min(timeout.toMillis(), 30_000)));
         producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -125,24 +141,31 @@ public final class RegistryLog implements AutoCloseable {
         return topic;
     }
 
-    /** Reads the whole registry as it is now. */
+    /** Reads the whole registry as it is now, within the timeout. */
     public Snapshot read() {
-        String registryId = describe(admin, topic, timeout).topicId().toString();
+        return read(deadline());
+    }
+
+    /**
+     * Reads the whole registry as it is now.
+     *
+     * @param deadline {@link System#nanoTime()} by which every wait has ended: then the read fails
+     */
+    public Snapshot read(long deadline) {
+        String registryId = describe(admin, topic, left(deadline, "read")).topicId().toString();
         seenTopicId = registryId;
         TopicPartition partition = new TopicPartition(topic, 0);
         List<RegistryView.Entry> entries = new ArrayList<>();
         List<String> unreadable = new ArrayList<>();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps);
+        try {
             consumer.assign(List.of(partition));
             consumer.seekToBeginning(List.of(partition));
-            long end = consumer.endOffsets(List.of(partition), timeout).get(partition);
-            while (consumer.position(partition, timeout) < end) {
-                if (System.nanoTime() > deadline) {
-                    throw new SnowstampException("reading the worker registry " + topic + " did not reach its end offset " + end
-                            + " within " + timeout.toSeconds() + " s");
-                }
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+            long end = consumer.endOffsets(List.of(partition), left(deadline, "read")).get(partition);
+            // an end offset of a topic deleted meanwhile may never be reached: the deadline ends the read
+            while (consumer.position(partition, left(deadline, "reach the end offset " + end + " of")) < end) {
+                Duration poll = left(deadline, "reach the end offset " + end + " of");
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(poll.compareTo(POLL) < 0 ? poll : POLL)) {
                     if (record.offset() >= end) {
                         continue;
                     }
@@ -164,37 +187,67 @@ public final class RegistryLog implements AutoCloseable {
                     }
                 }
             }
+        } finally {
+            // closing waits for in-flight fetches (30 s by default, seen under a deleted topic): only until the deadline
+            consumer.close(CloseOptions.timeout(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
         }
         return new Snapshot(registryId, entries, unreadable);
     }
 
-    /** Appends a record of a claim; returns its offset once every in-sync replica has it. */
+    /** Appends a record of a claim, within the timeout; returns its offset once every in-sync replica has it. */
     public long append(Claim claim) {
-        return send(claim.key(), ClaimCodec.encode(claim));
+        return append(claim, deadline());
     }
 
-    private synchronized long send(String key, byte[] value) {
+    /**
+     * Appends a record of a claim; returns its offset once every in-sync replica has it.
+     *
+     * @param deadline {@link System#nanoTime()} by which every wait has ended: then the append fails (the record may
+     *                 still land later, until the producer's delivery timeout)
+     */
+    public long append(Claim claim, long deadline) {
+        return send(claim.key(), ClaimCodec.encode(claim), deadline);
+    }
+
+    private synchronized long send(String key, byte[] value, long deadline) {
         String seen = seenTopicId;
         if (seen != null && producerTopicId != null && !seen.equals(producerTopicId)) {
-            producer.close(Duration.ofSeconds(5));
+            // records still waiting in it belong to the deleted topic: dropped, not waited for
+            producer.close(Duration.ZERO);
             producer = new KafkaProducer<>(producerProps);
         }
         if (seen != null) {
             producerTopicId = seen;
         }
+        if (deadline - System.nanoTime() < maxBlock.toNanos()) {
+            throw new SnowstampException("cannot write to the worker registry " + topic + ": less than the "
+                    + maxBlock.toMillis() + " ms a write may block left before the deadline");
+        }
         try {
             RecordMetadata metadata = producer.send(new ProducerRecord<>(topic, 0, key.getBytes(StandardCharsets.UTF_8), value))
-                    .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+                    .get(left(deadline, "write to").toNanos(), TimeUnit.NANOSECONDS);
             return metadata.offset();
         } catch (java.util.concurrent.ExecutionException e) {
             throw new SnowstampException("cannot write to the worker registry " + topic + ": " + e.getCause().getMessage(), e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new SnowstampException("cannot write to the worker registry " + topic + ": no answer from Kafka in "
-                    + timeout.toSeconds() + " s", e);
+            throw new SnowstampException("cannot write to the worker registry " + topic + ": no answer from Kafka in time", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SnowstampException("interrupted while writing to the worker registry " + topic, e);
         }
+    }
+
+    private long deadline() {
+        return System.nanoTime() + timeout.toNanos();
+    }
+
+    /** The time left before {@code deadline}; none left fails the call. */
+    private Duration left(long deadline, String what) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw new SnowstampException("could not " + what + " the worker registry " + topic + " in time");
+        }
+        return Duration.ofNanos(left);
     }
 
     /** Changelog topics of the cluster ({@code <application>-worker-state-changelog}), by application. */

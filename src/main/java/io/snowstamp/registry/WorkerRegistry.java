@@ -27,9 +27,10 @@ import java.util.function.LongSupplier;
  *
  * <p><b>A registry deleted and recreated.</b> Running applications re-assert their claims at their
  * next heartbeat (a fresh first record, since offsets of the old incarnation are void). A new
- * claim therefore waits {@code grace} (two heartbeats) once whenever applications it has no record
- * of have worker-state changelogs on the cluster, then reads the registry again. Without such
- * applications (a new cluster, or every application registered) there is nothing to wait for.
+ * claim therefore waits {@code grace} (long enough for that, see {@link LeaseHeartbeat}) once
+ * whenever applications it has no record of have worker-state changelogs on the cluster, then
+ * reads the registry again. Without such applications (a new cluster, or every application
+ * registered) there is nothing to wait for.
  */
 public final class WorkerRegistry implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WorkerRegistry.class);
@@ -70,7 +71,7 @@ public final class WorkerRegistry implements AutoCloseable {
         this.client = client;
         this.timeout = timeout;
         this.clock = clock;
-        this.heartbeats = new LeaseHeartbeat(this, registry, clock);
+        this.heartbeats = new LeaseHeartbeat(this, client, registry, clock);
     }
 
     public RegistryLog log() {
@@ -220,7 +221,7 @@ public final class WorkerRegistry implements AutoCloseable {
         }
         waited = true;
         log.info("applications {} are running with worker state but have no claim in the worker registry {} (registry off, or about"
-                        + " to re-assert their claims after the registry was recreated): waiting up to {} ms (two heartbeats) before claiming",
+                        + " to re-assert their claims after the registry was recreated): waiting up to {} ms before claiming",
                 unknown, registry.topic(), request.grace().toMillis());
         // read again every quarter second: the wait ends as soon as every running application has re-asserted
         // (a loaded host's heartbeats may come late; a short fixed sleep would then hand out their workers)
@@ -339,11 +340,12 @@ public final class WorkerRegistry implements AutoCloseable {
      * offset. A claim missing from the registry (deleted and recreated) is claimed afresh and must
      * be granted again (see {@link LeaseHeartbeat}).
      *
+     * @param timeout every wait for Kafka ends by then (the same for every heartbeat: the first one fixes it)
      * @throws RegistryLostException when a claim was released or another application now holds its workers:
      *         the application must stop stamping
      */
-    public void heartbeat(Request request, Lease lease) {
-        heartbeats.heartbeat(request, lease);
+    public void heartbeat(Request request, Lease lease, Duration timeout) {
+        heartbeats.heartbeat(request, lease, timeout);
     }
 
     /** Marks the lease's claims as stopped cleanly (the last heartbeat), so that {@code workers release} needs no --force. */
@@ -356,9 +358,13 @@ public final class WorkerRegistry implements AutoCloseable {
 
     /** Reads the registry; refuses to decide anything while it holds records this version cannot read. */
     public RegistryLog.Snapshot readable() {
-        RegistryLog.Snapshot snapshot = registry.read();
+        return readable(registry, registry.read());
+    }
+
+    /** {@code snapshot}, read from {@code log}, unless it holds records this version cannot read. */
+    static RegistryLog.Snapshot readable(RegistryLog log, RegistryLog.Snapshot snapshot) {
         if (!snapshot.unreadable().isEmpty()) {
-            throw new SnowstampException("the worker registry " + registry.topic() + " holds " + snapshot.unreadable().size()
+            throw new SnowstampException("the worker registry " + log.topic() + " holds " + snapshot.unreadable().size()
                     + " unreadable record(s), first " + snapshot.unreadable().get(0) + ": refusing to decide on a registry it cannot read");
         }
         return snapshot;
@@ -375,6 +381,10 @@ public final class WorkerRegistry implements AutoCloseable {
 
     @Override
     public void close() {
-        registry.close();
+        try {
+            heartbeats.close();
+        } finally {
+            registry.close();
+        }
     }
 }

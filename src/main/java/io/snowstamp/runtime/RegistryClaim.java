@@ -6,6 +6,7 @@ import io.snowstamp.registry.WorkerRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +62,10 @@ final class RegistryClaim implements AutoCloseable {
                                     ? "; released marks to resume above: " + lease.marks() : "");
             RegistryClaim claim = new RegistryClaim(registry, request, lease);
             long every = settings.heartbeat().toMillis();
-            claim.heartbeats.scheduleWithFixedDelay(() -> claim.beat(onLost), every, every, TimeUnit.MILLISECONDS);
+            // a fixed delay, and each heartbeat bounded by its timeout: what the grace of a claimant after a
+            // recreated registry counts on (RegistrySettings.grace)
+            claim.heartbeats.scheduleWithFixedDelay(() -> claim.beat(onLost, settings.heartbeatTimeout()), every, every,
+                    TimeUnit.MILLISECONDS);
             return claim;
         } catch (RuntimeException e) {
             registry.close();
@@ -69,9 +73,9 @@ final class RegistryClaim implements AutoCloseable {
         }
     }
 
-    private void beat(Consumer<RuntimeException> onLost) {
+    private void beat(Consumer<RuntimeException> onLost, Duration timeout) {
         try {
-            registry.heartbeat(request, lease);
+            registry.heartbeat(request, lease, timeout);
         } catch (RegistryLostException e) {
             log.error("worker registry: {}: stopping the stamper (it never stamps with an unclaimed worker)", e.getMessage());
             onLost.accept(e);

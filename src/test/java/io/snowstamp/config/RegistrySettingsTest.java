@@ -17,7 +17,8 @@ class RegistrySettingsTest {
         assertThat(registry.topic()).isEqualTo("snowstamp-workers");
         assertThat(registry.autoOffset()).isFalse();
         assertThat(registry.expireAfter()).isNull();
-        assertThat(registry.grace()).as("two heartbeats and a second").isEqualTo(Duration.ofSeconds(21));
+        assertThat(registry.heartbeatTimeout()).as("half a heartbeat and a second").isEqualTo(Duration.ofSeconds(6));
+        assertThat(registry.grace()).as("a heartbeat, two heartbeat timeouts and a second").isEqualTo(Duration.ofSeconds(23));
     }
 
     @Test

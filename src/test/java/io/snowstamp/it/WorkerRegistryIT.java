@@ -108,6 +108,11 @@ class WorkerRegistryIT extends OnSharedBroker {
                 Duration.ofSeconds(2));
     }
 
+    private static WorkerRegistry.Request withGrace(WorkerRegistry.Request asks, Duration grace) {
+        return new WorkerRegistry.Request(asks.space(), asks.datacenter(), asks.application(), asks.layout(), asks.partitions(),
+                asks.offset(), asks.input(), asks.output(), asks.instance(), asks.expireAfter(), grace);
+    }
+
     private static String[] kafka(String registry, String... args) {
         return Cli.concat(args, "--bootstrap-servers", broker.bootstrapServers(), "--set", "registry.topic=" + registry);
     }
@@ -217,43 +222,141 @@ class WorkerRegistryIT extends OnSharedBroker {
         String registry = registry();
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
         String a = TestBroker.unique("survivor");
-        try (StreamsRunner runnerA = runner(settings(a, topics, registry))) {
+        Map<String, String> settings = settings(a, topics, registry);
+        Duration grace = ConfigLoader.load(null, Map.of(), settings).registry().grace();
+        try (StreamsRunner runnerA = runner(settings)) {
             runnerA.start();
             assertThat(runnerA.awaitRunning(Duration.ofSeconds(90))).isTrue();
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-                admin.deleteTopics(Set.of(registry)).all().get(60, TimeUnit.SECONDS);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (true) {
-                    try {
-                        admin.createTopics(List.of(new NewTopic(registry, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
-                                .all().get(60, TimeUnit.SECONDS);
-                        break;
-                    } catch (java.util.concurrent.ExecutionException e) {
-                        if (System.nanoTime() > deadline) {
-                            throw e;
-                        }
-                        TimeUnit.MILLISECONDS.sleep(200);      // the deletion is still under way
-                    }
-                }
-            }
+            recreate(registry);
             // at once, before A's next heartbeat: a newcomer asks for A's workers in the empty registry
             long started = System.nanoTime();
             Throwable refused;
             try (WorkerRegistry newcomer = awaitClient(registry)) {
-                // a wide grace: the wait ends when A re-asserts, so a loaded host only makes it longer, not wrong. Wider than
-                // the registry client's 30 s timeout: a heartbeat of A under way while the topic was deleted may wait that long
-                // before the next one re-asserts (seen under CI load: not re-asserted within 20 s)
-                WorkerRegistry.Request asks = request("default", TestBroker.unique("newcomer"), SNOWFLAKE, 2, 0);
-                WorkerRegistry.Request patient = new WorkerRegistry.Request(asks.space(), asks.datacenter(), asks.application(),
-                        asks.layout(), asks.partitions(), asks.offset(), asks.input(), asks.output(), asks.instance(), asks.expireAfter(),
-                        Duration.ofSeconds(60));
-                refused = catchThrowable(() -> newcomer.claim(patient));
+                // the grace the configuration gives (registry.heartbeat=500ms): it covers a heartbeat of A under way while
+                // the topic was deleted (each heartbeat ends within its timeout), and the next one that re-asserts
+                refused = catchThrowable(() -> newcomer.claim(withGrace(request("default", TestBroker.unique("newcomer"), SNOWFLAKE, 2, 0),
+                        grace)));
             }
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            System.out.println("recreated registry: the newcomer's claim was decided after " + millis + " ms");
+            System.out.println("recreated registry: the newcomer's claim was decided after " + millis + " ms (grace " + grace.toMillis()
+                    + " ms)");
             assertThat(refused).as("A re-asserted its claim first").isInstanceOf(ClaimRefusedException.class);
             assertThat(refused.getMessage()).contains("overlap application " + a);
             assertThat(runnerA.state()).isEqualTo(org.apache.kafka.streams.KafkaStreams.State.RUNNING);
+        }
+    }
+
+    /** Deletes the registry topic and creates it again, empty (what an operator's mistake or a cluster rebuild does). */
+    private static void recreate(String registry) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            admin.deleteTopics(Set.of(registry)).all().get(60, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                try {
+                    admin.createTopics(List.of(new NewTopic(registry, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
+                            .all().get(60, TimeUnit.SECONDS);
+                    break;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    TimeUnit.MILLISECONDS.sleep(200);      // the deletion is still under way
+                }
+            }
+        }
+    }
+
+    /**
+     * id-spaces.md: a heartbeat under way while the registry is deleted and recreated, whatever its client waits for
+     * afterwards, ends (or gives up) soon enough that the next one re-asserts the claim within a newcomer's grace. The
+     * schedule is forced: the stamper fetches the registry one record at a time, and its heartbeat's read recreates the
+     * topic after its first record, so that read waits for an end offset of the deleted topic that the new one does not
+     * reach (until the client's timeout: a minute with the default recovery.tail-guard-timeout).
+     */
+    @Test
+    void shouldRefuseANewcomerWhileAHeartbeatUnderWayAtTheDeletionIsStillWaiting() throws Exception {
+        String registry = registry();
+        Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
+        String a = TestBroker.unique("beating");
+        Map<String, String> settings = settings(a, topics, registry, "kafka.interceptor.classes", RecreateWhileRead.class.getName(),
+                "kafka.max.poll.records", "1", "kafka.max.partition.fetch.bytes", "1");
+        Duration grace = ConfigLoader.load(null, Map.of(), settings).registry().grace();
+        try (StreamsRunner runnerA = runner(settings)) {
+            runnerA.start();
+            assertThat(runnerA.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            try (RegistryLog log = RegistryLog.open(clientProps(), registry, Duration.ofSeconds(30))) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                // the claim and heartbeats: more records than a read's first poll and the fetch it sends before returning
+                while (log.read().entries().size() < 4) {
+                    assertThat(System.nanoTime()).as("A's first heartbeats").isLessThan(deadline);
+                    TimeUnit.MILLISECONDS.sleep(100);
+                }
+            }
+            java.util.concurrent.CompletableFuture<Void> recreated = RecreateWhileRead.arm(registry);
+            recreated.get(90, TimeUnit.SECONDS);
+            // at once, while that heartbeat is still under way: a newcomer asks for A's workers with the grace the
+            // configuration gives (registry.heartbeat=500ms)
+            long started = System.nanoTime();
+            Throwable refused;
+            try (WorkerRegistry newcomer = awaitClient(registry)) {
+                refused = catchThrowable(() -> newcomer.claim(withGrace(request("default", TestBroker.unique("newcomer"), SNOWFLAKE, 2, 0),
+                        grace)));
+            }
+            System.out.println("heartbeat under way at the deletion: the newcomer's claim was decided after "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms (grace " + grace.toMillis() + " ms)");
+            assertThat(refused).as("A re-asserted its claim within the newcomer's grace").isInstanceOf(ClaimRefusedException.class);
+            assertThat(refused.getMessage()).contains("overlap application " + a);
+            assertThat(runnerA.state()).isEqualTo(org.apache.kafka.streams.KafkaStreams.State.RUNNING);
+        }
+    }
+
+    /**
+     * Recreates an armed registry topic from inside the first poll of it that returns records (the stamper's heartbeat:
+     * the only reader of that topic with this interceptor), then lets the poll return what it got. Given to every client
+     * of the stamper by {@code kafka.interceptor.classes}, so it is a producer interceptor too (passing records through).
+     */
+    public static final class RecreateWhileRead implements org.apache.kafka.clients.consumer.ConsumerInterceptor<Object, Object>,
+            org.apache.kafka.clients.producer.ProducerInterceptor<Object, Object> {
+        private static final Map<String, java.util.concurrent.CompletableFuture<Void>> ARMED = new java.util.concurrent.ConcurrentHashMap<>();
+
+        static java.util.concurrent.CompletableFuture<Void> arm(String topic) {
+            java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+            ARMED.put(topic, done);
+            return done;
+        }
+
+        @Override
+        public org.apache.kafka.clients.consumer.ConsumerRecords<Object, Object> onConsume(
+                org.apache.kafka.clients.consumer.ConsumerRecords<Object, Object> records) {
+            for (org.apache.kafka.common.TopicPartition partition : records.partitions()) {
+                java.util.concurrent.CompletableFuture<Void> done = ARMED.remove(partition.topic());
+                if (done != null) {
+                    try {
+                        recreate(partition.topic());
+                        done.complete(null);
+                    } catch (Exception e) {
+                        done.completeExceptionally(e);
+                    }
+                }
+            }
+            return records;
+        }
+
+        @Override
+        public ProducerRecord<Object, Object> onSend(ProducerRecord<Object, Object> record) {
+            return record;
+        }
+
+        @Override
+        public void onCommit(Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> offsets) {
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
         }
     }
 
