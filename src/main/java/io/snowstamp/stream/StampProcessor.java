@@ -338,6 +338,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         if (waitingSince < 0) {
             waitingSince = lease.ticker().nanoTime();
             waitingFor = wait;
+            taskStats.waitStarted();
         }
         return true;
     }
@@ -354,6 +355,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         waitingSince = -1;
         waitingFor = null;
+        taskStats.waitEnded();
     }
 
     /**
