@@ -41,6 +41,13 @@ class ArchitectureTest {
     }
 
     @Test
+    void shouldKeepKafkaOutOfTheJsonPackage() {
+        List<Path> sources = javaFiles(Paths.get("src/main/java/io/snowstamp/json"));
+        assertThat(sources).isNotEmpty();
+        assertThat(violations(sources, KAFKA)).isEmpty();
+    }
+
+    @Test
     void shouldKeepTheIdPackageIndependentOfTheRestOfSnowstamp() {
         assertThat(violations(javaFiles(ID_SOURCES), OTHER_SNOWSTAMP_PACKAGE)).isEmpty();
     }
@@ -56,7 +63,9 @@ class ArchitectureTest {
             List.of("runtime"),
             List.of("sequence"),
             List.of("stream", "registry", "verify"),
+            List.of("ownership"),
             List.of("schema"),
+            List.of("json"),
             List.of("recovery"),
             List.of("resume"),
             List.of("lease"),

@@ -11,11 +11,7 @@ import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.Produced;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -41,11 +37,8 @@ final class AvroTopologies {
         long[] counter = {1_000_000_000_000_000_000L};
         GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(inputSchema, outputSchema);
         GenericDatumWriter<GenericRecord> writer = new GenericDatumWriter<>(outputSchema);
-        StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(input, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
-                .mapValues(value -> convert(value, reader, writer, outputSchema, outputId, counter[0]++))
-                .to(output, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
-        return builder.build();
+        return BenchTopologies.byteStream(input, output,
+                stream -> stream.mapValues(value -> convert(value, reader, writer, outputSchema, outputId, counter[0]++)));
     }
 
     private static byte[] convert(byte[] value, GenericDatumReader<GenericRecord> reader, GenericDatumWriter<GenericRecord> writer,

@@ -10,7 +10,7 @@ import io.snowstamp.runtime.KafkaSettings;
 import io.snowstamp.schema.HttpSchemaRegistry;
 import io.snowstamp.schema.SchemaStamper;
 import io.snowstamp.schema.Stamping;
-import io.snowstamp.stream.JsonIdSplicer;
+import io.snowstamp.json.JsonIdSplicer;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
 import org.apache.kafka.clients.admin.Admin;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.snowstamp.schema.Stamping;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.AlignedPartitioner;
-import io.snowstamp.stream.JsonIdSplicer;
+import io.snowstamp.json.JsonIdSplicer;
 import io.snowstamp.stream.StampedValue;
 import io.snowstamp.stream.StampedValueSerializer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -14,6 +14,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -24,6 +25,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 /**
  * The baselines snowstamp is measured against: the pass-through (the ceiling: no ID, no headers), the
@@ -39,8 +41,16 @@ public final class BenchTopologies {
 
     /** A pass-through: every record copied unchanged to the output. */
     public static Topology identity(String input, String output) {
+        return byteStream(input, output, stream -> stream);
+    }
+
+    /**
+     * The wiring of the pass-through and the hand-written peers: byte arrays read from {@code input}, through
+     * {@code between}, written to {@code output} (Kafka Streams' default partitioner).
+     */
+    static Topology byteStream(String input, String output, UnaryOperator<KStream<byte[], byte[]>> between) {
         StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(input, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
+        between.apply(builder.stream(input, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())))
                 .to(output, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
         return builder.build();
     }
@@ -162,11 +172,7 @@ public final class BenchTopologies {
 
     /** What one writes by hand for header mode: a random UUID's text in a header ({@code id}), the value unchanged. */
     public static Topology uuidHeader(String input, String output) {
-        StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(input, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
-                .process(UuidHeader::new)
-                .to(output, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
-        return builder.build();
+        return byteStream(input, output, stream -> stream.process(UuidHeader::new));
     }
 
     /** See {@link #uuidHeader}. */
@@ -187,11 +193,7 @@ public final class BenchTopologies {
 
     /** What one writes by hand: parse the JSON into a tree, add a random UUID, serialize again. */
     public static Topology jacksonUuid(String input, String output) {
-        StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(input, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
-                .mapValues(BenchTopologies::addUuid)
-                .to(output, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
-        return builder.build();
+        return byteStream(input, output, stream -> stream.mapValues(BenchTopologies::addUuid));
     }
 
     private static byte[] addUuid(byte[] value) {

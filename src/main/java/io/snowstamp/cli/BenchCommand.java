@@ -8,9 +8,6 @@ import io.snowstamp.bench.BenchCases;
 import io.snowstamp.bench.BenchResult;
 import io.snowstamp.bench.BenchSummary;
 import io.snowstamp.bench.BenchSummary.Case;
-import io.snowstamp.bench.BusyFailover;
-import io.snowstamp.bench.Footprint;
-import io.snowstamp.bench.Neighbour;
 import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.SnowstampConfig;
 import picocli.CommandLine.Command;
@@ -220,7 +217,8 @@ final class BenchCommand implements Callable<Integer> {
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             String servers = connection.config().connection().kafka().get("bootstrap.servers");
             if (footprintPartitions != null) {
-                return footprint(connection.config(), guarantees, out, progress);
+                return new FootprintRuns(spec, footprintPartitions, footprintRate, footprintFloor, footprintJavaOptions,
+                        neighbourCores, format).run(connection.config(), guarantees, out, progress);
             }
             Bench bench = new Bench(overrides -> {
                 Map<String, String> all = new HashMap<>(flags);
@@ -315,82 +313,6 @@ final class BenchCommand implements Callable<Integer> {
             chosen.add(guarantee);
         }
         return chosen;
-    }
-
-    /**
-     * Runs {@code run} with {@code cores} busy loops beside it ({@link Neighbour}), stopping them when it ends, however it
-     * ends.
-     */
-    static <T> T beside(int cores, Callable<T> run) throws Exception {
-        try (Neighbour neighbour = Neighbour.start(cores)) {
-            return run.call();
-        }
-    }
-
-    private int footprint(SnowstampConfig config, List<ConnectionSettings.Guarantee> chosen, PrintWriter out, PrintWriter progress)
-            throws Exception {
-        if (footprintPartitions.stream().anyMatch(n -> n < 1)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-partitions must be >= 1 each");
-        }
-        List<ConnectionSettings.Guarantee> guarantees = chosen != null ? chosen : List.of(config.connection().processingGuarantee());
-        Path work = Files.createTempDirectory("snowstamp-footprint");
-        List<Footprint> footprints = guarantees.stream().map(g -> new Footprint(config.connection(), work,
-                List.of(footprintJavaOptions.trim().split("\\s+")), Main.class.getName(), java.time.Duration.ofMinutes(10), g))
-                .toList();
-        if (footprintRate != 0) {
-            return busyFailover(footprints, config, out, progress);
-        }
-        List<Footprint.Figures> rows = new ArrayList<>();
-        for (int n : footprintPartitions) {
-            for (Footprint footprint : footprints) {
-                for (int cores : neighbourCores) {
-                    progress.println("measuring one stamper instance on " + n + " partitions at "
-                            + config.connection().kafka().get("bootstrap.servers") + " (" + footprint.guarantee() + ", neighbour "
-                            + cores + " cores)");
-                    progress.flush();
-                    Footprint.Figures figures = beside(cores, () -> footprint.measure(n, cores));
-                    rows.add(figures);
-                    // each run as it is measured: a later one that fails or runs out of time does not take these figures along
-                    progress.println("  " + Footprint.line(figures));
-                    progress.flush();
-                }
-            }
-        }
-        if (format == ChangelogCommand.Format.table) {
-            Footprint.printTable(rows, out);
-        }
-        out.println(Footprint.json(rows));
-        return 0;
-    }
-
-    private int busyFailover(List<Footprint> footprints, SnowstampConfig config, PrintWriter out, PrintWriter progress)
-            throws Exception {
-        if (!(footprintRate > 0 && footprintRate <= 1000)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-rate " + footprintRate
-                    + ": records per partition per second, above 0 and at most 1000");
-        }
-        List<BusyFailover.Figures> rows = new ArrayList<>();
-        for (int n : footprintPartitions) {
-            for (Footprint footprint : footprints) {
-                BusyFailover busy = new BusyFailover(footprint, config.connection(), java.time.Duration.ofMinutes(5));
-                for (int cores : neighbourCores) {
-                    // the pass-through first, then the stamper, under the same guarantee and beside the same neighbour
-                    for (BusyFailover.Subject subject : footprintFloor
-                            ? List.of(BusyFailover.Subject.PASS_THROUGH, BusyFailover.Subject.STAMPER) : List.of(BusyFailover.Subject.STAMPER)) {
-                        progress.println("busy failover of the " + (subject == BusyFailover.Subject.STAMPER ? "stamper" : "pass-through")
-                                + " on " + n + " partitions at " + config.connection().kafka().get("bootstrap.servers") + " ("
-                                + footprint.guarantee() + ", neighbour " + cores + " cores)");
-                        progress.flush();
-                        BusyFailover.Figures figures = beside(cores, () -> busy.measure(subject, n, footprintRate, cores));
-                        rows.add(figures);
-                        progress.println("  " + BusyFailover.line(figures));
-                        progress.flush();
-                    }
-                }
-            }
-        }
-        out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(Map.of("busyFailover", rows)));
-        return 0;
     }
 
     /**

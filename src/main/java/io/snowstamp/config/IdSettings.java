@@ -92,6 +92,17 @@ public record IdSettings(IdLayout layout, long datacenterId, long workerOffset, 
         return workerOffset + partition;
     }
 
+    /** {@link #workerFor}, refused with the key to change when the layout has no such worker (a task of that partition starts). */
+    public long checkedWorkerFor(int partition) {
+        long worker = workerFor(partition);
+        if (worker > layout.maxWorker()) {
+            throw new ConfigException(Keys.ID_WORKER_OFFSET, workerOffset(),
+                    "a value that leaves room for partition " + partition + ": worker = offset + partition must be <= "
+                            + layout.maxWorker() + " with " + layout.workerBits() + " worker bits");
+        }
+        return worker;
+    }
+
     /** A copy with the worker offset the registry granted ({@code id.worker-offset=auto}). */
     public IdSettings withWorkerOffset(long offset) {
         return new IdSettings(layout, datacenterId, offset, maxLead, onExcessLead, reservation, heartbeat);

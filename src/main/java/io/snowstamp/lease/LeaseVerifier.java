@@ -1,17 +1,10 @@
 package io.snowstamp.lease;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.streams.processor.TaskId;
@@ -25,9 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -35,14 +26,14 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Takes each task's lease in its changelog and reads the changelog back, so that a task issues IDs
  * only while no newer lease can have been taken (the argument: {@link PartitionLease}, and design.md,
- * "The ownership lease"). One daemon thread per stamper instance, with its own clients:
+ * "The ownership lease"). One daemon thread per stamper instance, with its own clients ({@link LeaseClients}):
  *
  * <ul>
  *   <li>a producer that writes a task's lease record at its start, straight to the changelog (acks=all),
  *       not through Kafka Streams' cache, which would hold it until the task's first commit;</li>
  *   <li>every {@link #PERIOD}: an admin request for the committed end of every changelog partition a task
  *       of this instance holds (one request per leader, each partition answered on its own, so a frozen
- *       broker delays only the partitions it leads), then a consumer ({@code read_committed}, no group)
+ *       broker delays only the partitions it leads: {@link CommittedEnds}), then a consumer ({@code read_committed}, no group)
  *       reads each partition up to that end, from the start for a newly taken lease, and confirms or
  *       revokes each lease.</li>
  * </ul>
@@ -114,33 +105,10 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
      */
     public LeaseVerifier(Properties client, Properties consumer, Properties producer, Map<String, LeaseCodec> codecs, String clientId) {
         this.codecs = Map.copyOf(codecs);
-        Properties adminProps = new Properties();
-        adminProps.putAll(client);
-        adminProps.put("client.id", clientId + "-lease-admin");
-        Properties consumerProps = new Properties();
-        consumerProps.putAll(consumer);
-        consumerProps.put("client.id", clientId + "-lease-reader");
-        consumerProps.put("isolation.level", "read_committed");
-        consumerProps.put("enable.auto.commit", "false");
-        // a position out of range (the log's start moved past it: retention, a recreated topic) is read again from the
-        // start, never skipped to the end: a skipped record could be a newer lease or a reservation
-        consumerProps.put("auto.offset.reset", "earliest");
-        consumerProps.remove("group.id");
-        // a fetch the broker holds open for new data (Kafka's default: up to 500 ms) keeps the next one from starting, and the
-        // next one is what reads a newly taken lease back: a round that had to wait for it took 0.4-0.7 s while hundreds of
-        // leases were taken at once, and every first confirmation waited for it. Idle, the reader fetches only within rounds
-        consumerProps.put("fetch.max.wait.ms", "10");
-        Properties producerProps = new Properties();
-        producerProps.putAll(producer);
-        producerProps.put("client.id", clientId + "-lease-writer");
-        producerProps.put("acks", "all");
-        // the tasks of a rebalance take their leases within milliseconds of each other: a few ms of linger sends
-        // them in a handful of requests instead of one each (at 1,024 partitions, ~1,000 requests), against a
-        // takeover wait of a term
-        producerProps.put("linger.ms", "5");
-        this.admin = Admin.create(adminProps);
-        this.consumer = new KafkaConsumer<>(consumerProps);
-        this.producer = new KafkaProducer<>(producerProps);
+        LeaseClients clients = LeaseClients.open(client, consumer, producer, clientId);
+        this.admin = clients.admin();
+        this.consumer = clients.consumer();
+        this.producer = clients.producer();
         this.thread = new Thread(this::run, "snowstamp-lease");
         thread.setDaemon(true);
         thread.start();
@@ -279,7 +247,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             lastRoundNanos = 0;
             return;
         }
-        Map<TopicPartition, Long> ends = committedEnds(leases.keySet(), send + READ_DEADLINE_NANOS);
+        Map<TopicPartition, Long> ends = CommittedEnds.read(admin, leases.keySet(), send + READ_DEADLINE_NANOS);
         long endsAt = System.nanoTime();
         Set<TopicPartition> behind = new HashSet<>(ends.keySet());
         long deadline = send + READ_DEADLINE_NANOS;
@@ -334,28 +302,6 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         if (!fresh.isEmpty()) {
             consumer.seekToBeginning(fresh);
         }
-    }
-
-    /** The committed end (read_committed) of each partition whose leader answered before {@code deadline}. */
-    private Map<TopicPartition, Long> committedEnds(Set<TopicPartition> partitions, long deadline) {
-        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
-        partitions.forEach(tp -> specs.put(tp, OffsetSpec.latest()));
-        ListOffsetsResult result = admin.listOffsets(specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)
-                .timeoutMs((int) TERM.toMillis()));
-        Map<TopicPartition, Long> ends = new HashMap<>();
-        for (TopicPartition tp : partitions) {
-            KafkaFuture<ListOffsetsResult.ListOffsetsResultInfo> future = result.partitionResult(tp);
-            long wait = Math.max(0, deadline - System.nanoTime());
-            try {
-                ends.put(tp, future.get(wait, TimeUnit.NANOSECONDS).offset());
-            } catch (TimeoutException | ExecutionException e) {
-                // this partition's leader did not answer in time: not confirmed this round
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new WakeupException();
-            }
-        }
-        return ends;
     }
 
     /** The reader's lag now (metrics, {@code /state}). Any thread. */

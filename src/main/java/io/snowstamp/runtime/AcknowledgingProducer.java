@@ -1,6 +1,6 @@
 package io.snowstamp.runtime;
 
-import io.snowstamp.stream.WriteAcks;
+import io.snowstamp.ownership.WriteAcks;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;

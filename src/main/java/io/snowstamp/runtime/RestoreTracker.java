@@ -3,7 +3,7 @@ package io.snowstamp.runtime;
 import io.snowstamp.lease.LeaseVerifier;
 import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.sequence.SequenceNames;
-import io.snowstamp.stream.EarlyLeases;
+import io.snowstamp.ownership.EarlyLeases;
 import io.snowstamp.stream.Names;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StateRestoreListener;

@@ -3,7 +3,7 @@ package io.snowstamp.runtime;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
-import io.snowstamp.stream.WriteAcks;
+import io.snowstamp.ownership.WriteAcks;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaClientSupplier;
 

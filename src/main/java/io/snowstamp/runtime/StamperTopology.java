@@ -12,13 +12,13 @@ import io.snowstamp.sequence.SequenceNames;
 import io.snowstamp.sequence.SequenceTail;
 import io.snowstamp.sequence.SequenceTailReader;
 import io.snowstamp.sequence.SequenceTopology;
-import io.snowstamp.stream.EarlyLeases;
+import io.snowstamp.ownership.EarlyLeases;
 import io.snowstamp.stream.Names;
-import io.snowstamp.stream.PreCommitHooks;
-import io.snowstamp.stream.PredecessorFence;
+import io.snowstamp.ownership.PreCommitHooks;
+import io.snowstamp.ownership.PredecessorFence;
 import io.snowstamp.stream.StampTopology;
 import io.snowstamp.stream.StamperStats;
-import io.snowstamp.stream.WriteAcks;
+import io.snowstamp.ownership.WriteAcks;
 import io.snowstamp.resume.TailProbe;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -153,7 +153,7 @@ final class StamperTopology implements AutoCloseable {
         // exactly-once: the periodic checkpoint writes each tag's issued, a clean stop's last commit the exact one
         boolean exactlyOnce = config.connection().processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2;
         Topology topology = SequenceTopology.build(config, outputPartitions, clock, tail == null ? SequenceTail.disabled() : tail,
-                leases == null ? Leases.none() : leases, acks, exactlyOnce ? PreCommitHooks.atCleanStop(stats) : null);
+                leases == null ? Leases.none() : leases, acks, exactlyOnce ? stats.cleanStopHooks() : null);
         TransactionFence fence = fence(config);
         return new StamperTopology(topology, null, leases, null, fence, SequenceNames.repartitionTopic(applicationId),
                 SequenceNames.changelogTopic(applicationId), acks, tail, fence, leases);

@@ -7,9 +7,8 @@ import io.snowstamp.resume.TailPrefetch;
 import io.snowstamp.schema.HttpSchemaRegistry;
 import io.snowstamp.schema.RegistryUnavailableException;
 import io.snowstamp.stream.DeadLetterHandler;
-import io.snowstamp.stream.EarlyLeases;
+import io.snowstamp.ownership.EarlyLeases;
 import io.snowstamp.stream.StamperStats;
-import io.snowstamp.stream.TaskStats;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -18,10 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -110,7 +106,8 @@ public final class StreamsRunner implements AutoCloseable {
         Duration stallAfter = config.recovery().stallAfter();
         if (!stallAfter.isZero() && config.idMode() == SnowstampConfig.IdMode.SNOWFLAKE) {
             stallWatch = new StallWatch(KafkaSettings.client(config.connection()), config.connection().applicationId(),
-                    config.topics().input(), stats, stallAfter, this::isRunning, this::restartStreamThreads);
+                    config.topics().input(), stats, stallAfter, this::isRunning,
+                    new StreamThreadRestart(() -> streams, stats, this::stopStuck));
         }
     }
 
@@ -119,56 +116,13 @@ public final class StreamsRunner implements AutoCloseable {
         return current != null && current.state() == KafkaStreams.State.RUNNING;
     }
 
-    /**
-     * Replaces every stream thread with a new one (a new consumer, producer and transaction; it rejoins the group): what
-     * the stall watch does when held partitions stop stamping with input waiting. A new thread first, then the oldest
-     * goes ({@code removeStreamThread} takes the first alive one), so the instance never holds no thread. A thread that
-     * does not stop within a minute stops the stamper (exit 1, to be started again) only if no task of the instance
-     * issued an ID meanwhile: while any makes progress, the instance is slow, not stuck, and keeps running.
-     */
-    private void restartStreamThreads() {
-        KafkaStreams current = streams;
-        if (current == null || current.state() != KafkaStreams.State.RUNNING && current.state() != KafkaStreams.State.REBALANCING) {
-            return;
-        }
-        ThreadReplacement.Threads threads = new ThreadReplacement.Threads() {
-            @Override
-            public int count() {
-                return current.metadataForLocalThreads().size();
-            }
-
-            @Override
-            public Optional<String> add() {
-                return current.addStreamThread();
-            }
-
-            @Override
-            public Optional<String> remove(Duration timeout) {
-                return current.removeStreamThread(timeout);
-            }
-        };
-        ThreadReplacement.Outcome outcome = ThreadReplacement.replaceAll(threads, this::issuedByRunningTasks, Duration.ofMinutes(1),
-                (removed, added) -> log.warn("stream thread {} replaced by {}", removed, added));
-        if (outcome == ThreadReplacement.Outcome.SLOW) {
-            log.warn("a stalled stream thread did not stop within a minute of being replaced; the instance keeps"
-                    + " running: its tasks made progress meanwhile (IDs issued, tasks started or closed)");
-        } else if (outcome == ThreadReplacement.Outcome.STUCK) {
-            SnowstampException stuck = new SnowstampException("a stalled stream thread did not stop within a minute of"
-                    + " being replaced and no task of this instance issued an ID meanwhile; stopping the stamper so that"
-                    + " it can be started again");
-            failure.compareAndSet(null, stuck);
-            log.error(stuck.getMessage());
-            Thread stopper = new Thread(() -> close(Duration.ofSeconds(30)), "snowstamp-stall-stop");
-            stopper.setDaemon(true);
-            stopper.start();
-        }
-    }
-
-    /** The tasks running now and what each issued: any difference between two of these is progress. */
-    private Map<TaskStats, Long> issuedByRunningTasks() {
-        Map<TaskStats, Long> issued = new IdentityHashMap<>();
-        stats.tasks().values().forEach(task -> issued.put(task, task.issued()));
-        return issued;
+    /** A stalled thread would not stop and no task progressed ({@link StreamThreadRestart}): keep the error, stop the stamper. */
+    private void stopStuck(SnowstampException stuck) {
+        failure.compareAndSet(null, stuck);
+        log.error(stuck.getMessage());
+        Thread stopper = new Thread(() -> close(Duration.ofSeconds(30)), "snowstamp-stall-stop");
+        stopper.setDaemon(true);
+        stopper.start();
     }
 
     private KafkaStreams newStreams(Properties props) {

@@ -1,6 +1,6 @@
 package io.snowstamp.runtime;
 
-import io.snowstamp.stream.PredecessorFence;
+import io.snowstamp.ownership.PredecessorFence;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.TransactionDescription;

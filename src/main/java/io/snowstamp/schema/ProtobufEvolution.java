@@ -5,7 +5,6 @@ import com.squareup.wire.schema.Field;
 import com.squareup.wire.schema.Location;
 import com.squareup.wire.schema.internal.parser.EnumConstantElement;
 import com.squareup.wire.schema.internal.parser.EnumElement;
-import com.squareup.wire.schema.internal.parser.ExtensionsElement;
 import com.squareup.wire.schema.internal.parser.FieldElement;
 import com.squareup.wire.schema.internal.parser.GroupElement;
 import com.squareup.wire.schema.internal.parser.MessageElement;
@@ -17,7 +16,6 @@ import com.squareup.wire.schema.internal.parser.TypeElement;
 import io.snowstamp.config.StampSettings.OnExistingField;
 import io.snowstamp.BadRecordException;
 import io.snowstamp.BadRecordException.Code;
-import kotlin.ranges.IntRange;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,18 +30,12 @@ import java.util.Set;
  * output schema is the input value's bytes followed by the tag {@code (N << 3) | 0} and the ID as a
  * varint. N must stay the same for the life of the output subject (its readers know the ID by it): it is
  * the configured number, else the number the output subject's latest schema gives the field in that
- * message, else {@value #DEFAULT_NUMBER} (the highest whose tag takes two bytes, far above the numbers a
+ * message, else {@value ProtobufFieldNumbers#DEFAULT_NUMBER} (the highest whose tag takes two bytes, far above the numbers a
  * producer adds next), else the highest free number below it, else one above the highest the message
  * uses or reserves (skipping 19000-19999, which Protobuf keeps for itself). A used or reserved number
  * is refused. The rest of the file is printed back by Wire's printer (comments, options and order kept).
  */
 public final class ProtobufEvolution {
-    /** The largest field number Protobuf allows. */
-    static final int MAX_FIELD_NUMBER = 536_870_911;
-    /** The field's number when nothing else decides it: the highest whose tag ({@code N << 3}) is a 2-byte varint. */
-    static final int DEFAULT_NUMBER = 2047;
-    private static final int PROTOBUF_RESERVED_FIRST = 19_000;
-    private static final int PROTOBUF_RESERVED_LAST = 19_999;
     /** Types whose varint a later occurrence replaces (last one wins), so the ID can overwrite them by appending. */
     private static final Set<String> OVERWRITABLE = Set.of("int64", "uint64");
 
@@ -141,8 +133,8 @@ public final class ProtobufEvolution {
                     + message.getName());
         }
         Integer kept = numbering.previous().get(name);
-        int number = numbering.configured() != 0 ? checkedNumber(message, numbering.configured())
-                : kept != null ? keptNumber(message, kept, numbering.field()) : nextNumber(message);
+        int number = numbering.configured() != 0 ? ProtobufFieldNumbers.checked(message, numbering.configured())
+                : kept != null ? ProtobufFieldNumbers.kept(message, kept, numbering.field()) : ProtobufFieldNumbers.next(message);
         return new Evolution(Evolution.Kind.APPEND, null, number, name);
     }
 
@@ -335,89 +327,6 @@ public final class ProtobufEvolution {
             }
         }
         return false;
-    }
-
-    private static int nextNumber(MessageElement message) {
-        List<int[]> used = usedRanges(message);
-        for (int candidate = DEFAULT_NUMBER; candidate > 0; candidate--) {
-            if (free(used, candidate)) {
-                return candidate;
-            }
-        }
-        long highest = 0;
-        for (int[] range : used) {
-            highest = Math.max(highest, range[1]);
-        }
-        long next = highest + 1;
-        if (next >= PROTOBUF_RESERVED_FIRST && next <= PROTOBUF_RESERVED_LAST) {
-            next = PROTOBUF_RESERVED_LAST + 1;
-        }
-        if (next > MAX_FIELD_NUMBER) {
-            throw new BadRecordException(Code.FIELD_NUMBER_TAKEN, "Protobuf message " + message.getName()
-                    + " uses or reserves field numbers up to the largest allowed: configure stamp.protobuf-field-number");
-        }
-        return (int) next;
-    }
-
-    private static boolean free(List<int[]> used, int number) {
-        for (int[] range : used) {
-            if (number >= range[0] && number <= range[1]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The number the output subject gives the field already: kept, or refused when the input has taken it since. */
-    private static int keptNumber(MessageElement message, int number, String field) {
-        if (!free(usedRanges(message), number)) {
-            throw new BadRecordException(Code.FIELD_NUMBER_TAKEN, "field number " + number + ", which the output subject gives '"
-                    + field + "' in Protobuf message " + message.getName() + ", is now used or reserved by the input schema;"
-                    + " another number would make the output subject's versions disagree on the ID (set"
-                    + " stamp.protobuf-field-number to a number free in every version, with a new output subject)");
-        }
-        return number;
-    }
-
-    private static int checkedNumber(MessageElement message, int number) {
-        if (!free(usedRanges(message), number)) {
-            throw new BadRecordException(Code.FIELD_NUMBER_TAKEN, "field number " + number + " is already used or reserved"
-                    + " in Protobuf message " + message.getName() + " (stamp.protobuf-field-number)");
-        }
-        return number;
-    }
-
-    /** Numbers taken in the message, as inclusive ranges: fields, oneof members, groups, reserved numbers, extension ranges. */
-    private static List<int[]> usedRanges(MessageElement message) {
-        List<int[]> used = new ArrayList<>();
-        for (FieldElement f : allFields(message)) {
-            used.add(new int[] {f.getTag(), f.getTag()});
-        }
-        for (GroupElement group : message.getGroups()) {
-            used.add(new int[] {group.getTag(), group.getTag()});
-        }
-        for (OneOfElement oneOf : message.getOneOfs()) {
-            for (GroupElement group : oneOf.getGroups()) {
-                used.add(new int[] {group.getTag(), group.getTag()});
-            }
-        }
-        for (ReservedElement reserved : message.getReserveds()) {
-            addNumbers(reserved.getValues(), used);
-        }
-        for (ExtensionsElement extensions : message.getExtensions()) {
-            addNumbers(extensions.getValues(), used);
-        }
-        return used;
-    }
-
-    private static void addNumbers(List<Object> values, List<int[]> into) {
-        for (Object value : values) {
-            if (value instanceof Integer number) {
-                into.add(new int[] {number, number});
-            } else if (value instanceof IntRange range) {
-                into.add(new int[] {range.getFirst(), range.getLast()});
-            }
-        }
     }
 
     private static MessageElement rebuilt(MessageElement m, List<TypeElement> nested, List<FieldElement> fields) {

@@ -2,8 +2,8 @@ package io.snowstamp.sequence;
 
 import io.snowstamp.lease.LeaseGuard;
 import io.snowstamp.sequence.SequenceState.TagSegment;
-import io.snowstamp.stream.ReadPastAcks;
-import io.snowstamp.stream.WriteAcks;
+import io.snowstamp.ownership.ReadPastAcks;
+import io.snowstamp.ownership.WriteAcks;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -70,7 +70,7 @@ final class SegmentAcks implements WriteAcks.Listener {
 
     /**
      * Returns once {@code number} of {@code tag} is at or below a covering {@code maxId} (bounded:
-     * {@link io.snowstamp.stream.AckWait}).
+     * {@link io.snowstamp.ownership.AckWait}).
      *
      * @return the acknowledged {@code maxId} of the tag (at least {@code number})
      * @throws org.apache.kafka.streams.errors.TaskMigratedException when no acknowledgement came in time: the number is

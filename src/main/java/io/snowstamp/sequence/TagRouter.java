@@ -6,7 +6,7 @@ import io.snowstamp.config.StampSettings;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.BadRecordException;
 import io.snowstamp.BadRecordException.Code;
-import io.snowstamp.stream.JsonIdSplicer;
+import io.snowstamp.json.JsonIdSplicer;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;

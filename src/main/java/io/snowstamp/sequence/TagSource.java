@@ -10,7 +10,7 @@ import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import io.snowstamp.config.SequenceSettings;
 import io.snowstamp.BadRecordException;
 import io.snowstamp.BadRecordException.Code;
-import io.snowstamp.stream.JsonIdSplicer;
+import io.snowstamp.json.JsonIdSplicer;
 
 import java.io.IOException;
 

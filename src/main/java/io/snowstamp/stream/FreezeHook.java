@@ -1,5 +1,7 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.ownership.Issuer;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,7 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.json.JsonIdSplicer;
+
 import io.snowstamp.state.IdHeader;
 
 /** The ID as a JSON member ({@code stamp.json-field}): {@link JsonIdSplicer} behind {@link ValueField}. */

@@ -1,5 +1,7 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.json.JsonIdSplicer;
+
 import io.snowstamp.BadRecordException;
 import io.snowstamp.BadRecordException.Code;
 import io.snowstamp.schema.RegistryUnavailableException;

@@ -1,5 +1,12 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.ownership.WriteAcks;
+import io.snowstamp.ownership.EarlyLeases;
+import io.snowstamp.ownership.PredecessorFence;
+import io.snowstamp.ownership.PreCommitStore;
+import io.snowstamp.ownership.PreCommitHooks;
+import io.snowstamp.json.JsonIdSplicer;
+
 import io.snowstamp.config.ConnectionSettings;
 import io.snowstamp.config.SchemaRegistrySettings;
 import io.snowstamp.config.SnowstampConfig;
@@ -155,8 +162,7 @@ public final class StampTopology {
                           EarlyLeases early, WriteAcks acks, KeyValueBytesStoreSupplier workerStore, ValueField values) {
         Topology topology = new Topology();
         // the exact lastId at every commit but under exactly-once with the tail guard (PreCommitHooks)
-        PreCommitHooks hooks = new PreCommitHooks(!tailDecides(config.connection(), config.recovery()), stats::isStopping);
-        stats.lastIds(hooks);
+        PreCommitHooks hooks = stats.hooks(!tailDecides(config.connection(), config.recovery()));
         topology.addSource(Names.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), config.topics().input());
         topology.addProcessor(Names.PROCESSOR,
                 () -> new StampProcessor(config.ids(), config.stamp(), config.recovery(), config.connection(), clock,

@@ -1,5 +1,7 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.ownership.PreCommitHooks;
+
 import io.snowstamp.BadRecordException;
 import io.snowstamp.resume.ResumeDecision;
 import java.util.HashMap;
@@ -152,9 +154,22 @@ public final class StamperStats {
         return stopping;
     }
 
-    /** The topology's hooks, which {@link #awaitLastIds} waits for and {@link #beforePoll} runs. */
-    void lastIds(PreCommitHooks hooks) {
+    /**
+     * The topology's hooks, run once this instance stops cleanly ({@link PreCommitHooks#atCleanStop}): {@link #awaitLastIds}
+     * waits for them and {@link #beforePoll} runs them.
+     */
+    public PreCommitHooks cleanStopHooks() {
+        return hooks(PreCommitHooks.atCleanStop(this::isStopping));
+    }
+
+    /** Hooks that run at every commit when {@code everyCommit} (else as {@link #cleanStopHooks()}), held as the topology's. */
+    PreCommitHooks hooks(boolean everyCommit) {
+        return hooks(PreCommitHooks.create(everyCommit, this::isStopping));
+    }
+
+    private PreCommitHooks hooks(PreCommitHooks hooks) {
         lastIds = hooks;
+        return hooks;
     }
 
     /**

@@ -6,7 +6,7 @@ import io.snowstamp.schema.AvroEvolution;
 import io.snowstamp.schema.Stamping;
 import io.snowstamp.schema.WireFormat;
 import io.snowstamp.state.IdHeader;
-import io.snowstamp.stream.JsonIdSplicer;
+import io.snowstamp.json.JsonIdSplicer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.StreamsConfig;

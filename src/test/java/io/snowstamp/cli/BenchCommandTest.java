@@ -49,7 +49,7 @@ class BenchCommandTest {
     @Test
     void shouldStopTheNeighbourAfterTheRunEvenWhenItThrows() throws Exception {
         List<ProcessHandle> during = new java.util.ArrayList<>();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchCommand.beside(2, () -> {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> FootprintRuns.beside(2, () -> {
             ProcessHandle.current().children().filter(ProcessHandle::isAlive).forEach(during::add);
             throw new IllegalStateException("a measured stamper exited");
         })).hasMessage("a measured stamper exited");
@@ -57,7 +57,7 @@ class BenchCommandTest {
         assertThat(during).as("every busy loop gone after the run").noneMatch(ProcessHandle::isAlive);
 
         List<ProcessHandle> ok = new java.util.ArrayList<>();
-        assertThat(BenchCommand.beside(1, () -> {
+        assertThat(FootprintRuns.beside(1, () -> {
             ProcessHandle.current().children().filter(ProcessHandle::isAlive).forEach(ok::add);
             return 7;
         })).isEqualTo(7);

@@ -6,7 +6,7 @@ import io.snowstamp.recovery.TopicReader;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
-import io.snowstamp.stream.EarlyLeases;
+import io.snowstamp.ownership.EarlyLeases;
 import io.snowstamp.stream.Names;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.StampedRecords;

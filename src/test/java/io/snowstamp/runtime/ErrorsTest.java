@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snowstamp.SnowstampException;
 import io.snowstamp.config.ConfigException;
-import io.snowstamp.stream.LayoutChangedException;
+import io.snowstamp.ownership.LayoutChangedException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.ExecutionException;

@@ -11,7 +11,7 @@ import io.snowstamp.lease.PartitionLease;
 import io.snowstamp.sequence.SequenceState.PartitionCheckpoint;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.stream.StampedValue;
-import io.snowstamp.stream.WriteAcks;
+import io.snowstamp.ownership.WriteAcks;
 import io.snowstamp.testing.TestConfig;
 import io.snowstamp.testing.VirtualWorld;
 import org.apache.kafka.common.serialization.StringSerializer;

@@ -1,6 +1,6 @@
 package io.snowstamp.sequence;
 
-import io.snowstamp.stream.WriteAcks;
+import io.snowstamp.ownership.WriteAcks;
 
 import static io.snowstamp.testing.TopologyDrivers.INSTANCE;
 import static io.snowstamp.testing.TopologyDrivers.T0;
@@ -439,7 +439,7 @@ class SequenceTopologyTest {
 
         assertThat(thrown).as("the number is dropped and the task gives its partition back")
                 .isInstanceOf(org.apache.kafka.streams.errors.TaskMigratedException.class);
-        assertThat(ticker.nanoTime() - before).as("after the bounded wait").isGreaterThanOrEqualTo(io.snowstamp.stream.AckWait.MAX_WAIT_NANOS);
+        assertThat(ticker.nanoTime() - before).as("after the bounded wait").isGreaterThanOrEqualTo(io.snowstamp.ownership.AckWait.MAX_WAIT_NANOS);
         assertThat(stored("order")).as("the segment was written").isNotNull();
         assertThat(output.isEmpty()).as("no number of it left the task").isTrue();
     }

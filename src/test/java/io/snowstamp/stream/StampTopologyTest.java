@@ -1,5 +1,10 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.ownership.LayoutChangedException;
+import io.snowstamp.ownership.WriteAcks;
+import io.snowstamp.ownership.LeadWatch;
+import io.snowstamp.ownership.PredecessorFence;
+
 import static io.snowstamp.testing.TopologyDrivers.INSTANCE;
 import static io.snowstamp.testing.TopologyDrivers.T0;
 import static io.snowstamp.testing.TopologyDrivers.bytes;

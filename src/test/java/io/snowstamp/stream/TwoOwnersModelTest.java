@@ -1,5 +1,8 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.ownership.Issuer;
+import io.snowstamp.ownership.WriteAhead;
+
 import io.snowstamp.id.IdGenerator;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.lease.LeaseGuard;

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.json;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import io.snowstamp.lease.Holders;
 import io.snowstamp.lease.LeaseGuard;
@@ -49,7 +49,7 @@ public final class EarlyLeases {
     }
 
     /** A lease taken at restore end: the state it was computed from, the state its record holds, its guard. */
-    record Taken(Opened opened, WorkerState restored, WorkerState state, LeaseGuard guard) {
+    public record Taken(Opened opened, WorkerState restored, WorkerState state, LeaseGuard guard) {
     }
 
     /** What happened to the leases taken early (tests, logs). */
@@ -91,17 +91,17 @@ public final class EarlyLeases {
      * @param store  the store instance (to tell its close from another task's of the same partition)
      * @param reader reads the partition's state from the store (after the restore, on the restoring thread)
      */
-    void opened(int partition, Object store, TaskId task, IntFunction<WorkerState> reader) {
+    public void opened(int partition, Object store, TaskId task, IntFunction<WorkerState> reader) {
         stores.put(partition, new Opened(store, task, reader, holder(instanceId)));
     }
 
     /** Who holds a lease the calling stream thread takes: {@code instance-id#nonce/stream-thread} ({@link Holders}). */
-    static String holder(String instanceId) {
+    public static String holder(String instanceId) {
         return Holders.of(instanceId);
     }
 
     /** The highest epoch this instance has read in {@code partition}'s changelog (-1: none): a new lease goes above it. */
-    long highestEpoch(int partition) {
+    public long highestEpoch(int partition) {
         return leases.highestEpoch(new TopicPartition(changelogTopic, partition));
     }
 
@@ -109,7 +109,7 @@ public final class EarlyLeases {
      * Sends {@code state}, a restored state with its new lease, as the task's lease record (at restore end here, or at the
      * task's start in {@link StampProcessor#init}): the state is what the changelog's next restore reads.
      */
-    static LeaseGuard take(Leases leases, TaskId task, String changelogTopic, int partition, WorkerState state, String name) {
+    public static LeaseGuard take(Leases leases, TaskId task, String changelogTopic, int partition, WorkerState state, String name) {
         return leases.take(task, new TopicPartition(changelogTopic, partition), new LeaseMark(state.epoch(), state.holder()),
                 PreCommitStore.keyBytes(partition), PreCommitStore.stateBytes(state), name, true);
     }
@@ -147,11 +147,34 @@ public final class EarlyLeases {
         }
     }
 
+    /** The lease a snowflake task starts under: its state with the lease, the guard, and whether it was taken early. */
+    public record TaskLease(WorkerState state, LeaseGuard guard, boolean early) {
+    }
+
+    /**
+     * Stream thread, in the task's {@code init}: the lease taken when its restore ended, from this very state (its wait has
+     * been running since), or else a new one, above every epoch seen, taken now straight to the changelog: the previous
+     * owner reads it there and stops, and the first ID here waits until its last term has run out ({@code LeaseVerifier}).
+     *
+     * @param early where leases may have been taken early (null: none)
+     */
+    public static TaskLease start(EarlyLeases early, Leases leases, TaskId task, String changelogTopic, WorkerState restored,
+                                  String holder, LongSupplier clock, String name) {
+        int partition = task.partition();
+        Taken taken = early == null ? null : early.adopt(partition, restored, holder);
+        if (taken != null) {
+            return new TaskLease(taken.state(), taken.guard(), true);
+        }
+        long highestEpoch = early == null ? -1 : early.highestEpoch(partition);
+        WorkerState state = restored.withNewLease(holder, clock.getAsLong(), highestEpoch).withWrittenAt(clock.getAsLong());
+        return new TaskLease(state, take(leases, task, changelogTopic, partition, state, name), false);
+    }
+
     /**
      * Stream thread, in the task's {@code init}: the lease taken at the end of its restore, if it was computed from
      * exactly {@code restored} and names {@code holder}; else null (and an early lease there was is released).
      */
-    Taken adopt(int partition, WorkerState restored, String holder) {
+    public Taken adopt(int partition, WorkerState restored, String holder) {
         Taken early = taken.remove(partition);
         if (early == null) {
             return null;
@@ -167,7 +190,7 @@ public final class EarlyLeases {
     }
 
     /** Stream thread: {@code store} lets go of its task (closed, or recycled into a standby); an unadopted lease goes. */
-    void closed(int partition, Object store) {
+    public void closed(int partition, Object store) {
         stores.computeIfPresent(partition, (p, opened) -> opened.store() == store ? null : opened);
         Taken[] left = new Taken[1];
         taken.computeIfPresent(partition, (p, early) -> {

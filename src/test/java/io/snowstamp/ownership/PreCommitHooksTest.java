@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import org.apache.kafka.streams.processor.Punctuator;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

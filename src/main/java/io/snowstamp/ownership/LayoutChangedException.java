@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import io.snowstamp.SnowstampException;
 

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
@@ -46,7 +46,7 @@ import java.util.function.IntConsumer;
  * "Sixth pass"), and each task's lease waits for its restore. A store that holds one record per task needs
  * none of those metrics.
  */
-final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]>, Integer, WorkerState>
+public final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]>, Integer, WorkerState>
         implements KeyValueStore<Integer, WorkerState> {
     private static final IntegerSerializer KEYS = new IntegerSerializer();
     private static final IntegerDeserializer KEYS_BACK = new IntegerDeserializer();
@@ -75,8 +75,8 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]
      * @param early    told when the store opens (on the stream thread that runs its task) and lets go of its task, so
      *                 that the task's lease can be taken when its restore ends (null: in {@code init} only)
      */
-    static StoreBuilder<KeyValueStore<Integer, WorkerState>> builder(StoreBuilder<KeyValueStore<Integer, WorkerState>> builder,
-                                                                     PreCommitHooks hooks, IntConsumer released, EarlyLeases early) {
+    public static StoreBuilder<KeyValueStore<Integer, WorkerState>> builder(StoreBuilder<KeyValueStore<Integer, WorkerState>> builder,
+                                                                    PreCommitHooks hooks, IntConsumer released, EarlyLeases early) {
         return new StoreBuilder<>() {
             @Override
             public StoreBuilder<KeyValueStore<Integer, WorkerState>> withCachingEnabled() {
@@ -186,12 +186,12 @@ final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes, byte[]
     }
 
     /** A partition's key in the worker-state changelog, as this store writes it (the lease record uses it too). */
-    static byte[] keyBytes(int partition) {
+    public static byte[] keyBytes(int partition) {
         return KEYS.serialize(null, partition);
     }
 
     /** A worker state as this store writes it to the changelog (the lease record uses it too). */
-    static byte[] stateBytes(WorkerState state) {
+    public static byte[] stateBytes(WorkerState state) {
         return STATES.serialize(null, state);
     }
 

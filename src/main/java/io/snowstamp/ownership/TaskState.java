@@ -1,4 +1,5 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
+
 
 import io.snowstamp.config.ConfigException;
 import io.snowstamp.config.IdSettings;
@@ -17,7 +18,7 @@ import java.util.function.LongSupplier;
  * task's lease is lost or its term ran out ({@link LeaseGuard#mayWrite}): a zombie's write landing after a newer lease
  * would become the partition's newest value. Used by the task's stream thread.
  */
-final class TaskState {
+public final class TaskState {
     private static final WorkerStateSerde STATES = new WorkerStateSerde();
     private final KeyValueStore<Integer, WorkerState> store;
     private final int partition;
@@ -28,7 +29,7 @@ final class TaskState {
     private WriteAhead ahead;
     private WriteAcks.Listener listener;
 
-    TaskState(KeyValueStore<Integer, WorkerState> store, int partition, LongSupplier clock, WriteAcks acks) {
+    public TaskState(KeyValueStore<Integer, WorkerState> store, int partition, LongSupplier clock, WriteAcks acks) {
         this.store = store;
         this.partition = partition;
         this.clock = clock;
@@ -39,7 +40,7 @@ final class TaskState {
      * The state restored for the partition (an initial one where none is), refused when it was written with another
      * layout or worker: the IDs of the two could overlap.
      */
-    WorkerState restored(IdSettings ids, long worker) {
+    public WorkerState restored(IdSettings ids, long worker) {
         String fingerprint = ids.layout().fingerprint();
         WorkerState stored = store.get(partition);
         if (stored == null) {
@@ -61,14 +62,14 @@ final class TaskState {
      * changelog at once (it does not cache) in the thread's open transaction — after the lease's own record, so that
      * readers of committed data are not kept from the lease until the transaction commits.
      */
-    void leased(WorkerState leased, LeaseGuard guard) {
+    public void leased(WorkerState leased, LeaseGuard guard) {
         state = leased;
         lease = guard;
         store.put(partition, state);
     }
 
     /** From now on the broker's acknowledgements of this state's writes go to {@code ahead}. */
-    void issuing(WriteAhead writeAhead) {
+    public void issuing(WriteAhead writeAhead) {
         ahead = writeAhead;
         listener = (key, value) -> {
             long reservedUntil = STATES.deserialize(null, value).reservedUntil();
@@ -77,12 +78,12 @@ final class TaskState {
         acks.register(partition, listener);
     }
 
-    WorkerState state() {
+    public WorkerState state() {
         return state;
     }
 
     /** {@link WriteAhead.Writer}: the state with a reservation up to {@code until}; false once the lease lapsed. */
-    boolean reserve(long until, long lastIssued) {
+    public boolean reserve(long until, long lastIssued) {
         if (!lease.mayWrite()) {
             return false;
         }
@@ -90,21 +91,21 @@ final class TaskState {
         return true;
     }
 
-    void heartbeat(long lastIssued) {
+    public void heartbeat(long lastIssued) {
         if (lease.mayWrite()) {
             write(state.withHeartbeat(clock.getAsLong()).withLastId(Math.max(state.lastId(), lastIssued)));
         }
     }
 
     /** Right before a commit: the state names the last ID issued (nothing when it does already). */
-    void recordLastId(long lastIssued) {
+    public void recordLastId(long lastIssued) {
         if (lastIssued > state.lastId() && lease.mayWrite()) {
             write(state.withLastId(lastIssued));
         }
     }
 
     /** The task closes: later acknowledgements are no longer this task's. */
-    void close() {
+    public void close() {
         if (listener != null) {
             acks.unregister(partition, listener);
         }

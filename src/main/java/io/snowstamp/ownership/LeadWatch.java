@@ -1,4 +1,5 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
+
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,7 +12,7 @@ import java.util.function.LongSupplier;
  * only counts, reports and tells the processor when {@code id.on-excess-lead=pause} must hold
  * records back. Single-threaded, like the task.
  */
-final class LeadWatch {
+public final class LeadWatch {
     private static final Logger log = LoggerFactory.getLogger(LeadWatch.class);
     private static final long WARN_EVERY_MILLIS = 60_000;
     /** A lead this large cannot come from borrowing under load alone: the wall clock went back. */
@@ -21,34 +22,35 @@ final class LeadWatch {
     private final long worker;
     private final long maxLeadMillis;
     private final long idsPerUnit;
-    private final TaskStats stats;
+    /** Counts one excess-lead event in the task's metrics. */
+    private final Runnable excessLeadMetric;
     private final LongSupplier clock;
     private long excessLeadEvents;
     private long lastWarning = Long.MIN_VALUE;
     private boolean clockBehind;
 
-    LeadWatch(int partition, long worker, long maxLeadMillis, long idsPerUnit, TaskStats stats, LongSupplier clock) {
+    public LeadWatch(int partition, long worker, long maxLeadMillis, long idsPerUnit, Runnable excessLeadMetric, LongSupplier clock) {
         this.partition = partition;
         this.worker = worker;
         this.maxLeadMillis = maxLeadMillis;
         this.idsPerUnit = idsPerUnit;
-        this.stats = stats;
+        this.excessLeadMetric = excessLeadMetric;
         this.clock = clock;
     }
 
     /** Whether {@code lead} is past {@code id.max-lead}. */
-    boolean exceeded(long lead) {
+    public boolean exceeded(long lead) {
         return lead > maxLeadMillis;
     }
 
     /** Policy {@code continue}, after an ID: count, and warn at most once a minute per task. */
-    void issued(long lead, long lastIssued) {
+    public void issued(long lead, long lastIssued) {
         checkClockBehind(lead, lastIssued);
         if (lead <= maxLeadMillis) {
             return;
         }
         excessLeadEvents++;
-        stats.excessLead();
+        excessLeadMetric.run();
         long now = clock.getAsLong();
         if (lastWarning == Long.MIN_VALUE || now - lastWarning >= WARN_EVERY_MILLIS || now < lastWarning) {
             lastWarning = now;
@@ -59,9 +61,9 @@ final class LeadWatch {
     }
 
     /** Policy {@code pause}, when the task starts holding records back. */
-    void holdingBack(long lead) {
+    public void holdingBack(long lead) {
         excessLeadEvents++;
-        stats.excessLead();
+        excessLeadMetric.run();
         log.warn("partition {} worker {}: IDs run {} ms ahead of the wall clock (id.max-lead={} ms); holding records back"
                 + " until the clock catches up (id.on-excess-lead=pause)", partition, worker, lead, maxLeadMillis);
     }

@@ -1,4 +1,5 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
+
 
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.Punctuator;
@@ -27,12 +28,12 @@ import java.util.function.BooleanSupplier;
  * <p>A CLEAN STOP where commits skip the hooks: Kafka Streams flushes a task's stores at its last commit only when the
  * task processed a record or punctuated since its previous commit ({@code StreamTask.prepareCommit}), and an instance
  * stopped a moment after its last record has nothing of the kind: the hooks would never run and the changelog would keep
- * the lower bound. So once the instance stops ({@link StamperStats#stopping()}) each stream thread writes every waiting
+ * the lower bound. So once the instance stops ({@code StamperStats#stopping()}) each stream thread writes every waiting
  * task's last ID before its next poll of the main consumer ({@link #beforePoll}, called by the stamper's consumer
  * wrapper, at most a poll interval later), into the thread's open transaction, which the stop's last commit then
  * carries (Kafka Streams commits an open transaction even when no task needs a commit:
  * {@code TaskExecutor.commitOffsetsOrTransaction}). {@link #unwritten()} lets the stop wait for that before it closes
- * Kafka Streams ({@link StamperStats#awaitLastIds}). Records the thread still processes after it have their task flushed
+ * Kafka Streams ({@code StamperStats#awaitLastIds}). Records the thread still processes after it have their task flushed
  * by the last commit, whose first flush runs the hooks again. Nothing of this runs while the instance runs: no
  * punctuation, no commit of its own.
  *
@@ -94,22 +95,27 @@ public final class PreCommitHooks {
 
     /**
      * @param everyCommit run the hooks at every commit
-     * @param stopping    else run them once this says the instance stops cleanly ({@link StamperStats#stopping()})
+     * @param stopping    else run them once this says the instance stops cleanly ({@code StamperStats#stopping()})
      */
-    PreCommitHooks(boolean everyCommit, BooleanSupplier stopping) {
+    public PreCommitHooks(boolean everyCommit, BooleanSupplier stopping) {
         this.everyCommit = everyCommit;
         this.stopping = stopping;
     }
 
     /**
      * Hooks that run only once the instance stops cleanly (each stream thread writes them before its next poll), which the
-     * stop of {@code stats} waits for: sequence mode's {@code issued} under exactly-once, where the periodic checkpoint
-     * writes it otherwise.
+     * instance's stop waits for ({@code stream.StamperStats#cleanStopHooks}): sequence mode's {@code issued} under
+     * exactly-once, where the periodic checkpoint writes it otherwise.
+     *
+     * @param stopping whether the instance stops cleanly
      */
-    public static PreCommitHooks atCleanStop(StamperStats stats) {
-        PreCommitHooks hooks = new PreCommitHooks(false, stats::isStopping);
-        stats.lastIds(hooks);
-        return hooks;
+    public static PreCommitHooks atCleanStop(BooleanSupplier stopping) {
+        return new PreCommitHooks(false, stopping);
+    }
+
+    /** {@link #PreCommitHooks(boolean, BooleanSupplier)}, for the stamper's topology. */
+    public static PreCommitHooks create(boolean everyCommit, BooleanSupplier stopping) {
+        return new PreCommitHooks(everyCommit, stopping);
     }
 
     /** Whether the instance stops cleanly: a task that issues now writes what it issued at once, for the stop's last commit. */
@@ -150,7 +156,7 @@ public final class PreCommitHooks {
     }
 
     /** Runs and forgets the hook of every task of this thread that issued since its last state write (when due, see above). */
-    void runPending() {
+    public void runPending() {
         ThreadHooks thread = current.get();
         if (!thread.hooks.isEmpty() && (everyCommit || stopping.getAsBoolean())) {
             runAll(thread);
@@ -173,7 +179,7 @@ public final class PreCommitHooks {
      * none where every commit writes them (a task that issued since the last commit is flushed by the next, the stop's
      * last included).
      */
-    int unwritten() {
+    public int unwritten() {
         if (everyCommit) {
             return 0;
         }

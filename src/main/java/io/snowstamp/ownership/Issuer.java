@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import io.snowstamp.id.IdGenerator;
 import io.snowstamp.lease.LeaseGuard;
@@ -18,14 +18,14 @@ import io.snowstamp.lease.LeaseGuard;
  *
  * <p>Used by one stream thread.
  */
-final class Issuer {
+public final class Issuer {
 
     /** The points between the steps, where a fault test may stop the process ({@link FreezeHook}). */
-    enum Step { BEFORE_CHECK, CHECKED, TAKEN, COVERED }
+    public enum Step { BEFORE_CHECK, CHECKED, TAKEN, COVERED }
 
     /** Told at each {@link Step} of each ID. */
     @FunctionalInterface
-    interface Steps {
+    public interface Steps {
         Steps NONE = step -> { };
 
         void at(Step step);
@@ -39,7 +39,7 @@ final class Issuer {
     /** The first ID under the lease has been taken (the generator resumed above {@link LeaseGuard#highestCovered}). */
     private boolean resumed;
 
-    Issuer(LeaseGuard lease, IdGenerator generator, WriteAhead ahead, Steps steps) {
+    public Issuer(LeaseGuard lease, IdGenerator generator, WriteAhead ahead, Steps steps) {
         this(lease, generator, ahead, steps, true);
     }
 
@@ -48,7 +48,7 @@ final class Issuer {
      *                           may have issued (false only where the committed output tail decides a resume: under
      *                           exactly-once with the tail guard, a fenced owner's reservations cover nothing committed)
      */
-    Issuer(LeaseGuard lease, IdGenerator generator, WriteAhead ahead, Steps steps, boolean resumeAboveCovered) {
+    public Issuer(LeaseGuard lease, IdGenerator generator, WriteAhead ahead, Steps steps, boolean resumeAboveCovered) {
         this.lease = lease;
         this.generator = generator;
         this.ahead = ahead;
@@ -64,7 +64,7 @@ final class Issuer {
      * @param waitingSince when the task's input started waiting ({@link LeaseGuard#ticker} nanos; -1: not yet)
      * @throws org.apache.kafka.streams.errors.TaskMigratedException once a wait outlasted its bound, as {@link #issue} would
      */
-    Wait mustWait(long waitingSince) {
+    public Wait mustWait(long waitingSince) {
         if (lease.mustWait(waitingSince)) {
             return Wait.LEASE;
         }
@@ -77,7 +77,7 @@ final class Issuer {
     }
 
     /** What the next ID would wait for ({@link #mustWait}). */
-    enum Wait { NONE, LEASE, RESERVATION }
+    public enum Wait { NONE, LEASE, RESERVATION }
 
     /**
      * The next ID, which may leave the task now.
@@ -85,7 +85,7 @@ final class Issuer {
      * @throws org.apache.kafka.streams.errors.TaskMigratedException when the lease is lost or lapsed, or no reservation
      *         was acknowledged in time (nothing is issued)
      */
-    long issue() {
+    public long issue() {
         steps.at(Step.BEFORE_CHECK);
         if (lease.check() && resumeAboveCovered) {
             // the first ID under this lease: the round that permitted it read the changelog to its committed end after the

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -14,14 +14,14 @@ import java.time.Duration;
  * partitions one transaction over 1,024 changelog partitions every 5 s, whose commit markers held up
  * the next transaction ({@code CONCURRENT_TRANSACTIONS} retries, benchmarks.md "Footprint").
  */
-final class HeartbeatSchedule {
+public final class HeartbeatSchedule {
     private static final int PHASES = 16;
 
     private Cancellable first;
     private Cancellable every;
 
     /** Schedules {@code beat} (wall-clock punctuations of {@code context}) for the task of {@code partition}. */
-    void start(ProcessorContext<?, ?> context, Duration interval, int partition, Runnable beat) {
+    public void start(ProcessorContext<?, ?> context, Duration interval, int partition, Runnable beat) {
         cancel();
         first = context.schedule(phase(interval, partition), PunctuationType.WALL_CLOCK_TIME, timestamp -> {
             first.cancel();
@@ -32,7 +32,7 @@ final class HeartbeatSchedule {
     }
 
     /** The task closes: no further heartbeat. */
-    void cancel() {
+    public void cancel() {
         if (first != null) {
             first.cancel();
             first = null;
@@ -44,7 +44,7 @@ final class HeartbeatSchedule {
     }
 
     /** The interval plus 0/16 to 15/16 of it, by partition. */
-    static Duration phase(Duration interval, int partition) {
+    public static Duration phase(Duration interval, int partition) {
         long millis = interval.toMillis();
         return Duration.ofMillis(millis + millis * (partition % PHASES) / PHASES);
     }

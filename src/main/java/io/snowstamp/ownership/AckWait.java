@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 import io.snowstamp.lease.Ticker;
 import org.apache.kafka.streams.errors.TaskMigratedException;

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.json;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -11,19 +11,19 @@ import java.nio.ByteOrder;
  * through in strings it skips, so JSON mode checks them here. Pure ASCII, what most events are, costs one
  * pass of 8-byte loads.
  */
-final class Utf8 {
+public final class Utf8 {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private Utf8() {
     }
 
     /** The offset of the first ill-formed sequence, or -1 when all of {@code bytes} is well-formed UTF-8. */
-    static int firstInvalid(byte[] bytes) {
+    public static int firstInvalid(byte[] bytes) {
         return firstInvalid(bytes, 0);
     }
 
     /** As {@link #firstInvalid(byte[])}, from offset {@code from} on (a frame's header before it is not text). */
-    static int firstInvalid(byte[] bytes, int from) {
+    public static int firstInvalid(byte[] bytes, int from) {
         int i = firstNonAscii(bytes, from);
         while (i < bytes.length) {
             int b = bytes[i];

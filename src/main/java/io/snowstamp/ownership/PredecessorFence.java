@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.ownership;
 
 /**
  * Ends, at a task's start under exactly-once, the open transaction a dead or frozen previous owner

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.json;
 
 import io.snowstamp.BadRecordException;
 import io.snowstamp.BadRecordException.Code;
@@ -17,7 +17,7 @@ import java.util.HashSet;
  * to collide) make long probe runs: past {@link #MAX_PROBE} the names move to a {@code HashSet}, whose
  * bins turn into trees under collisions, so a hostile object still costs n log n, not n squared.
  */
-final class MemberNames {
+public final class MemberNames {
     private static final int MAX_PROBE = 16;
     private static final int FIRST_TABLE_MAX = 1024;
 
@@ -26,11 +26,11 @@ final class MemberNames {
     private HashSet<String> many;
 
     /** @param valueBytes the value's length: events have a member every ~20 bytes, so few tables ever grow */
-    MemberNames(int valueBytes) {
+    public MemberNames(int valueBytes) {
         table = new String[Math.min(FIRST_TABLE_MAX, Math.max(16, Integer.highestOneBit(Math.max(1, valueBytes / 10)) * 2))];
     }
 
-    void add(String name) {
+    public void add(String name) {
         if (table != null) {
             if (2 * (count + 1) > table.length) {
                 grow();

@@ -1,0 +1,209 @@
+package io.snowstamp.stream;
+
+import io.snowstamp.BadRecordException;
+import org.apache.kafka.streams.processor.Cancellable;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The records of a task set aside, in input order, and their way out: while the task's next ID would wait (a takeover, a
+ * lease confirmation, a reservation not yet read back), a schema lookup or the read of what is already stamped runs, or
+ * the lead is exceeded under {@code id.on-excess-lead=pause}. They live in the logged {@code pending-records} store with
+ * the input offsets, so a crash loses none, and the task's stream thread meanwhile stamps its other tasks; a 10 ms
+ * punctuation stamps them in order once nothing holds them. One per task incarnation, on its stream thread; separate from
+ * {@link StampProcessor} because the way out is a path of its own, which asks the processor for each ID.
+ */
+final class SetAside {
+    /** The processor's logger: operators follow one logger for a task's story. */
+    private static final Logger log = LoggerFactory.getLogger(StampProcessor.class);
+    private static final int DRAIN_BATCH = 10_000;
+    /** How often a task with records set aside tries to stamp them: a wait's end delays them by at most this. */
+    private static final Duration DRAIN_EVERY = Duration.ofMillis(10);
+
+    /** What the way out asks of the task that stamps. */
+    interface Stamping {
+        /** Whether the lead holds records back ({@code id.on-excess-lead=pause}). */
+        boolean leadExceeded();
+
+        /** Whether the next ID would wait now (starts the wait's clock). */
+        boolean mustWait();
+
+        /** The next ID no longer waits: the wait is counted and over. */
+        void waitEnded();
+
+        /** The first record is set aside (nothing was before it). */
+        void firstHeld();
+
+        /** Stamps a record set aside (its provenance already in its headers). */
+        void stamp(Record<byte[], byte[]> record, Object plan);
+    }
+
+    private final ProcessorContext<?, ?> context;
+    private final PauseBuffer paused;
+    private final SourceHeaders sources;
+    private final StampedCheck stamped;
+    /** The ID in the value too, or null: header only. */
+    private final ValueField values;
+    private final TaskStats taskStats;
+    private final int partition;
+    private final boolean pausesOnLead;
+    private final Stamping stamping;
+    private Cancellable drain;
+    /** The input topic of the records set aside (the dead-letter record of one refused on its way out names it). */
+    private String asideTopic;
+    /** The lookup of a schema the task's next record set aside needs (null: none under way); beside the stream thread. */
+    private CompletableFuture<Void> lookup;
+
+    SetAside(ProcessorContext<?, ?> context, PauseBuffer paused, SourceHeaders sources, StampedCheck stamped, ValueField values,
+             TaskStats taskStats, int partition, boolean pausesOnLead, Stamping stamping) {
+        this.context = context;
+        this.paused = paused;
+        this.sources = sources;
+        this.stamped = stamped;
+        this.values = values;
+        this.taskStats = taskStats;
+        this.partition = partition;
+        this.pausesOnLead = pausesOnLead;
+        this.stamping = stamping;
+    }
+
+    boolean isEmpty() {
+        return paused.isEmpty();
+    }
+
+    /**
+     * The task's start found records set aside by a previous incarnation: stamped in order, after the check of what is
+     * already stamped when {@code skipsStamped} (the previous owner may have stamped some of them and stopped before a
+     * commit removed them from the store).
+     */
+    void restored(boolean skipsStamped) {
+        if (paused.isEmpty()) {
+            return;
+        }
+        log.info("partition {}: {} records set aside before the restart wait to be stamped", partition, paused.size());
+        long oldest = sources.offsetOf(paused.peek());
+        if (skipsStamped && oldest >= 0) {
+            // checked against the output as the first inputs are, from the oldest on, before the drain stamps
+            stamped.checkFrom(oldest);
+        }
+        schedule();
+    }
+
+    /** An arriving record's schema must be looked up: the lookup starts now unless one runs or records wait before it. */
+    void lookUp(byte[] value) {
+        if (lookup == null && paused.isEmpty()) {
+            lookup = values.lookup(value);
+        }
+    }
+
+    /** Keeps the record, with its provenance, until its ID no longer waits (and, policy {@code pause}, the clock caught up). */
+    void hold(Record<byte[], byte[]> record) {
+        if (paused.isEmpty()) {
+            stamping.firstHeld();
+            schedule();
+        }
+        if (asideTopic == null) {
+            asideTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(null);
+        }
+        sources.setAside(record.headers(), context.recordMetadata().orElseThrow());
+        paused.append(record);
+        taskStats.heldBack(paused.size());
+    }
+
+    private void schedule() {
+        if (drain == null) {
+            drain = context.schedule(DRAIN_EVERY, PunctuationType.WALL_CLOCK_TIME, ignored -> drain());
+        }
+    }
+
+    /** Stamps the records set aside in order while their IDs need not wait and the lead allows, a bounded batch per call. */
+    private void drain() {
+        int drained = 0;
+        boolean leadHeld = false;
+        while (!paused.isEmpty() && drained < DRAIN_BATCH) {
+            StampedCheck.Head head = stamped.atHead(() -> sources.offsetOf(paused.peek()));
+            if (head == StampedCheck.Head.WAIT) {
+                break;
+            }
+            if (head == StampedCheck.Head.SKIP) {
+                paused.removeHead();        // set aside before the read was done: found in the output, not stamped again
+                continue;
+            }
+            if (lookup != null) {
+                if (!lookup.isDone()) {
+                    break;
+                }
+                CompletableFuture<Void> done = lookup;
+                lookup = null;
+                rethrowFailure(done);
+            }
+            if (pausesOnLead && stamping.leadExceeded()) {
+                leadHeld = true;
+                break;
+            }
+            if (stamping.mustWait()) {
+                break;
+            }
+            Record<byte[], byte[]> record = paused.peek();
+            long offset = sources.offsetOf(record);
+            SourceHeaders.leavingStore(record.headers());
+            Object plan = null;
+            if (values != null) {
+                try {
+                    plan = values.inspectNow(record.value());
+                } catch (BadRecordException refused) {
+                    paused.removeHead();
+                    taskStats.heldBack(paused.size());
+                    stamping.waitEnded();        // its ID no longer waited
+                    throw new SetAsideRefused(refused, record, asideTopic, partition, offset);
+                }
+                if (plan == ValueField.LOOKUP) {
+                    lookup = values.lookup(record.value());
+                    break;
+                }
+            }
+            stamping.stamp(record, plan);
+            paused.removeHead();
+            drained++;
+        }
+        if (drained > 0 && !leadHeld) {
+            stamping.waitEnded();      // a wait that begins again later is a new one
+        }
+        taskStats.heldBack(paused.size());
+        if (paused.isEmpty()) {
+            drain.cancel();
+            drain = null;
+            if (drained > 0 && pausesOnLead) {
+                log.info("partition {}: the clock caught up; stamping resumed", partition);
+            }
+        }
+    }
+
+    /**
+     * A lookup that failed otherwise than by a refusal or an outage (credentials refused meanwhile, a bug) fails the task
+     * as the same failure on the record's arrival would, its records still set aside; not looked up again and again.
+     */
+    private static void rethrowFailure(CompletableFuture<Void> lookup) {
+        try {
+            lookup.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    /** The task closes: the records stay in the store for the next owner. */
+    void close() {
+        if (drain != null) {
+            drain.cancel();
+            drain = null;
+        }
+    }
+}
