@@ -124,8 +124,10 @@ class KubernetesManifestsTest {
         Duration shutdown = args.stream().filter(a -> a.startsWith("--shutdown-timeout=")).findFirst()
                 .map(a -> Durations.parse(a.substring(a.indexOf('=') + 1))).orElse(Duration.ofSeconds(30));
         long grace = set.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
-        assertThat(grace).as("terminationGracePeriodSeconds covers --shutdown-timeout and the JVM's exit")
-                .isGreaterThanOrEqualTo(shutdown.toSeconds() + 10);
+        // a clean stop's worst case: the stall watch's client (5 s), the last IDs (5 s), Kafka Streams' close (the timeout),
+        // the registry's release and the JVM's exit (15 s)
+        assertThat(grace).as("terminationGracePeriodSeconds covers the clean stop's worst case")
+                .isGreaterThanOrEqualTo(5 + 5 + shutdown.toSeconds() + 15);
 
         long limit = bytes(stamper.getResources().getLimits().get("memory"));
         assertThat(bytes(stamper.getResources().getRequests().get("memory"))).as("guaranteed memory").isEqualTo(limit);
@@ -178,7 +180,6 @@ class KubernetesManifestsTest {
         Endpoint endpoint = monitor.getSpec().getEndpoints().get(0);
         assertThat(endpoint.getPort()).isEqualTo(port.getName());
         assertThat(endpoint.getPath()).isEqualTo("/metrics").isIn(AdminServer.ENDPOINTS);
-        assertThat(service.getMetadata().getName()).as("the job label the rules select on (up{job=\"snowstamp\"})").isEqualTo("snowstamp");
         assertThat(budget.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
     }
 

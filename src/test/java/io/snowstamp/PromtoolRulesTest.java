@@ -51,6 +51,29 @@ class PromtoolRulesTest {
         assertThat(firing).containsExactlyInAnyOrderElementsOf(rules().stream().map(r -> r.get("alert").asText()).toList());
     }
 
+    /**
+     * Two deployments (namespaces, application.ids, kustomize name prefixes) must not hide each other's alerts: no rule
+     * names a job, every aggregation keeps the labels that tell deployments apart, every match compares them
+     * ({@code up} carries no application label: its matches need the namespace and job only).
+     */
+    @Test
+    void shouldTellDeploymentsApartUnderAnyJobName() throws IOException {
+        Pattern grouping = Pattern.compile("\\b(by|on)\\s*\\(([^)]*)\\)");
+        for (JsonNode rule : rules()) {
+            String name = rule.get("alert").asText();
+            String expr = rule.get("expr").asText();
+            assertThat(expr).as(name + ": a job name").doesNotContainPattern("\\bjob\\s*!?[=~]");
+            Matcher m = grouping.matcher(expr);
+            while (m.find()) {
+                List<String> labels = List.of(m.group(2).replace(" ", "").split(","));
+                assertThat(labels).as(name + ": " + m.group()).contains("namespace", "job");
+                if (m.group(1).equals("by")) {
+                    assertThat(labels).as(name + ": " + m.group()).contains("application");
+                }
+            }
+        }
+    }
+
     @Test
     void shouldTellWhatToDoAndLinkAnExistingRunbookSection() throws IOException {
         Pattern link = Pattern.compile("src/site/markdown/([a-z-]+\\.md)#([a-z0-9-]+)");

@@ -72,7 +72,7 @@ public final class AdminServer implements AutoCloseable {
         AdminSettings settings = config.admin();
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         Health health = new Health(runner);
-        StamperMetrics metrics = new StamperMetrics(runner, clock);
+        StamperMetrics metrics = new StamperMetrics(runner, config.connection().applicationId(), clock);
         StateView state = new StateView(config, runner, clock, json);
         HttpServer server;
         try {

@@ -56,9 +56,14 @@ final class StamperMetrics implements AutoCloseable {
     private volatile Map<Integer, RestoreTracker.Restore> restores = Map.of();
     private volatile long now;
 
-    StamperMetrics(StreamsRunner runner, LongSupplier clock) {
+    /**
+     * @param application the application.id: label {@code application} of every series, so that the alert rules tell
+     *                    two applications scraped by one job apart
+     */
+    StamperMetrics(StreamsRunner runner, String application, LongSupplier clock) {
         this.runner = runner;
         this.clock = clock;
+        registry.config().commonTags("application", application);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(AdminServer.daemonThreads("snowstamp-metrics"));
         // the JVM's heap, GC pauses and CPU, for the dashboard's JVM panels (jvm_*, process_*)
         new JvmMemoryMetrics().bindTo(registry);
@@ -99,6 +104,12 @@ final class StamperMetrics implements AutoCloseable {
         Gauge.builder("snowstamp.lease.reader.behind.partitions", runner, r -> r.leaseReaderLag().behind())
                 .description("held partitions the lease reader's last round could not read up to their committed end in time")
                 .strongReference(true).register(registry);
+        // a wait in progress (issue 44): the wait counters above count a wait when it ends, so one that never ends moves neither
+        Gauge.builder("snowstamp.id.wait.oldest", this, m -> millisToSeconds(m.live.values().stream()
+                        .mapToLong(t -> t.millisWaiting(m.now)).max().orElse(0)))
+                .description("how long the longest wait in progress of a partition's next ID (for its lease or its reservation,"
+                        + " its records set aside) has lasted so far; 0 while none waits")
+                .baseUnit("seconds").strongReference(true).register(registry);
         Gauge.builder("snowstamp.stalled.partitions", stats, s -> s.stalls().stalled().size())
                 .description("partitions held here with input waiting that issued nothing for recovery.stall-after")
                 .strongReference(true).register(registry);
@@ -220,6 +231,11 @@ final class StamperMetrics implements AutoCloseable {
             meters.add(Gauge.builder("snowstamp.input.waiting.records", runner.stats(), s -> s.stalls().waiting(partition))
                     .description("input records past the group's committed offset, as the stall watch last read them"
                             + " (0 without the stall watch)").tags(tags).strongReference(true).register(registry));
+            meters.add(Gauge.builder("snowstamp.input.stuck", runner.stats(), s -> millisToSeconds(s.stalls().stuckMillis(partition)))
+                    .description("how long the input has waited past the committed offset with no progress (no ID issued, the"
+                            + " committed offset unmoved: dead letters are progress) while the task runs, as the stall watch last"
+                            + " judged it; 0 on an idle input, and without the stall watch").baseUnit("seconds").tags(tags)
+                    .strongReference(true).register(registry));
             meters.add(Gauge.builder("snowstamp.partition.rebalancing", this, StamperMetrics::rebalancing)
                     .description("1 while the instance running the partition is REBALANCING").tags(tags).strongReference(true)
                     .register(registry));

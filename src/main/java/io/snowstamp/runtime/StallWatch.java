@@ -92,6 +92,7 @@ final class StallWatch implements AutoCloseable {
             // nothing held, or the tasks wait for the schema registry (shown and logged as that)
             detector.observe(System.nanoTime(), false, Map.of());
             stats.stalls().waiting(Map.of());
+            stats.stalls().stuck(Map.of());
             stats.stalls().seen(Set.of(), System.currentTimeMillis(), "");
             pacing.restartNow(System.nanoTime(), false);
             return;
@@ -117,6 +118,9 @@ final class StallWatch implements AutoCloseable {
         stats.stalls().waiting(waiting);
         long now = System.nanoTime();
         Set<Integer> stalled = detector.observe(now, running.getAsBoolean(), looks);
+        Map<Integer, Long> stuck = new HashMap<>();
+        looks.keySet().forEach(partition -> stuck.put(partition, TimeUnit.NANOSECONDS.toMillis(detector.stillNanos(partition, now))));
+        stats.stalls().stuck(stuck);
         String detail = "";
         if (!stalled.isEmpty()) {
             int first = stalled.iterator().next();

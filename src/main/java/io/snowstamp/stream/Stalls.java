@@ -16,6 +16,7 @@ public final class Stalls {
     private volatile String detail = "";
     private final AtomicLong restarts = new AtomicLong();
     private volatile Map<Integer, Long> waiting = Map.of();
+    private volatile Map<Integer, Long> stuckMillis = Map.of();
 
     /** What the last check saw: {@code partitions} stalled (empty: none), {@code detail} one line about them. */
     public void seen(Set<Integer> partitions, long nowMillis, String detail) {
@@ -42,6 +43,20 @@ public final class Stalls {
     /** Input records of {@code partition} past the group's committed offset at the last check (0: none, or unknown). */
     public long waiting(int partition) {
         return waiting.getOrDefault(partition, 0L);
+    }
+
+    /**
+     * What the last check judged: per partition held here, how long its input has waited with no progress (no ID issued,
+     * the committed offset unmoved: a record sent to the dead-letter topic is progress), counted only while the task
+     * runs ({@code runtime/StallDetector}); a partition absent from {@code millis} has none.
+     */
+    public void stuck(Map<Integer, Long> millis) {
+        stuckMillis = Map.copyOf(millis);
+    }
+
+    /** How long {@code partition}'s input had waited with no progress at the last check (0: it made progress, or is idle). */
+    public long stuckMillis(int partition) {
+        return stuckMillis.getOrDefault(partition, 0L);
     }
 
     /** The stream threads were restarted for a stall. */

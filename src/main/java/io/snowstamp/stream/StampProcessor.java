@@ -267,6 +267,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         if (waitingSince < 0) {
             waitingSince = lease.ticker().nanoTime();
             waitingFor = wait;
+            taskStats.waitStarted();
         }
         return true;
     }
@@ -283,6 +284,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         waitingSince = -1;
         waitingFor = null;
+        taskStats.waitEnded();
     }
 
     /**

@@ -23,6 +23,8 @@ public final class TaskStats {
     private final AtomicLong epoch = new AtomicLong();
     private final AtomicReference<ResumeDecision> resume = new AtomicReference<>();
     private final AtomicLong lastStampedAtMillis = new AtomicLong(-1);
+    /** Wall-clock Unix millis when the wait in progress of the task's next ID began (-1: none waits). */
+    private final AtomicLong waitingSinceMillis = new AtomicLong(-1);
     private final long startedAtMillis;
     private final LongSupplier clock;
     /** Whether the changelog confirmed the task's lease once (read from any thread: a volatile read behind it). */
@@ -148,5 +150,24 @@ public final class TaskStats {
     public long millisSinceLastStamp(long nowMillis) {
         long last = lastStampedAtMillis.getAcquire();
         return Math.max(0, nowMillis - (last < 0 ? startedAtMillis : last));
+    }
+
+    /** The task's next ID starts waiting (for its lease or its reservation), its records set aside meanwhile. */
+    void waitStarted() {
+        waitingSinceMillis.setRelease(clock.getAsLong());
+    }
+
+    /** The wait is over: the ID was issued, or the task gives up (it closes). */
+    void waitEnded() {
+        waitingSinceMillis.setRelease(-1);
+    }
+
+    /**
+     * How long the wait in progress of the task's next ID has lasted at {@code nowMillis} (0: none waits). Unlike the wait
+     * counters, which count a wait once it ends, this moves while a wait lasts: a wait that never ends shows here.
+     */
+    public long millisWaiting(long nowMillis) {
+        long since = waitingSinceMillis.getAcquire();
+        return since < 0 ? 0 : Math.max(0, nowMillis - since);
     }
 }

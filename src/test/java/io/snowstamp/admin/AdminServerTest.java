@@ -81,6 +81,9 @@ class AdminServerTest {
         assertThat(metrics.body()).contains("# TYPE snowstamp_schema_registry_failures_total counter");
         assertThat(PrometheusText.sum(samples, "snowstamp_id_layout_end_timestamp_seconds")).as("the alert on the layout's lifetime reads it")
                 .isEqualTo(config.ids().layout().maxWallMillis() / 1000.0);
+        assertThat(PrometheusText.sum(samples, "snowstamp_id_wait_oldest_seconds")).as("no wait in progress").isZero();
+        assertThat(samples).as("every series names its application: the alert rules group by it")
+                .allSatisfy(s -> assertThat(s.labels()).containsEntry("application", config.connection().applicationId()));
         assertThat(samples).as("the dashboard's JVM panels read them").extracting(PrometheusText.Sample::name)
                 .contains("jvm_memory_used_bytes", "jvm_gc_memory_allocated_bytes_total", "process_cpu_usage");
     }
@@ -92,7 +95,9 @@ class AdminServerTest {
         var response = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
 
         assertThat(response.headers().firstValue("Content-Type")).contains("application/openmetrics-text; version=1.0.0; charset=utf-8");
-        assertThat(response.body()).contains("snowstamp_dead_letters_total{reason=\"not-json\"} 0", "snowstamp_lease_waits_total 0").endsWith("# EOF\n");
+        String application = "application=\"" + config.connection().applicationId() + "\"";
+        assertThat(response.body()).contains("snowstamp_dead_letters_total{" + application + ",reason=\"not-json\"} 0",
+                "snowstamp_lease_waits_total{" + application + "} 0").endsWith("# EOF\n");
     }
 
     @Test

@@ -205,7 +205,9 @@ class ImageEntrypointIT extends OnSharedBroker {
                 Thread.sleep(500);
             }
             assertThat(verify.lastLine()).as(verify + "\n" + run.logs()).isEqualTo("records=1000 duplicates=0 missing=0 extra=0");
-            assertThat(Http.get(base + "/metrics").body()).contains("snowstamp_ids_issued_total{partition=\"0\",worker=\"0\"}");
+            assertThat(io.snowstamp.testing.PrometheusText.parse(Http.get(base + "/metrics").body()))
+                    .anySatisfy(s -> assertThat(s).extracting(io.snowstamp.testing.PrometheusText.Sample::name, sample -> sample.labels().get("partition"),
+                            sample -> sample.labels().get("worker")).containsExactly("snowstamp_ids_issued_total", "0", "0"));
             assertThat(run.terminate(60)).as(run.logs()).isIn(0, 143);
             assertThat(run.logs()).contains("stamper stopped cleanly").doesNotContain("ERROR");
         }

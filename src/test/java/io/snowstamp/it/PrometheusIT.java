@@ -7,6 +7,7 @@ import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Http;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.PrometheusServer;
+import io.snowstamp.testing.PrometheusText;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -21,9 +22,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -33,9 +33,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The shipped alert rules and Grafana dashboard against a real Prometheus (Debian's {@code prometheus} package, started
- * on loopback with a configuration this test writes) scraping a real stamper on the shared broker. First, every metric
- * every rule reads and every query of every dashboard panel has a series from the real scrape — a renamed metric fails
- * here, not on an operator's night — and every rule evaluates without error. Then a real stall: the stamper's first
+ * on loopback with a configuration this test writes) scraping a real stamper on the shared broker under a job name of
+ * its own and a {@code namespace} label, as Kubernetes service discovery adds one. First, every rule's expression
+ * answers with series from the real scrape ({@link #evaluable}: the real expression, its thresholds made non-filtering)
+ * and every query of every dashboard panel has a series — a renamed metric or a grouping label that does not match
+ * fails here, not on an operator's night — and every rule evaluates without error. Then a real stall: the stamper's first
  * main consumer never delivers input partition 0 ({@code -Dsnowstamp.test.stall-partition=0}) while partition 1 stamps
  * its records and goes idle; {@code SnowstampPartitionStalled} reaches {@code firing} in Prometheus' own
  * {@code /api/v1/alerts} for partition 0 only (the idle partition pages nothing), and is gone once the stall watch's
@@ -50,11 +52,11 @@ class PrometheusIT extends OnSharedBroker {
     private static final Path RULES = Path.of("src/main/deploy/prometheus/snowstamp-rules.yml");
     private static final Path DASHBOARD = Path.of("src/main/deploy/grafana/snowstamp-dashboard.json");
     private static final Pattern ADMIN = Pattern.compile("admin: http://127\\.0\\.0\\.1:(\\d+)");
-    /** A metric selector in PromQL: a name not followed by '(' (a function), with its label matchers if any. */
-    private static final Pattern SELECTOR = Pattern.compile("\\b([a-zA-Z_:][a-zA-Z0-9_:]*+)(\\{[^}]*})?+(?!\\s*\\()");
-    private static final Set<String> NOT_METRICS = Set.of("and", "or", "unless", "by", "without", "on", "ignoring",
-            "bool", "offset");
-    private static final String JOB = "snowstamp";
+    /** A comparison of PromQL not already followed by {@code bool} (label matchers aside: see {@link #evaluable}). */
+    private static final Pattern COMPARISON = Pattern.compile("(==|!=|>=|<=|>|<)(?!\\s*bool\\b)");
+    /** Not the dashboard's default: the rules must take any job name (a kustomize namePrefix renames it). */
+    private static final String JOB = "blue-snowstamp";
+    private static final Map<String, String> TARGET_LABELS = Map.of("namespace", "it");
     private static final String STALLED = "SnowstampPartitionStalled";
     private static final int PER_PARTITION = 50;
     @TempDir
@@ -69,15 +71,17 @@ class PrometheusIT extends OnSharedBroker {
         try (ChildJvm child = stamper.start()) {
             long started = System.nanoTime();
             String admin = adminAddress(child);
-            try (PrometheusServer prometheus = PrometheusServer.start(work.resolve("prometheus"), JOB, List.of(admin), List.of(RULES))) {
+            try (PrometheusServer prometheus = PrometheusServer.start(work.resolve("prometheus"), JOB, List.of(admin), TARGET_LABELS, List.of(RULES))) {
                 produce(topics.in());
 
-                List<String> selectors = ruleSelectors();
+                List<String> selectors = ruleExpressions();
                 List<String> panels = dashboardQueries(topics.in());
                 List<String> queries = new ArrayList<>(selectors);
                 queries.addAll(panels);
                 List<String> empty = awaitNonEmpty(prometheus, queries, 90);
                 assertThat(empty).as("queries without a series from a real scrape").isEmpty();
+                assertThat(prometheus.query("snowstamp_ready")).as("the labels the rules tell deployments apart by")
+                        .allSatisfy(series -> assertThat(series.get("metric").get("application").asText()).isNotBlank());
                 for (JsonNode group : prometheus.ruleGroups()) {
                     for (JsonNode rule : group.get("rules")) {
                         assertThat(rule.get("health").asText()).as(rule.get("name") + ": " + rule.path("lastError")).isEqualTo("ok");
@@ -91,7 +95,7 @@ class PrometheusIT extends OnSharedBroker {
                             assertThat(alert.get("labels").get("alertname").asText()).isEqualTo(STALLED);
                             assertThat(alert.get("labels").get("partition").asText()).isEqualTo("0");
                         });
-                assertThat(Http.get("http://" + admin + "/metrics").body()).contains("snowstamp_stall_restarts_total 0.0");
+                assertThat(restarts(admin)).isZero();
 
                 // the stall watch's restart cures it: the stall alert goes, and the restart's own warning comes
                 // (pending alerts count: a partition between two owners while the restart's rebalance runs is a pending
@@ -101,33 +105,80 @@ class PrometheusIT extends OnSharedBroker {
                         STALLED + " gone once the stall watch restarted the stream thread, and nothing but its restart's warning");
                 assertThat(names(after)).containsOnly("SnowstampStallRestarts");
                 long toResolved = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
-                System.out.printf("PrometheusIT: %d metric selectors of the rules and %d dashboard queries answered; %s firing %d s"
+                System.out.printf("PrometheusIT: %d rule expressions and %d dashboard queries answered; %s firing %d s"
                         + " after the stamper started, gone after %d s%n", selectors.size(), panels.size(), STALLED, toFiring, toResolved);
                 assertThat(broker.consume(topics.out(), 2 * PER_PARTITION, Duration.ofSeconds(60))).as(child.logs())
                         .hasSize(2 * PER_PARTITION);
-                assertThat(Http.get("http://" + admin + "/metrics").body()).contains("snowstamp_stall_restarts_total 1.0");
+                assertThat(restarts(admin)).isEqualTo(1.0);
             }
         }
     }
 
-    /** Every metric selector of every rule of the shipped rules file, label matchers included. */
-    private static List<String> ruleSelectors() throws Exception {
-        Set<String> selectors = new LinkedHashSet<>();
+    /**
+     * Every rule of the shipped rules file as {@link #evaluable}, each operand of a top-level {@code or} on its own (an
+     * {@code or} answers when either side does: each side must).
+     */
+    private static List<String> ruleExpressions() throws Exception {
+        List<String> expressions = new ArrayList<>();
         for (JsonNode group : new ObjectMapper(new YAMLFactory()).readTree(RULES.toFile()).get("groups")) {
             for (JsonNode rule : group.get("rules")) {
-                String expr = rule.get("expr").asText()
-                        .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)", " ")   // grouping labels
-                        .replaceAll("\\[[^]]*]", " ");                                                          // ranges
-                Matcher m = SELECTOR.matcher(expr);
-                while (m.find()) {
-                    if (!NOT_METRICS.contains(m.group(1))) {
-                        selectors.add(m.group(1) + (m.group(2) == null ? "" : m.group(2)));
-                    }
-                }
+                expressions.addAll(topLevelOr(evaluable(rule.get("expr").asText())));
             }
         }
-        assertThat(selectors).as("selectors found in the rules").contains("snowstamp_input_waiting_records", "up{job=\"snowstamp\"}");
-        return new ArrayList<>(selectors);
+        assertThat(expressions).as("rules").hasSizeGreaterThan(10);
+        return expressions;
+    }
+
+    /**
+     * A rule's expression that answers on a healthy scrape: the real one, every selector, range, function, aggregation
+     * and {@code by}/{@code on} clause kept, with two changes that only stop it filtering. Each comparison gets
+     * {@code bool}: it answers every series its operands match, valued 0 or 1, instead of only those past the threshold
+     * (thresholds are what the promtool tests test). Each {@code unless} becomes {@code and}: {@code A and on (L) B} is
+     * exactly the part of {@code A} that {@code A unless on (L) B} removes, so a series here proves the real rule's match
+     * labels find their partner — a rule silent only because its labels never match ({@code up} without the namespace
+     * the other side has, say) answers nothing here. A series therefore proves that every operand of the real expression
+     * answers and that its groupings and matches line up. Label matchers ({@code {...}}) are left as they are.
+     */
+    private static List<String> topLevelOr(String expr) {
+        List<String> operands = new ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < expr.length(); i++) {
+            char c = expr.charAt(i);
+            if (c == '(' || c == '{' || c == '[') {
+                depth++;
+            } else if (c == ')' || c == '}' || c == ']') {
+                depth--;
+            } else if (depth == 0 && expr.startsWith("or", i) && (i == 0 || !nameChar(expr.charAt(i - 1)))
+                    && (i + 2 == expr.length() || !nameChar(expr.charAt(i + 2)))) {
+                operands.add(expr.substring(start, i).trim());
+                start = i + 2;
+            }
+        }
+        operands.add(expr.substring(start).trim());
+        return operands;
+    }
+
+    private static boolean nameChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == ':';
+    }
+
+    static String evaluable(String expr) {
+        StringBuilder out = new StringBuilder();
+        int from = 0;
+        while (from < expr.length()) {
+            int open = expr.indexOf('{', from);
+            int end = open < 0 ? expr.length() : open;
+            out.append(COMPARISON.matcher(expr.substring(from, end)).replaceAll("$1 bool")
+                    .replaceAll("\\bunless\\b", "and"));
+            if (open < 0) {
+                break;
+            }
+            int close = expr.indexOf('}', open);
+            out.append(expr, open, close + 1);
+            from = close + 1;
+        }
+        return out.toString();
     }
 
     /** Every query of every panel of the shipped dashboard, with its variables as this test's deployment sets them. */
@@ -195,6 +246,10 @@ class PrometheusIT extends OnSharedBroker {
             }
             producer.flush();
         }
+    }
+
+    private static double restarts(String admin) {
+        return PrometheusText.sum(PrometheusText.parse(Http.get("http://" + admin + "/metrics").body()), "snowstamp_stall_restarts_total");
     }
 
     private static String adminAddress(ChildJvm run) throws Exception {

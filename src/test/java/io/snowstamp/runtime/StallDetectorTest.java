@@ -26,6 +26,24 @@ class StallDetectorTest {
         assertThat(detector.stillNanos(0, 61 * SECOND)).isEqualTo(61 * SECOND);
     }
 
+    /** The time it reports (metric snowstamp_input_stuck_seconds, which the stall alert reads) judges as the watch does. */
+    @Test
+    void shouldReportNoStuckTimeForDeadLettersNorForAnIdleInputsFirstRecord() {
+        // partition 0 gets only records that go to the dead-letter topic: nothing issued, its committed offset moves;
+        // partition 1 idled for an hour, then its first record waits 45 s for something legitimate
+        detector.observe(0, true, Map.of(0, look(task0, 0, 100, 120), 1, look(task1, 7, 50, 50)));
+        for (long s = 10; s <= 3600; s += 10) {
+            detector.observe(s * SECOND, true, Map.of(0, look(task0, 0, 100 + s, 120 + s), 1, look(task1, 7, 50, 50)));
+            assertThat(detector.stillNanos(0, s * SECOND)).as("dead letters are progress").isZero();
+            assertThat(detector.stillNanos(1, s * SECOND)).as("idle").isZero();
+        }
+        detector.observe(3610 * SECOND, true, Map.of(1, look(task1, 7, 50, 51)));
+        assertThat(detector.observe(3655 * SECOND, true, Map.of(1, look(task1, 7, 50, 51)))).isEmpty();
+        assertThat(detector.stillNanos(1, 3655 * SECOND)).as("since its record came, not since the last stamp").isEqualTo(45 * SECOND);
+        detector.observe(3660 * SECOND, true, Map.of(1, look(task1, 8, 51, 51)));
+        assertThat(detector.stillNanos(1, 3660 * SECOND)).isZero();
+    }
+
     @Test
     void shouldCountAnIdIssuedOrACommitAsProgress() {
         detector.observe(0, true, Map.of(0, look(task0, 10, 100, 150), 1, look(task1, 5, 50, 80)));

@@ -1102,6 +1102,28 @@ class StampTopologyTest {
     }
 
     @Test
+    void shouldShowAWaitInProgressWhileNeitherWaitCounterMoves() {
+        leases = heldLeases();
+        start(config());
+
+        input.pipeInput(bytes("k"), bytes("{}"));
+        driver.advanceWallClockTime(Duration.ofMillis(10));     // its ID waits for the takeover, the record set aside
+        TaskStats task = stats.tasks().get(0);
+        long began = clock.get();
+        clock.addAndGet(90_000);
+        driver.advanceWallClockTime(Duration.ofMillis(10));
+        assertThat(output.isEmpty()).isTrue();
+        assertThat(stats.leaseWaits() + stats.reservationWaits()).as("a wait is counted only once it ends").isZero();
+        assertThat(task.millisWaiting(clock.get())).as("the wait in progress, 90 s old").isEqualTo(clock.get() - began);
+
+        permitLease();
+        driver.advanceWallClockTime(Duration.ofMillis(10));
+        assertThat(output.readRecordsToList()).hasSize(1);
+        assertThat(stats.leaseWaits()).isEqualTo(1);
+        assertThat(task.millisWaiting(clock.get())).as("over").isZero();
+    }
+
+    @Test
     void shouldNameTheInputOffsetOfARecordRefusedOnItsWayOutOfTheRecordsSetAsideWithoutProvenance() {
         LookedUpValues looked = new LookedUpValues();
         values = looked;

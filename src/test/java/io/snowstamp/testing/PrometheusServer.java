@@ -25,10 +25,12 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     /**
-     * Starts a server that scrapes {@code targets} (host:port, {@code /metrics}) every second as job {@code job} and
-     * evaluates {@code ruleFiles} every second; returns once it answers ready.
+     * Starts a server that scrapes {@code targets} (host:port, {@code /metrics}) every second as job {@code job}, adding
+     * {@code labels} to their series (as Kubernetes service discovery adds {@code namespace}), and evaluates
+     * {@code ruleFiles} every second; returns once it answers ready.
      */
-    public static PrometheusServer start(Path dir, String job, List<String> targets, List<Path> ruleFiles) throws Exception {
+    public static PrometheusServer start(Path dir, String job, List<String> targets, Map<String, String> labels,
+                                         List<Path> ruleFiles) throws Exception {
         Path binary = PrometheusTools.require("prometheus");
         Files.createDirectories(dir);
         Path config = dir.resolve("prometheus.yml");
@@ -36,6 +38,10 @@ public final class PrometheusServer implements AutoCloseable {
         ruleFiles.forEach(file -> yaml.append("  - ").append(quoted(file.toAbsolutePath().toString())).append('\n'));
         yaml.append("scrape_configs:\n  - job_name: ").append(quoted(job)).append("\n    static_configs:\n      - targets: [");
         yaml.append(String.join(", ", targets.stream().map(PrometheusServer::quoted).toList())).append("]\n");
+        if (!labels.isEmpty()) {
+            yaml.append("        labels:\n");
+            labels.forEach((name, value) -> yaml.append("          ").append(name).append(": ").append(quoted(value)).append('\n'));
+        }
         Files.writeString(config, yaml);
         int port = FreePort.pick();
         ChildJvm process = ChildJvm.startCommand(Stamper.LOGS.resolve("prometheus-" + port), "prometheus", dir, Map.of(),
