@@ -38,8 +38,8 @@ public class LeaseBenchmark {
         PartitionLease lease = new PartitionLease(0, mine, 0, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4);
         lease.observe(0, mine);
         long now = System.nanoTime();
-        lease.confirmed(now - Long.MAX_VALUE / 4, now - Long.MAX_VALUE / 4);
-        lease.confirmed(now, now);
+        lease.confirmed(now - Long.MAX_VALUE / 4, now - Long.MAX_VALUE / 4, 1);
+        lease.confirmed(now, now, 1);
         guard = new LeaseGuard(lease, new TaskId(0, 0), "bench", () -> { });
         guard.check();      // the first ID's check, which logs
         lastTick = now;

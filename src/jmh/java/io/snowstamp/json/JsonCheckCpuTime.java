@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.json;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import io.snowstamp.config.StampSettings.JsonType;
@@ -20,7 +20,7 @@ import java.util.function.ToIntFunction;
  * ratio to the tokenizer.
  *
  * <p>{@code mvn -B -Pjmh -DskipTests test-compile exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=io.snowstamp.stream.JsonCheckCpuTime [-Dexec.args=ROUNDS]}
+ * -Dexec.mainClass=io.snowstamp.json.JsonCheckCpuTime [-Dexec.args=ROUNDS]}
  */
 public final class JsonCheckCpuTime {
     private JsonCheckCpuTime() {

@@ -1,4 +1,4 @@
-package io.snowstamp.stream;
+package io.snowstamp.json;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
