@@ -8,7 +8,9 @@ import io.snowstamp.stream.TaskStats;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.ThreadMetadata;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -89,14 +91,18 @@ final class Health {
         }
         Map<Integer, TaskStats> tasks = runner.stats().tasks();
         Set<Integer> waiting = new TreeSet<>();
-        Set<Integer> leaseWaits = new TreeSet<>();
+        Set<Integer> notReadBack = new TreeSet<>();
+        Set<Integer> takeovers = new TreeSet<>();
         for (int partition : assigned) {
             TaskStats task = tasks.get(partition);
             if (task == null || task.resume() == null) {
                 waiting.add(partition);
-            } else if (!task.leaseConfirmed() || runner.awaitingLease(partition)) {
-                // started, but its lease not yet read back or still waiting out the previous owner's term: it issues nothing
-                leaseWaits.add(partition);
+            } else if (!task.leaseConfirmed()) {
+                // started, but its lease record not yet read back from the changelog: it issues nothing
+                notReadBack.add(partition);
+            } else if (runner.awaitingLease(partition)) {
+                // read back, but still waiting out the previous owner's term: it issues nothing
+                takeovers.add(partition);
             }
         }
         body.put("partitions", assigned);
@@ -116,9 +122,16 @@ final class Health {
             return new Check(false, body);
         }
         // after the stall check: a stalled partition's replaced thread takes its lease again, and the stall is the news
-        if (!leaseWaits.isEmpty()) {
+        if (!notReadBack.isEmpty() || !takeovers.isEmpty()) {
+            List<String> reasons = new ArrayList<>();
+            if (!notReadBack.isEmpty()) {
+                reasons.add("partitions " + notReadBack + " wait for their lease (not read back yet)");
+            }
+            if (!takeovers.isEmpty()) {
+                reasons.add("partitions " + takeovers + " wait for their lease (the previous owner's term)");
+            }
             body.put("status", "not-ready");
-            body.put("reason", "partitions " + leaseWaits + " wait for their lease (the previous owner's term)");
+            body.put("reason", String.join("; ", reasons));
             return new Check(false, body);
         }
         body.put("status", "ready");

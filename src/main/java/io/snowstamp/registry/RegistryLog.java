@@ -20,7 +20,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +63,8 @@ public final class RegistryLog implements AutoCloseable {
      * Everything the registry holds now.
      *
      * @param registryId the topic's id (changes when the topic is deleted and recreated)
-     * @param unreadable one line per record that is not a registry record of a known version
+     * @param unreadable one line per key whose record is not a registry record of a known version (its first such record),
+     *                   unless a later tombstone of the key removed it
      */
     public record Snapshot(String registryId, List<RegistryView.Entry> entries, List<String> unreadable) {
         public RegistryView view() {
@@ -156,7 +159,8 @@ public final class RegistryLog implements AutoCloseable {
         seenTopicId = registryId;
         TopicPartition partition = new TopicPartition(topic, 0);
         List<RegistryView.Entry> entries = new ArrayList<>();
-        List<String> unreadable = new ArrayList<>();
+        // by key: a tombstone for the key removes it, as compaction would (the way to clear a record written by mistake)
+        Map<String, String> unreadable = new LinkedHashMap<>();
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps);
         try {
             consumer.assign(List.of(partition));
@@ -174,7 +178,8 @@ public final class RegistryLog implements AutoCloseable {
                         continue;
                     }
                     if (record.value() == null) {
-                        continue;       // a tombstone written by hand: the claim is gone, as after compaction
+                        unreadable.remove(key);
+                        continue;       // a tombstone written by hand: no claim; it removes an unreadable record of its key, as compaction would
                     }
                     try {
                         Claim claim = ClaimCodec.decode(record.value());
@@ -183,7 +188,7 @@ public final class RegistryLog implements AutoCloseable {
                         }
                         entries.add(new RegistryView.Entry(record.offset(), record.timestamp(), claim));
                     } catch (IllegalArgumentException e) {
-                        unreadable.add("offset " + record.offset() + " (key " + key + "): " + e.getMessage());
+                        unreadable.putIfAbsent(key, "offset " + record.offset() + " (key " + key + "): " + e.getMessage());
                     }
                 }
             }
@@ -191,7 +196,7 @@ public final class RegistryLog implements AutoCloseable {
             // closing waits for in-flight fetches (30 s by default, seen under a deleted topic): only until the deadline
             consumer.close(CloseOptions.timeout(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
         }
-        return new Snapshot(registryId, entries, unreadable);
+        return new Snapshot(registryId, entries, List.copyOf(unreadable.values()));
     }
 
     /** Appends a record of a claim, within the timeout; returns its offset once every in-sync replica has it. */

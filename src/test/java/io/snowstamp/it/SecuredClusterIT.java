@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -100,6 +102,10 @@ class SecuredClusterIT {
 
     /** The ACLs README.md documents for the stamper's principal, for one application and its topics. */
     static List<AclBinding> documentedAcls(String principal, String app, String in, String out, String dlq) {
+        return documentedAcls(principal, app, in, out, dlq, REGISTRY);
+    }
+
+    private static List<AclBinding> documentedAcls(String principal, String app, String in, String out, String dlq, String registry) {
         List<AclBinding> acls = new ArrayList<>();
         acls.add(allow(ResourceType.TOPIC, in, PatternType.LITERAL, principal, AclOperation.READ));
         acls.add(allow(ResourceType.TOPIC, out, PatternType.LITERAL, principal, AclOperation.WRITE));
@@ -110,7 +116,7 @@ class SecuredClusterIT {
         acls.add(allow(ResourceType.TRANSACTIONAL_ID, app + "-", PatternType.PREFIXED, principal, AclOperation.WRITE));
         acls.add(allow(ResourceType.TRANSACTIONAL_ID, app + "-", PatternType.PREFIXED, principal, AclOperation.DESCRIBE));
         for (AclOperation op : List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE)) {
-            acls.add(allow(ResourceType.TOPIC, REGISTRY, PatternType.LITERAL, principal, op));      // the worker registry
+            acls.add(allow(ResourceType.TOPIC, registry, PatternType.LITERAL, principal, op));      // the worker registry
         }
         return acls;
     }
@@ -259,6 +265,61 @@ class SecuredClusterIT {
                     .as("the stamper must stop, not hang").isTrue());
             assertThat(failure).isInstanceOf(SnowstampException.class);
             assertThat(failure.getMessage()).containsIgnoringCase("transactional").containsIgnoringCase("authoriz");
+        }
+    }
+
+    /**
+     * operations.md, least privileges: each of the other documented ACLs is needed too. Without it the stamper stops
+     * with an authorization error naming what it may not use (the topic, a changelog under the prefix, the registry, the
+     * group), never a hang: the topics' at start, before Kafka Streams starts (the dead-letter topic too, before any bad
+     * record comes); the group's when Kafka Streams joins it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"input-read", "dlq-write", "app-prefix", "registry", "group-read"})
+    void shouldStopWithAClearAuthorizationErrorWithoutEachOtherDocumentedAcl(String missing) throws Exception {
+        String app = "secured-no-" + missing;
+        String in = missing + "-in";
+        String out = missing + "-out";
+        String dlq = missing + "-dlq";
+        // a registry of its own: the other tests' ACLs on the shared one are the same principal's
+        String registry = missing + "-workers";
+        try (Admin admin = Admin.create(client(ADMIN_JAAS))) {
+            createTopics(admin, in, out, dlq);
+            admin.createTopics(List.of(new NewTopic(registry, 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
+                    .all().get(60, TimeUnit.SECONDS);
+            io.snowstamp.recovery.ChangelogWriter.awaitLeaders(admin, registry, 1, Duration.ofSeconds(60));
+            List<AclBinding> acls = new ArrayList<>(documentedAcls("User:stamper", app, in, out, dlq, registry));
+            int before = acls.size();
+            acls.removeIf(acl -> switch (missing) {
+                case "input-read" -> acl.pattern().name().equals(in);
+                case "dlq-write" -> acl.pattern().name().equals(dlq);
+                case "app-prefix" -> acl.pattern().resourceType() == ResourceType.TOPIC && acl.pattern().name().equals(app + "-");
+                case "registry" -> acl.pattern().name().equals(registry);
+                case "group-read" -> acl.pattern().resourceType() == ResourceType.GROUP;
+                default -> throw new IllegalArgumentException(missing);
+            });
+            assertThat(acls).as("an ACL removed").hasSizeLessThan(before);
+            admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+        }
+        awaitAclsApplied(out);
+        produce(in, 10);
+        String named = switch (missing) {
+            case "input-read" -> in;
+            case "dlq-write" -> dlq;
+            case "app-prefix" -> app + "-";
+            case "registry" -> registry;
+            default -> app;     // the group
+        };
+        Map<String, String> settings = stamperSettings(app, in, out, dlq);
+        settings.put("registry.topic", registry);
+        try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(), settings), System::currentTimeMillis)) {
+            Throwable failure = catchThrowable(() -> {
+                runner.start();
+                assertThat(runner.awaitTermination(Duration.ofSeconds(90))).as("the stamper must stop, not hang").isTrue();
+            });
+            System.out.println("without the ACL " + missing + ": " + (failure == null ? "no error" : failure.getMessage()));
+            assertThat(failure).as("the stamper stopped with an error").isNotNull().isNotInstanceOf(AssertionError.class);
+            assertThat(failure.getMessage()).contains(named).containsIgnoringCase("authoriz");
         }
     }
 }

@@ -623,22 +623,52 @@ class WorkerRegistryIT extends OnSharedBroker {
 
     /**
      * id-spaces.md: a heartbeat that fails (here: a registry that cannot be read, an unreadable record appended while the
-     * stamper runs) is tried again at the next one; the claim stands and the stamper stamps on.
+     * stamper runs) is tried again at the next one; the claim stands and the stamper stamps on. The heartbeats failed:
+     * none was written while the record was there; they were tried again: one is written once a tombstone for its key
+     * removed it (id-spaces.md, the record format).
      */
     @Test
     void shouldKeepStampingWhileHeartbeatsFail() throws Exception {
         String registry = registry();
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
-        try (StreamsRunner runner = runner(settings(TestBroker.unique("failing-beats"), topics, registry))) {
+        String app = TestBroker.unique("failing-beats");
+        try (StreamsRunner runner = runner(settings(app, topics, registry))) {
             runner.start();
             assertThat(runner.awaitRunning(Duration.ofSeconds(90))).isTrue();
-            appendUnreadable(registry);
+            long unreadableAt = appendUnreadable(registry);
             TimeUnit.SECONDS.sleep(5);      // ten heartbeats (registry.heartbeat=500ms), each of them failing
             broker.produce(topics.in(), 0, 200);
             assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), topics.out(), topics.in(), 200, Duration.ofSeconds(90))
                     .summaryLine()).isEqualTo(Verification.clean(200));
             assertThat(runner.awaitTermination(Duration.ofMillis(1))).as("still running").isFalse();
             assertThat(runner.state()).isEqualTo(org.apache.kafka.streams.KafkaStreams.State.RUNNING);
+            long readableAt = removeUnreadable(registry);
+            try (RegistryLog log = RegistryLog.open(clientProps(), registry, Duration.ofSeconds(30))) {
+                // at most one: a heartbeat under way when the record was appended (read before it, written after it)
+                assertThat(heartbeatsOf(log, app, unreadableAt, readableAt)).as("no heartbeat written while the registry was unreadable")
+                        .isLessThanOrEqualTo(1);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (heartbeatsOf(log, app, readableAt, Long.MAX_VALUE) == 0 && System.nanoTime() < deadline) {
+                    TimeUnit.MILLISECONDS.sleep(100);
+                }
+                assertThat(heartbeatsOf(log, app, readableAt, Long.MAX_VALUE)).as("a heartbeat written once it is readable again")
+                        .isPositive();
+            }
+            assertThat(runner.state()).isEqualTo(org.apache.kafka.streams.KafkaStreams.State.RUNNING);
+        }
+    }
+
+    /** Records of the application strictly between two offsets. */
+    private static long heartbeatsOf(RegistryLog log, String app, long after, long before) {
+        return log.read().entries().stream().filter(e -> e.claim().application().equals(app))
+                .filter(e -> e.offset() > after && e.offset() < before).count();
+    }
+
+    /** A tombstone for the unreadable record (readers skip tombstones): the registry is readable again; returns its offset. */
+    private static long removeUnreadable(String registry) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            return producer.send(new ProducerRecord<>(registry, 0, "junk".getBytes(java.nio.charset.StandardCharsets.UTF_8), null))
+                    .get(30, TimeUnit.SECONDS).offset();
         }
     }
 
@@ -656,12 +686,11 @@ class WorkerRegistryIT extends OnSharedBroker {
         }
     }
 
-    /** A record under a claim's kind of key that is no claim: what another tool or a newer version could leave. */
-    private static void appendUnreadable(String registry) {
+    /** A record under a claim's kind of key that is no claim: what another tool or a newer version could leave. Its offset. */
+    private static long appendUnreadable(String registry) throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
-            producer.send(new ProducerRecord<>(registry, 0, "junk".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "not a claim".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-            producer.flush();
+            return producer.send(new ProducerRecord<>(registry, 0, "junk".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "not a claim".getBytes(java.nio.charset.StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS).offset();
         }
     }
 

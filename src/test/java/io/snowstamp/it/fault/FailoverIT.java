@@ -87,11 +87,50 @@ class FailoverIT extends OnSharedBroker {
         s.everyPartitionStamps("b's partitions moved to a");
         // the mechanism behind the figure (benchmarks.md), not a loose time: the survivor fenced the open transaction b left
         // as the restore of b's tasks started, instead of waiting for the broker to abort it (transaction.timeout.ms, 20 s)
-        assertThat(instances[0].stderr().substring(before)).as("a fenced b's open transaction")
-                .contains("(open transactions of a previous owner on");
+        String survivor = instances[0].stderr().substring(before);
+        assertThat(survivor).as("a fenced b's open transaction").contains("(open transactions of a previous owner on");
+        assertFencedWhatMovedFromB(s, survivor, instances[1].stderr());
         s.finishExactlyOnce(instances[0]);
         // what the next owner restores stays small: compaction needs closed segments
         assertThat(topicConfig(Names.changelogTopic(s.spec.applicationId()), "segment.ms")).isEqualTo("600000");
+    }
+
+    /**
+     * What was fenced: transactional ids of the application (Kafka Streams' {@code APP-...}), open on partitions of its
+     * output or worker-state changelog that b had held and that a took over after the kill — not a's own, not another
+     * partition's.
+     */
+    private static void assertFencedWhatMovedFromB(Scenario s, String survivorLog, String killedLog) {
+        String app = s.spec.applicationId();
+        java.util.Set<Integer> fenced = new java.util.TreeSet<>();
+        java.util.regex.Matcher fence = java.util.regex.Pattern.compile(
+                "fenced \\[([^\\]]+)] \\(open transactions of a previous owner on \\[([^\\]]+)]\\)").matcher(survivorLog);
+        while (fence.find()) {
+            for (String id : fence.group(1).split(", ")) {
+                assertThat(id).as("a fenced transactional id").startsWith(app + "-");
+            }
+            for (String partition : fence.group(2).split(", ")) {
+                String topic = partition.substring(0, partition.lastIndexOf('-'));
+                assertThat(topic).as("a fenced partition's topic").isIn(s.topics.out(), Names.changelogTopic(app));
+                fenced.add(Integer.parseInt(partition.substring(partition.lastIndexOf('-') + 1)));
+            }
+        }
+        java.util.Set<Integer> heldByB = leasesTaken(killedLog, "b");
+        java.util.Set<Integer> takenByA = leasesTaken(survivorLog, "a");
+        System.out.println("kill-1-of-2: b held partitions " + heldByB + ", a took " + takenByA + " after the kill and fenced open"
+                + " transactions on " + fenced);
+        assertThat(fenced).as("partitions whose open transactions a fenced").isNotEmpty().isSubsetOf(heldByB).isSubsetOf(takenByA);
+    }
+
+    /** Partitions whose lease an instance took, from its log. */
+    private static java.util.Set<Integer> leasesTaken(String log, String instance) {
+        java.util.Set<Integer> partitions = new java.util.TreeSet<>();
+        java.util.regex.Matcher taken = java.util.regex.Pattern.compile("partition (\\d+) worker \\d+: lease epoch \\d+ taken by "
+                + instance + "#").matcher(log);
+        while (taken.find()) {
+            partitions.add(Integer.parseInt(taken.group(1)));
+        }
+        return partitions;
     }
 
     @Test
