@@ -118,12 +118,13 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            if (!warned) {
-                warned = true;
-                log.warn("{}: cannot check for a previous owner's open transaction ({}); if one is open, the broker"
-                        + " aborts it after transaction.timeout.ms and read_committed consumers wait until then (logged once)",
-                        partitions, e.getMessage());
-            }
+            // a WARN once (an old broker or a missing ACL fails every time); each later failure at INFO, so that a slow
+            // failover under load (a timeout here) can still be told from a fence that found nothing
+            boolean first = !warned;
+            warned = true;
+            log.atLevel(first ? org.slf4j.event.Level.WARN : org.slf4j.event.Level.INFO).log("{}: cannot check for a previous"
+                    + " owner's open transaction ({}); if one is open, the broker aborts it after transaction.timeout.ms and"
+                    + " read_committed consumers wait until then{}", partitions, e.getMessage(), first ? " (later ones at INFO)" : "");
         }
     }
 
