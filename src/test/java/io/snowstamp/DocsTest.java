@@ -49,6 +49,28 @@ class DocsTest {
         assertThat(Files.readAllLines(README)).as("README.md lines: longer material belongs in src/site/markdown/").hasSizeLessThan(250);
     }
 
+    /** A page longer than this says things twice or belongs split: link to where a thing is said instead. */
+    static final int PAGE_LINES = 450;
+
+    /**
+     * Every hand-written page behind the README stays short. The generated references are left out: they are as long as
+     * the commands and keys they list, and {@link ReferenceDocsTest} keeps them equal to the code.
+     */
+    @Test
+    void shouldKeepEveryHandWrittenPageShort() throws Exception {
+        Set<Path> generated = Set.of(ReferenceDocsTest.CLI, ReferenceDocsTest.CONFIGURATION);
+        List<String> tooLong = new ArrayList<>();
+        for (Path page : pages()) {
+            int lines = Files.readAllLines(page).size();
+            if (!page.equals(README) && !generated.contains(page) && lines > PAGE_LINES) {
+                tooLong.add(page + ": " + lines + " lines");
+            }
+        }
+        assertThat(tooLong).as("pages over " + PAGE_LINES + " lines: say each thing once, link instead of repeating").isEmpty();
+        assertThat(pages()).as("the generated references are among the pages, so leaving them out means something")
+                .contains(ReferenceDocsTest.CLI, ReferenceDocsTest.CONFIGURATION);
+    }
+
     /** A test class named in a table, with the method after {@code #} if one is named. */
     private static final Pattern NAMED_TEST = Pattern.compile("`([A-Z][A-Za-z0-9]*(?:Test|IT))(?:#([A-Za-z0-9_]+))?`");
 
