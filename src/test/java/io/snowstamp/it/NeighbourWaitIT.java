@@ -60,7 +60,7 @@ class NeighbourWaitIT extends OnSharedBroker {
                 .withJvmArg("-Dsnowstamp.test.hold-confirmations=0:8:10");
         int sent;
         try (ChildJvm child = stamper.start()) {
-            String adminUrl = adminUrl(child);
+            String adminUrl = child.adminUrl();
             // the lease reader's lag where operators look (issue 42): /state and the metric see the withheld confirmations
             AtomicLong oldestSeen = new AtomicLong();
             AtomicReference<Double> metricSeen = new AtomicReference<>(0.0);
@@ -130,19 +130,6 @@ class NeighbourWaitIT extends OnSharedBroker {
                         .as("exactly-once reserves in the IDs' own transaction: only the lease waits").isGreaterThanOrEqualTo(1);
             }
         }
-    }
-
-    /** The child's admin endpoint, once it printed it. */
-    private static String adminUrl(ChildJvm child) throws Exception {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() - until < 0) {
-            java.util.regex.Matcher admin = java.util.regex.Pattern.compile("admin: (http://127\\.0\\.0\\.1:\\d+)").matcher(child.stdout());
-            if (admin.find()) {
-                return admin.group(1);
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no admin endpoint printed within 60 s\n" + child.logs());
     }
 
     /**

@@ -39,7 +39,7 @@ class ReadyAfterReadBackIT extends OnSharedBroker {
                 .with("admin.port", "0")
                 .withJvmArg("-Dsnowstamp.test.hold-confirmations=0:0:" + HOLD_SECONDS);
         try (ChildJvm child = stamper.start()) {
-            String adminUrl = adminUrl(child);
+            String adminUrl = child.adminUrl();
             List<String> reasons = new ArrayList<>();
             long firstWait = 0;
             long lastWait = 0;
@@ -62,17 +62,5 @@ class ReadyAfterReadBackIT extends OnSharedBroker {
             System.out.println("not ready while partition 0's lease was not read back for "
                     + TimeUnit.NANOSECONDS.toMillis(lastWait - firstWait) + " ms of the " + HOLD_SECONDS + " s hold");
         }
-    }
-
-    private static String adminUrl(ChildJvm child) throws Exception {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() - until < 0) {
-            java.util.regex.Matcher admin = java.util.regex.Pattern.compile("admin: (http://127\\.0\\.0\\.1:\\d+)").matcher(child.stdout());
-            if (admin.find()) {
-                return admin.group(1);
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no admin endpoint printed within 60 s\n" + child.logs());
     }
 }

@@ -24,8 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,7 +38,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(240)
 class ShutdownIT extends OnSharedBroker {
     private static final int RECORDS = 20_000;
-    private static final Pattern ADMIN = Pattern.compile("admin: http://127\\.0\\.0\\.1:(\\d+)");
     @TempDir
     Path work;
 
@@ -66,7 +63,7 @@ class ShutdownIT extends OnSharedBroker {
         CompletableFuture<Void> load;
         try (ChildJvm first = ChildJvm.start(work.resolve("logs"), "run-1", args)) {
             first.awaitOutput("stamping " + in, 60);
-            Http.await(adminUrl(first) + "/health/ready", r -> r.status() == 200, 120);
+            Http.await(first.adminUrl() + "/health/ready", r -> r.status() == 200, 120);
             load = CompletableFuture.runAsync(() -> produceSteadily(in));
             awaitOutputRecords(out, 2_000, first);
             assertThat(load).as("SIGTERM must come while records still arrive").isNotDone();
@@ -98,13 +95,6 @@ class ShutdownIT extends OnSharedBroker {
                     .isEqualTo("records=" + RECORDS + " duplicates=0 missing=0 extra=0");
             assertThat(second.terminate(60)).isZero();
         }
-    }
-
-    private static String adminUrl(ChildJvm run) throws Exception {
-        run.awaitOutput("admin: http://", 30);
-        Matcher m = ADMIN.matcher(run.stdout());
-        assertThat(m.find()).as(run.stdout()).isTrue();
-        return "http://127.0.0.1:" + m.group(1);
     }
 
     /** {@link #RECORDS} records at about 4,000 per second: a load that is still running when SIGTERM comes. */

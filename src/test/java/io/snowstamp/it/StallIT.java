@@ -17,8 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +32,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag("integration")
 @Timeout(240)
 class StallIT extends OnSharedBroker {
-    private static final Pattern ADMIN = Pattern.compile("admin: http://127\\.0\\.0\\.1:(\\d+)");
     private static final int PER_PARTITION = 50;
     @TempDir
     Path work;
@@ -46,7 +43,7 @@ class StallIT extends OnSharedBroker {
                 .with("recovery.stall-after", "4s").with("admin.port", "0")
                 .withJvmArg("-Dsnowstamp.test.stall-partition=0");
         try (ChildJvm child = stamper.start()) {
-            String admin = adminUrl(child);
+            String admin = child.adminUrl();
             produce(topics.in());
             // partition 1 stamps; partition 0 waits behind the stalled consumer until the watch sees it
             Http.Response stalled = Http.await(admin + "/health/ready",
@@ -81,7 +78,7 @@ class StallIT extends OnSharedBroker {
                 .with("recovery.stall-after", "0").with("admin.port", "0")
                 .withJvmArg("-Dsnowstamp.test.stall-partition=0");
         try (ChildJvm child = stamper.start()) {
-            String admin = adminUrl(child);
+            String admin = child.adminUrl();
             produce(topics.in());
             List<ConsumerRecord<byte[], byte[]>> out = broker.consume(topics.out(), PER_PARTITION, Duration.ofSeconds(90));
             assertThat(out).as(child.logs()).hasSize(PER_PARTITION).allSatisfy(r -> assertThat(r.partition()).isEqualTo(1));
@@ -104,12 +101,5 @@ class StallIT extends OnSharedBroker {
             }
             producer.flush();
         }
-    }
-
-    private static String adminUrl(ChildJvm run) throws Exception {
-        run.awaitOutput("admin: http://", 30);
-        Matcher m = ADMIN.matcher(run.stdout());
-        assertThat(m.find()).as(run.stdout()).isTrue();
-        return "http://127.0.0.1:" + m.group(1);
     }
 }

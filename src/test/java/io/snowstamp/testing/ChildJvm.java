@@ -153,6 +153,20 @@ public final class ChildJvm implements AutoCloseable {
         throw new AssertionError("no '" + text + "' logged within " + timeoutSeconds + " s\n" + logs());
     }
 
+    /** The admin endpoint the child printed ({@code admin: http://127.0.0.1:PORT}), waited for up to 60 s. */
+    public String adminUrl() throws IOException, InterruptedException {
+        java.util.regex.Pattern printed = java.util.regex.Pattern.compile("admin: (http://127\\.0\\.0\\.1:\\d+)");
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() - until < 0) {
+            java.util.regex.Matcher admin = printed.matcher(stdout());
+            if (admin.find()) {
+                return admin.group(1);
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no admin endpoint printed within 60 s\n" + logs());
+    }
+
     public String logs() throws IOException {
         return "--- stdout ---\n" + (Files.exists(out) ? Files.readString(out) : "") + "--- stderr ---\n"
                 + (Files.exists(err) ? Files.readString(err) : "");
