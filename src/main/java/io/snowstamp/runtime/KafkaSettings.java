@@ -77,10 +77,14 @@ public final class KafkaSettings {
         return props;
     }
 
-    /** Properties for the stamper's KafkaStreams instance: {@link #streamsUntuned} plus snowstamp's tuning. */
+    /**
+     * Properties for the stamper's KafkaStreams instance: {@link #streamsUntuned} plus snowstamp's tuning and
+     * {@link SmallRocksDb} for its RocksDB store, unless {@code kafka.rocksdb.config.setter} names another.
+     */
     public static Properties streams(ConnectionSettings connection, TopicSettings topics) {
         Properties props = streamsUntuned(connection, topics);
         Tuning.apply(props, connection);
+        props.putIfAbsent(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, SmallRocksDb.class.getName());
         return props;
     }
 

@@ -100,6 +100,13 @@ class KafkaSettingsTest {
     }
 
     @Test
+    void shouldBoundRocksDbWithSnowstampsSetterUnlessTheUserNamesTheirOwn() {
+        assertThat(streams(config()).getProperty("rocksdb.config.setter")).isEqualTo(SmallRocksDb.class.getName());
+        assertThat(streams(config("kafka.rocksdb.config.setter", "my.Setter")).getProperty("rocksdb.config.setter"))
+                .as("user's choice kept").isEqualTo("my.Setter");
+    }
+
+    @Test
     void shouldPutTheStateOfEachInstanceInItsOwnAbsoluteDirectory() {
         Properties props = streams(config("state.dir", "data/streams", "instance.id", "node-7"));
 
