@@ -57,6 +57,8 @@ final class SetAside {
     private final boolean pausesOnLead;
     private final Stamping stamping;
     private Cancellable drain;
+    /** This incarnation of the task ended: its records belong to the next one's buffer (see {@link #drain}). */
+    private boolean closed;
     /** The input topic of the records set aside (the dead-letter record of one refused on its way out names it). */
     private String asideTopic;
     /** The lookup of a schema the task's next record set aside needs (null: none under way); beside the stream thread. */
@@ -126,6 +128,13 @@ final class SetAside {
 
     /** Stamps the records set aside in order while their IDs need not wait and the lead allows, a bounded batch per call. */
     private void drain() {
+        if (closed) {
+            // a punctuation of an earlier incarnation of the task that outlived it (its close failed before the cancel, or
+            // Kafka Streams started the processor again without a close): this buffer's positions are stale, the store is
+            // the next incarnation's
+            close();
+            return;
+        }
         int drained = 0;
         boolean leadHeld = false;
         while (!paused.isEmpty() && drained < DRAIN_BATCH) {
@@ -201,6 +210,7 @@ final class SetAside {
 
     /** The task closes: the records stay in the store for the next owner. */
     void close() {
+        closed = true;
         if (drain != null) {
             drain.cancel();
             drain = null;

@@ -147,7 +147,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void init(ProcessorContext<byte[], StampedValue> context) {
-        // Streams may close() and init() the same instance after restoring: rebuild everything here
+        // Streams may close() and init() the same instance: rebuild everything, ending what an earlier incarnation scheduled
+        endScheduled();
         this.context = context;
         this.waitingSince = -1;
         this.partition = context.taskId().partition();
@@ -353,17 +354,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         return EarlyLeases.holder(connection.instanceId());
     }
 
-    @Override
-    public void close() {
-        if (lastIds != null) {
-            lastIds.close();
-        }
-        lease.release();
-        lease = LeaseGuard.none();
-        heartbeats.cancel();
-        if (taskState != null) {
-            taskState.close();
-        }
+    /** Cancels what this incarnation scheduled and the read it runs beside the thread. */
+    private void endScheduled() {
         if (renewal != null) {
             renewal.cancel();
             renewal = null;
@@ -377,6 +369,23 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         }
         if (stamped != null) {
             stamped.cancel();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (lastIds != null) {
+                lastIds.close();
+            }
+            lease.release();
+            lease = LeaseGuard.none();
+            heartbeats.cancel();
+            if (taskState != null) {
+                taskState.close();
+            }
+        } finally {
+            endScheduled();
         }
         if (taskStats != null) {
             stats.close(taskStats);
