@@ -59,14 +59,20 @@ final class SetAside {
     private Cancellable drain;
     /** This incarnation of the task ended: its records belong to the next one's buffer (see {@link #drain}). */
     private boolean closed;
-    /** The input topic of the records set aside (the dead-letter record of one refused on its way out names it). */
+    /**
+     * The input topic of the records set aside (the dead-letter record of one refused on its way out names it): the
+     * configured input until a record is set aside, so that records restored set aside at a task's start name it too.
+     */
     private String asideTopic;
+    /** Whether a record was set aside by this incarnation (its topic is then the one the records came from). */
+    private boolean held;
     /** The lookup of a schema the task's next record set aside needs (null: none under way); beside the stream thread. */
     private CompletableFuture<Void> lookup;
 
     SetAside(ProcessorContext<?, ?> context, PauseBuffer paused, SourceHeaders sources, StampedCheck stamped, ValueField values,
-             TaskStats taskStats, int partition, boolean pausesOnLead, Stamping stamping) {
+             TaskStats taskStats, int partition, boolean pausesOnLead, String inputTopic, Stamping stamping) {
         this.context = context;
+        this.asideTopic = inputTopic;
         this.paused = paused;
         this.sources = sources;
         this.stamped = stamped;
@@ -112,8 +118,9 @@ final class SetAside {
             stamping.firstHeld();
             schedule();
         }
-        if (asideTopic == null) {
-            asideTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(null);
+        if (!held) {
+            held = true;
+            asideTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(asideTopic);
         }
         sources.setAside(record.headers(), context.recordMetadata().orElseThrow());
         paused.append(record);

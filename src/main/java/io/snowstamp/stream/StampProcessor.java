@@ -186,7 +186,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
         sources = new SourceHeaders(stamp.provenance(), compact, partition);
         PauseBuffer paused = new PauseBuffer(context.getStateStore(Names.PENDING_STORE));
         stamped = new StampedCheck(partition, inputTopic, tailProbe, paused, taskStats, tail.sources(), skipsStamped);
-        aside = new SetAside(context, paused, sources, stamped, values, taskStats, partition, pausesOnLead, new SetAside.Stamping() {
+        aside = new SetAside(context, paused, sources, stamped, values, taskStats, partition, pausesOnLead, inputTopic, new SetAside.Stamping() {
             @Override
             public boolean leadExceeded() {
                 return StampProcessor.this.leadExceeded();
