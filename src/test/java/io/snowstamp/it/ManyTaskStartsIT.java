@@ -40,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * are the same.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(600)
 @Order(8)   // among the longest: starts early in the parallel run (see development.md)
 class ManyTaskStartsIT extends OnSharedBroker {

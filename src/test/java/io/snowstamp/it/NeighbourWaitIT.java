@@ -42,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The gaps are read from the IDs' own time fields (the moment each was stamped).
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(240)
 class NeighbourWaitIT extends OnSharedBroker {
     private static final int PARTITIONS = 3;

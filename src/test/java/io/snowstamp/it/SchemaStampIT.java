@@ -61,6 +61,7 @@ import org.junit.jupiter.api.io.TempDir;
  * too, read by protobuf-java's {@code DynamicMessage}; refused credentials stop the start.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(600)
 @Order(10)   // among the longest (four stampers, one through 35 s of outage): starts early in the parallel run (see development.md)
 class SchemaStampIT extends OnSharedBroker {

@@ -35,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * IDs), whereas exactly-once would hide an unclean stop by aborting the transaction.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(240)
 class ShutdownIT extends OnSharedBroker {
     private static final int RECORDS = 20_000;

@@ -50,6 +50,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * has its own registry topic, so tests never see each other's claims.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Order(3)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(300)
 class WorkerRegistryIT extends OnSharedBroker {

@@ -28,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The stamper must reconnect by itself and go on; every record is stamped exactly once.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(480)
 class BrokerRestartIT {
     private static final int RATE = 500;

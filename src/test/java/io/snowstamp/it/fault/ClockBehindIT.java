@@ -37,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the first instance's last ID. Skipped where faketime is not installed.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(300)
 class ClockBehindIT extends OnSharedBroker {
     private static final IdLayout LAYOUT = IdLayout.preset("snowflake");

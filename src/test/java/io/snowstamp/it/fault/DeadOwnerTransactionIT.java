@@ -44,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * waits for the broker's abort.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(300)
 class DeadOwnerTransactionIT extends OnSharedBroker {
     private static final Duration DEAD_TIMEOUT = Duration.ofSeconds(120);

@@ -39,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * again after the restart (what a consumer would see twice were they not in the transaction: the schedule was tried).
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(600)
 class EosDeadLetterKillIT extends OnSharedBroker {
     private static final int KILLS = 3;

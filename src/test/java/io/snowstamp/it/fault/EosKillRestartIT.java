@@ -27,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stamped exactly once, with no ID issued twice, as read_committed consumers see it.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Order(4)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(900)
 class EosKillRestartIT extends OnSharedBroker {

@@ -38,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nothing missing.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Timeout(240)
 class ManyPartitionsIT extends OnSharedBroker {
     private static final int PARTITIONS = Integer.getInteger("snowstamp.many.partitions", 64);

@@ -28,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * resume above everything the previous holder issued. Exactly-once; verified clean at the end.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Order(5)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(900)
 class RebalanceIT extends OnSharedBroker {

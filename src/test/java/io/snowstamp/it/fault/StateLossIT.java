@@ -37,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the runs and a pure wall-clock resume would pass too.
  */
 @Tag("integration")
+@Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
 @Order(6)   // among the longest: starts early in the parallel run (see development.md)
 @Timeout(180)
 class StateLossIT extends OnSharedBroker {
