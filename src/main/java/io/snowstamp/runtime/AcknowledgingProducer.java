@@ -29,6 +29,7 @@ import java.util.function.LongConsumer;
 final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     private final Producer<byte[], byte[]> producer;
     private final WriteAcks acks;
+    private final CommitFreezeHook freeze = CommitFreezeHook.fromSystemProperties();
 
     AcknowledgingProducer(Producer<byte[], byte[]> producer, WriteAcks acks) {
         this.producer = producer;
@@ -69,6 +70,7 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     @Override
     public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata) {
         producer.sendOffsetsToTransaction(offsets, groupMetadata);
+        freeze.offsetsAccepted(offsets);
     }
 
     @Override
