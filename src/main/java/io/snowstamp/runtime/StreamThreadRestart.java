@@ -66,8 +66,12 @@ final class StreamThreadRestart implements Runnable {
                 return current.removeStreamThread(timeout);
             }
         };
-        ThreadReplacement.Outcome outcome = ThreadReplacement.replaceAll(threads, this::issuedByRunningTasks, Duration.ofMinutes(1),
-                (removed, added) -> log.warn("stream thread {} replaced by {}", removed, added));
+        react(ThreadReplacement.replaceAll(threads, this::issuedByRunningTasks, Duration.ofMinutes(1),
+                (removed, added) -> log.warn("stream thread {} replaced by {}", removed, added)));
+    }
+
+    /** What a replacement's outcome does: a stuck instance stops (exit 1, to be started again), a slow one keeps running. */
+    void react(ThreadReplacement.Outcome outcome) {
         if (outcome == ThreadReplacement.Outcome.SLOW) {
             log.warn("a stalled stream thread did not stop within a minute of being replaced; the instance keeps"
                     + " running: its tasks made progress meanwhile (IDs issued, tasks started or closed)");

@@ -82,13 +82,16 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
      * starts restoring it (the restore listener): earlier than the task's own fence, and that matters.
      * Before a restored task runs, Kafka Streams fetches its input partition's committed offset, and
      * the broker answers that fetch only once no transaction holds an offset commit for the partition
-     * pending: a dead owner's open transaction (it wrote the task's changelog in every commit) made the
-     * new owner wait until the broker aborted it, {@code transaction.timeout.ms} after it began. The
-     * partition is this instance's already (Kafka Streams restores assigned tasks only), so the
-     * argument of the class holds here too.
+     * pending: a dead owner's open transaction made the new owner wait until the broker aborted it,
+     * {@code transaction.timeout.ms} after it began. That transaction holds the task's changelog partition
+     * when it wrote state, and otherwise its output partition (Kafka Streams flushes a task's records before
+     * it sends the task's offsets; changelog partition p and output partition p belong to the same task in
+     * both modes): both are fenced, or a transaction of records only would still hold the start
+     * ({@code FrozenAfterOffsetsIT}). The partitions are this instance's already (Kafka Streams restores
+     * assigned tasks only), so the argument of the class holds here too.
      */
     synchronized void fenceHoldersOf(TopicPartition changelog) {
-        fenceHolders(Set.of(changelog));
+        fenceHolders(Set.of(changelog, new TopicPartition(outputTopic, changelog.partition())));
     }
 
     private void fenceHolders(Set<TopicPartition> partitions) {

@@ -75,7 +75,7 @@ class PrometheusIT extends OnSharedBroker {
                 produce(topics.in());
 
                 List<String> selectors = ruleExpressions();
-                List<String> panels = dashboardQueries(topics.in());
+                List<String> panels = dashboardQueries(topics.in(), stamper.applicationId());
                 List<String> queries = new ArrayList<>(selectors);
                 queries.addAll(panels);
                 List<String> empty = awaitNonEmpty(prometheus, queries, 90);
@@ -181,12 +181,16 @@ class PrometheusIT extends OnSharedBroker {
         return out.toString();
     }
 
-    /** Every query of every panel of the shipped dashboard, with its variables as this test's deployment sets them. */
-    private static List<String> dashboardQueries(String input) throws Exception {
+    /**
+     * Every query of every panel of the shipped dashboard, with its variables as this test's deployment sets them: the
+     * application picked by name (every series must carry it), no namespace (outside Kubernetes: "All").
+     */
+    private static List<String> dashboardQueries(String input, String application) throws Exception {
         List<String> queries = new ArrayList<>();
         for (JsonNode panel : new ObjectMapper().readTree(DASHBOARD.toFile()).get("panels")) {
             for (JsonNode target : panel.get("targets")) {
                 queries.add(target.get("expr").asText().replace("$job", JOB).replace("$input", input)
+                        .replace("$namespace", ".*").replace("$application", application)
                         .replace("$__rate_interval", "30s"));
             }
         }

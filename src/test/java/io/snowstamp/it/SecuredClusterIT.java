@@ -275,7 +275,7 @@ class SecuredClusterIT {
      * record comes); the group's when Kafka Streams joins it.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"input-read", "dlq-write", "app-prefix", "registry", "group-read"})
+    @ValueSource(strings = {"input-read", "output-write", "dlq-write", "app-prefix", "registry", "group-read"})
     void shouldStopWithAClearAuthorizationErrorWithoutEachOtherDocumentedAcl(String missing) throws Exception {
         String app = "secured-no-" + missing;
         String in = missing + "-in";
@@ -292,6 +292,7 @@ class SecuredClusterIT {
             int before = acls.size();
             acls.removeIf(acl -> switch (missing) {
                 case "input-read" -> acl.pattern().name().equals(in);
+                case "output-write" -> acl.pattern().name().equals(out) && acl.entry().operation() == AclOperation.WRITE;
                 case "dlq-write" -> acl.pattern().name().equals(dlq);
                 case "app-prefix" -> acl.pattern().resourceType() == ResourceType.TOPIC && acl.pattern().name().equals(app + "-");
                 case "registry" -> acl.pattern().name().equals(registry);
@@ -305,6 +306,7 @@ class SecuredClusterIT {
         produce(in, 10);
         String named = switch (missing) {
             case "input-read" -> in;
+            case "output-write" -> out;
             case "dlq-write" -> dlq;
             case "app-prefix" -> app + "-";
             case "registry" -> registry;

@@ -85,7 +85,7 @@ class FrozenAfterOffsetsIT extends OnSharedBroker {
                 Instant frozenAt = Instant.now();
                 timeline.mark("A stopped itself after its offsets were accepted: %s", lastHookLine(a));
 
-                TransactionDescription open = frozenTransaction(admin, spec.applicationId(), frozenAt);
+                TransactionDescription open = frozenTransaction(admin, spec.applicationId());
                 timeline.mark("A's open transaction %s holds %s", open.producerId(), open.topicPartitions());
                 assertThat(open.topicPartitions()).as("the frozen transaction holds the offsets")
                         .anyMatch(p -> p.topic().equals("__consumer_offsets"));
@@ -122,24 +122,22 @@ class FrozenAfterOffsetsIT extends OnSharedBroker {
 
     /** The hook's own log line: which offsets were pending when A stopped. */
     private static String lastHookLine(ChildJvm a) throws Exception {
-        return a.stderr().lines().filter(l -> l.contains("freeze-after-offsets")).reduce((x, y) -> y).orElse("?");
+        return a.stderr().lines().filter(l -> l.contains("accepted into the open transaction")).reduce((x, y) -> y).orElse("?");
     }
 
     /**
-     * A's frozen transaction: the application's ongoing transaction that began before the freeze and is still open
-     * seconds later (B's transactions last about a commit interval, 100 ms).
+     * A's frozen transaction: the application's ongoing transaction with A's transaction timeout (B's is the shipped one).
      */
-    private static TransactionDescription frozenTransaction(Admin admin, String applicationId, Instant frozenAt) throws Exception {
+    private static TransactionDescription frozenTransaction(Admin admin, String applicationId) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        Thread.sleep(2_000);
         while (true) {
             for (TransactionDescription d : ongoing(admin, applicationId).values()) {
-                if (d.transactionStartTimeMs().isPresent() && d.transactionStartTimeMs().getAsLong() < frozenAt.toEpochMilli() - 500) {
+                if (d.transactionTimeoutMs() == OLD_OWNERS_TRANSACTION_TIMEOUT.toMillis()) {
                     return d;
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("no open transaction of the application began before the freeze: " + ongoing(admin, applicationId));
+                throw new AssertionError("no open transaction of the application with A's timeout: " + ongoing(admin, applicationId));
             }
             Thread.sleep(200);
         }
