@@ -65,6 +65,7 @@ final class Tuning {
             "heartbeat.interval.ms", "1500");
 
     private static final String METRICS_PUSH = "enable.metrics.push";
+    private static final String GLOBAL_HANDLER = "processing.exception.handler.global.enabled";
 
     /** {@code profile=throughput}: fewer, larger transactions; end-to-end latency grows to about the interval. */
     static final String THROUGHPUT_COMMIT_INTERVAL_MS = "1000";
@@ -77,6 +78,9 @@ final class Tuning {
         noMetricsPush(props, connection);
         PRODUCER.forEach((key, value) -> setUnlessGiven(props, connection, "producer.", key, value));
         CONSUMER.forEach((key, value) -> setUnlessGiven(props, connection, "consumer.", key, value));
+        // the dead-letter handler applies to global state too (the stamper has none): without this Kafka Streams 4.3 logs a
+        // WARN that it will do so by default from 5.0, at every start
+        props.putIfAbsent(GLOBAL_HANDLER, "true");
         if (connection.profile() == ConnectionSettings.Profile.THROUGHPUT) {
             props.putIfAbsent("commit.interval.ms", THROUGHPUT_COMMIT_INTERVAL_MS);
         }
