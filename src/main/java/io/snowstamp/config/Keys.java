@@ -157,7 +157,7 @@ public final class Keys {
         define(SCHEMA_REGISTRY_RECHECK_INTERVAL, "30s", "how often every kept output schema ID is asked for again (one request each, beside the"
                 + " stream threads): a registry that lost its schemas (restarted empty) is found within it and the output schemas registered again");
         define(PROFILE, "default", "`default` (exactly-once, 100 ms commits) or `throughput` (1 s commits: fewer, larger transactions, about 1 s latency); see [Performance](benchmarks.md#performance)");
-        define(STATE_DIR, "data/streams", "local state directory, one sub-directory per instance: in snowflake mode each task's RocksDB store of the records it sets aside while their ID waits (`pending-records`, ~150 KB per task while it runs, restored from its changelog); the worker state is kept in memory");
+        define(STATE_DIR, "data/streams", "local state directory, one sub-directory per instance: in snowflake mode with `id.on-excess-lead=pause` or schema-registry values each task's RocksDB store of the records it sets aside while their ID waits (`pending-records`, ~150 KB per task while it runs, restored from its changelog); otherwise that store and the worker state are kept in memory");
         define(INSTANCE_ID, "", "name of this instance (lease holder, state sub-directory); default: host name");
         define(ADMIN_PORT, "", "port of the admin HTTP server (health, metrics, state) of 'run'; empty: off; 0: any free port");
         define(ADMIN_BIND, "127.0.0.1", "address the admin server listens on (`0.0.0.0`: every interface)");

@@ -8,6 +8,7 @@ import io.snowstamp.ownership.PreCommitHooks;
 import io.snowstamp.json.JsonIdSplicer;
 
 import io.snowstamp.config.ConnectionSettings;
+import io.snowstamp.config.IdSettings;
 import io.snowstamp.config.SchemaRegistrySettings;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.config.StampSettings;
@@ -183,13 +184,16 @@ public final class StampTopology {
                         // segments keep what a partition's next owner restores small (see TOPIC_CONFIGS)
                         .withLoggingEnabled(ChangelogWriter.TOPIC_CONFIGS), hooks, tailProbe::released, early),
                 Names.PROCESSOR);
-        // the records a task sets aside while its next ID waits (a takeover, a reservation read back; and the lead under
-        // id.on-excess-lead=pause), logged so that they commit with their input offsets: a crash loses none.
-        // Stays on RocksDB: a lead pause lasts until the wall clock catches up (a clock stepped back an hour pauses for an
-        // hour), and everything the partition receives meanwhile is held here, so its size is bounded by nothing but
-        // input rate x pause length. RocksDB spills it to disk; an in-memory store would hold it on the heap.
+        // the records a task sets aside while its next ID waits (a takeover, a reservation read back; a schema lookup; the
+        // lead under id.on-excess-lead=pause), logged so that they commit with their input offsets: a crash loses none.
+        // RocksDB where a wait has no bound — a lead pause lasts until the wall clock catches up, a registry outage until
+        // the registry answers — so that what arrives meanwhile spills to disk. Elsewhere a wait ends within the
+        // acknowledgement wait (AckWait) and in memory costs nothing to open: 1,024 RocksDB stores doubled a start at
+        // 1,024 busy partitions (benchmarks.md).
+        boolean unbounded = config.ids().onExcessLead() == IdSettings.OnExcessLead.PAUSE || config.stamp().schemaRegistryValues();
         topology.addStateStore(
-                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
+                Stores.keyValueStoreBuilder(unbounded ? Stores.persistentKeyValueStore(Names.PENDING_STORE)
+                                : Stores.inMemoryKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
                         .withLoggingEnabled(Map.of()),
                 Names.PROCESSOR);
         topology.addSink(Names.SINK, config.topics().output(), new ByteArraySerializer(), new StampedValueSerializer(),

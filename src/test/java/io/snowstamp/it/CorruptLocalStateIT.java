@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A SIGKILL in the middle of creating a store can leave a RocksDB directory that Kafka Streams
  * 4.3.1 refuses on every later start ("wal_dir contains existing log file"). The runner wipes such
  * local state once — it is restored from the changelog — instead of needing an operator. The only
- * RocksDB store left is the pause buffer of {@code id.on-excess-lead=pause}; the worker state is in
+ * RocksDB store left is the pause buffer of {@code id.on-excess-lead=pause} (and of schema-registry values); the worker state is in
  * memory and Kafka Streams never opens its old directory (see {@code ChangelogUpgradeIT}).
  */
 @Tag("integration")
