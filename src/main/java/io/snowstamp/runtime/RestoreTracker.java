@@ -15,9 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Times Kafka Streams' restores of the {@code worker-state} store from its changelog, by partition,
  * and tells the {@link TailPrefetch} which tasks are about to start (see there why these calls are
- * what makes a prefetched tail safe). Under exactly-once every restore start (of any store) first
- * fences a previous owner's open transaction on the changelog ({@link TransactionFence#fenceHoldersOf}:
- * Kafka Streams' fetch of the committed offset would otherwise wait for the broker to abort it).
+ * what makes a prefetched tail safe). Under exactly-once every restore start of a task's store first
+ * fences a previous owner's open transaction on the task's changelog and output partitions
+ * ({@link TransactionFence#fenceHoldersOf}: Kafka Streams' fetch of the committed offset would otherwise wait for the
+ * broker to abort it); not the global tags table's restore ({@link #startsATask}).
  * Called by the state updater threads; read from any thread.
  */
 public final class RestoreTracker implements StateRestoreListener {
@@ -47,7 +48,7 @@ public final class RestoreTracker implements StateRestoreListener {
         this.leases = leases;
     }
 
-    /** From now on, every restore start fences a previous owner's open transaction on its changelog (null: no longer). */
+    /** From now on, every restore start of a task's store fences a previous owner's open transactions (null: no longer). */
     void feed(TransactionFence fence) {
         this.fence = fence;
     }
@@ -57,10 +58,20 @@ public final class RestoreTracker implements StateRestoreListener {
         this.early = early;
     }
 
+    /**
+     * Whether a restore of {@code store} starts a task of this instance, whose predecessor's open transaction is fenced:
+     * the stores of the stamper's tasks, not the global tags table of sequence mode, whose restore (any instance, any
+     * time) names a partition of the tags topic, not a task — fencing the holders of the output partition of that number
+     * aborted a live owner's transaction (SequenceFaultIT).
+     */
+    static boolean startsATask(String store) {
+        return Names.STORE.equals(store) || Names.PENDING_STORE.equals(store) || SequenceNames.STORE.equals(store);
+    }
+
     @Override
     public void onRestoreStart(TopicPartition changelog, String store, long startingOffset, long endingOffset) {
         TransactionFence early = fence;
-        if (early != null) {
+        if (early != null && startsATask(store)) {
             early.fenceHoldersOf(changelog);
         }
         LeaseVerifier verifier = leases;
