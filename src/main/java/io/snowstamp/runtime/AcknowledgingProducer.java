@@ -15,30 +15,42 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.KafkaMetric;
 
 import java.time.Duration;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.function.LongConsumer;
 
 /**
- * The producer Kafka Streams writes with, unchanged but for one thing: when the broker acknowledges a state record
- * (snowflake mode's worker state, sequence mode's segments), the task that wrote it hears so ({@link WriteAcks}) — the
- * acknowledgement its write-ahead reservations wait for. The same producer keeps the changelog's order: a task's writes are never split over two producers, so the newest
- * record of a partition is always its newest state.
+ * The producer Kafka Streams writes with, unchanged but for two things. In snowflake mode, when the broker acknowledges
+ * a state record, the task that wrote it hears so ({@link WriteAcks}) — the acknowledgement its write-ahead reservations
+ * wait for. The same producer keeps the changelog's order: a task's writes are never split over two producers, so the
+ * newest record of a partition is always its newest state. Under exactly-once, a commit whose offsets Kafka Streams left
+ * empty carries the committed offsets of the input partitions it wrote for, so that the group coordinator checks the
+ * thread's generation ({@link GenerationCheck}).
  */
 final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     private final Producer<byte[], byte[]> producer;
+    /** Null: no task waits for acknowledgements (sequence mode). */
     private final WriteAcks acks;
+    /** Null: not transactional. */
+    private final GenerationCheck generation;
+    /** The partition numbers the open transaction wrote to; on the stream thread, the producer's only caller. */
+    private final BitSet written = new BitSet();
     private final CommitFreezeHook freeze = CommitFreezeHook.fromSystemProperties();
 
-    AcknowledgingProducer(Producer<byte[], byte[]> producer, WriteAcks acks) {
+    AcknowledgingProducer(Producer<byte[], byte[]> producer, WriteAcks acks, GenerationCheck generation) {
         this.producer = producer;
         this.acks = acks;
+        this.generation = generation;
     }
 
     @Override
     public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
-        LongConsumer acknowledged = acks.onSend(record.topic(), record.partition(), record.key(), record.value());
+        if (generation != null && record.partition() != null) {
+            written.set(record.partition());
+        }
+        LongConsumer acknowledged = acks == null ? null : acks.onSend(record.topic(), record.partition(), record.key(), record.value());
         if (acknowledged == null) {
             return producer.send(record, callback);
         }
@@ -64,23 +76,27 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
 
     @Override
     public void beginTransaction() {
+        written.clear();
         producer.beginTransaction();
     }
 
     @Override
     public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata) {
-        producer.sendOffsetsToTransaction(offsets, groupMetadata);
-        freeze.offsetsAccepted(offsets);
+        Map<TopicPartition, OffsetAndMetadata> sent = generation == null ? offsets : generation.offsetsToSend(offsets, written);
+        producer.sendOffsetsToTransaction(sent, groupMetadata);
+        freeze.offsetsAccepted(sent);
     }
 
     @Override
     public void commitTransaction() {
         producer.commitTransaction();
+        written.clear();
     }
 
     @Override
     public void abortTransaction() {
         producer.abortTransaction();
+        written.clear();
     }
 
     @Override

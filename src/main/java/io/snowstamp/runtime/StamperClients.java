@@ -3,6 +3,7 @@ package io.snowstamp.runtime;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import io.snowstamp.ownership.WriteAcks;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaClientSupplier;
@@ -13,8 +14,8 @@ import java.util.function.Predicate;
 /**
  * The clients Kafka Streams creates, as the configured supplier makes them (Kafka's default unless
  * {@code default.client.supplier} names another), with each main consumer wrapped for starting tasks
- * ({@link StartingTasksConsumer}) and, in snowflake mode, each producer telling the tasks which worker-state writes
- * were acknowledged ({@link AcknowledgingProducer}). Used by the classic group protocol, Kafka Streams' default; the
+ * ({@link StartingTasksConsumer}) and each producer wrapped ({@link AcknowledgingProducer}) where it tells the tasks which
+ * worker-state writes were acknowledged (snowflake mode) or checks the generation of every commit (exactly-once). Used by the classic group protocol, Kafka Streams' default; the
  * {@code streams} protocol (KIP-1071) creates its main consumer itself, and its tasks start as before.
  */
 final class StamperClients implements KafkaClientSupplier {
@@ -26,6 +27,8 @@ final class StamperClients implements KafkaClientSupplier {
     private final Runnable beforeEachPoll;
     /** Told the partitions of each committed-offset request of a main consumer, once answered. */
     private final java.util.function.Consumer<java.util.Set<TopicPartition>> committedFetched;
+    /** Each thread's main consumer, for the commits of its producer whose offsets Kafka Streams left empty. */
+    private final GenerationCheck generation = new GenerationCheck();
 
     /**
      * @param clients          the supplier Kafka Streams would use
@@ -52,13 +55,14 @@ final class StamperClients implements KafkaClientSupplier {
     @Override
     public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
         Producer<byte[], byte[]> producer = clients.getProducer(config);
-        return acks == null ? producer : new AcknowledgingProducer(producer, acks);
+        GenerationCheck checked = config.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG) == null ? null : generation;
+        return acks == null && checked == null ? producer : new AcknowledgingProducer(producer, acks, checked);
     }
 
     @Override
     public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
         return StartingTasksConsumer.wrap(clients.getConsumer(config), new TakeoverHold(awaitingTakeover), stats, beforeEachPoll,
-                committedFetched);
+                committedFetched, generation);
     }
 
     @Override

@@ -40,9 +40,13 @@ final class StartingTasksConsumer implements InvocationHandler {
     /** Run on the stream thread before each poll: a clean stop's last IDs ({@code StamperStats#beforePoll}). */
     private final Runnable beforeEachPoll;
 
+    /** Told which consumer is the polling thread's ({@link GenerationCheck}). */
+    private final GenerationCheck generation;
+
     private StartingTasksConsumer(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats, Runnable beforeEachPoll,
-                                  java.util.function.Consumer<Set<TopicPartition>> committedFetched) {
+                                  java.util.function.Consumer<Set<TopicPartition>> committedFetched, GenerationCheck generation) {
         this.committedFetched = committedFetched;
+        this.generation = generation;
         this.consumer = consumer;
         this.hold = hold;
         this.stats = stats;
@@ -52,13 +56,13 @@ final class StartingTasksConsumer implements InvocationHandler {
     /**
      * {@code consumer} with batched committed offsets and held-back input for the tasks {@code hold} says are waiting;
      * {@code beforeEachPoll} runs on the stream thread before each of its polls; {@code committedFetched} is told the
-     * partitions of every committed-offset request, once it was answered.
+     * partitions of every committed-offset request, once it was answered; {@code generation} learns which thread polls it.
      */
     @SuppressWarnings("unchecked")
     static Consumer<byte[], byte[]> wrap(Consumer<byte[], byte[]> consumer, TakeoverHold hold, StartStats stats, Runnable beforeEachPoll,
-                                         java.util.function.Consumer<Set<TopicPartition>> committedFetched) {
+                                         java.util.function.Consumer<Set<TopicPartition>> committedFetched, GenerationCheck generation) {
         return (Consumer<byte[], byte[]>) Proxy.newProxyInstance(Consumer.class.getClassLoader(),
-                new Class<?>[] {Consumer.class}, new StartingTasksConsumer(consumer, hold, stats, beforeEachPoll, committedFetched));
+                new Class<?>[] {Consumer.class}, new StartingTasksConsumer(consumer, hold, stats, beforeEachPoll, committedFetched, generation));
     }
 
     @Override
@@ -118,6 +122,7 @@ final class StartingTasksConsumer implements InvocationHandler {
 
     /** Kafka Streams' pauses are kept, held partitions whose wait is over flow again, and nothing fetched survives the poll. */
     private void beforePoll() {
+        generation.polledBy(consumer);
         committed.dropAll();
         Set<TopicPartition> assigned = consumer.assignment();
         List<TopicPartition> now = hold.release(assigned);

@@ -27,7 +27,8 @@ class StartingTasksConsumerTest {
     private final CountingConsumer mock = new CountingConsumer();
     /** What the tail prefetch is told: the partitions whose committed offsets a request fetched. */
     private final List<TopicPartition> fetched = new java.util.ArrayList<>();
-    private final Consumer<byte[], byte[]> consumer = StartingTasksConsumer.wrap(mock, new TakeoverHold(waiting::contains), stats, () -> { }, fetched::addAll);
+    private final Consumer<byte[], byte[]> consumer = StartingTasksConsumer.wrap(mock, new TakeoverHold(waiting::contains), stats, () -> { }, fetched::addAll,
+            new GenerationCheck());
 
     @Test
     void shouldAskForTheCommittedOffsetsOfTasksStartingTogetherOnce() {
