@@ -37,6 +37,8 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     private final GenerationCheck generation;
     /** The partition numbers the open transaction wrote to; on the stream thread, the producer's only caller. */
     private final BitSet written = new BitSet();
+    /** Records sent in the open transaction (the fault tests' freeze before a flush). */
+    private long sends;
     private final CommitFreezeHook freeze = CommitFreezeHook.fromSystemProperties();
 
     AcknowledgingProducer(Producer<byte[], byte[]> producer, WriteAcks acks, GenerationCheck generation) {
@@ -50,6 +52,7 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
         if (generation != null && record.partition() != null) {
             written.set(record.partition());
         }
+        sends++;
         LongConsumer acknowledged = acks == null ? null : acks.onSend(record.topic(), record.partition(), record.key(), record.value());
         if (acknowledged == null) {
             return producer.send(record, callback);
@@ -77,6 +80,7 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     @Override
     public void beginTransaction() {
         written.clear();
+        sends = 0;
         producer.beginTransaction();
     }
 
@@ -91,12 +95,14 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     public void commitTransaction() {
         producer.commitTransaction();
         written.clear();
+        sends = 0;
     }
 
     @Override
     public void abortTransaction() {
         producer.abortTransaction();
         written.clear();
+        sends = 0;
     }
 
     @Override
@@ -111,6 +117,7 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
 
     @Override
     public void flush() {
+        freeze.beforeFlush(sends);
         producer.flush();
     }
 

@@ -62,7 +62,7 @@ public final class FreezeHook implements Issuer.Steps {
     /** Stops this process with SIGSTOP; returns once SIGCONT resumed it. {@code where} says where, for the log. */
     public static void freezeSelf(String where) {
         long pid = ProcessHandle.current().pid();
-        log.warn("test hook {}: stopping this process (SIGSTOP, pid {}) {}", PROPERTY, pid, where);
+        log.warn("fault-test hook: stopping this process (SIGSTOP, pid {}) {}", pid, where);
         try {
             // returns once SIGCONT has resumed this process (kill itself exits right after signalling)
             long gap = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
@@ -82,6 +82,6 @@ public final class FreezeHook implements Issuer.Steps {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        log.warn("test hook {}: resumed (SIGCONT); stamping goes on where it stopped", PROPERTY);
+        log.warn("fault-test hook: resumed (SIGCONT); stamping goes on where it stopped");
     }
 }
