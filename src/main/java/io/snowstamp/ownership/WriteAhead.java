@@ -39,6 +39,8 @@ public final class WriteAhead {
     private final Writer writer;
     private final String name;
     private final java.util.function.LongConsumer waited;
+    /** Told when {@link #awaitCovered} starts to wait (the oldest-wait gauge, which moves while a wait lasts). */
+    private final Runnable waiting;
     private final LeaseGuard lease;
     private final ReadPastAcks acked = new ReadPastAcks();
     // stream thread
@@ -55,7 +57,14 @@ public final class WriteAhead {
      */
     public WriteAhead(IdLayout layout, long datacenter, long worker, long windowUnits, int partition, LeaseGuard lease,
                       Writer writer, String name, java.util.function.LongConsumer waited) {
+        this(layout, datacenter, worker, windowUnits, partition, lease, writer, name, () -> { }, waited);
+    }
+
+    /** As above; {@code waiting} is told when an ID starts to wait on the thread ({@code id.reservation=0}: every ID). */
+    public WriteAhead(IdLayout layout, long datacenter, long worker, long windowUnits, int partition, LeaseGuard lease,
+                      Writer writer, String name, Runnable waiting, java.util.function.LongConsumer waited) {
         this.waited = waited;
+        this.waiting = waiting;
         this.layout = layout;
         this.datacenter = datacenter;
         this.worker = worker;
@@ -116,6 +125,7 @@ public final class WriteAhead {
                         + (written ? " (the time field is at its end)" : " (the lease lapsed)"));
             }
         }
+        waiting.run();
         long nanos = acked.await(id, lease, name, "the reservation up to " + sent, "ID " + id);
         waited.accept(nanos);
         return nanos;

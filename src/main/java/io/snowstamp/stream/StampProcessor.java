@@ -326,8 +326,8 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
      */
     private void startIssuing(long worker) {
         String name = "partition " + partition + " worker " + worker;
-        ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease,
-                until -> taskState.reserve(until, lastIssued), name, stats::reservationWaited);
+        ahead = new WriteAhead(ids.layout(), ids.datacenterId(), worker, reservationUnits, partition, lease, until -> taskState.reserve(until,
+                lastIssued), name, () -> taskStats.waitStarted(), nanos -> { stats.reservationWaited(nanos); taskStats.waitEnded(); });
         taskState.issuing(ahead);
         issuer = new Issuer(lease, generator, ahead, FreezeHook.steps(name), reservationBounds);
         renewal = new ReservationRenewal(ids, reservationUnits, acks.isImmediate());

@@ -105,6 +105,23 @@ class WriteAheadTest {
     }
 
     @Test
+    void shouldTellWhenAnIdStartsToWaitOnTheThreadSoThatTheOldestWaitGaugeMovesWhileItLasts() {
+        List<String> told = new ArrayList<>();
+        WriteAhead[] box = new WriteAhead[1];
+        box[0] = new WriteAhead(LAYOUT, 0, 3, 0, 0, LeaseGuard.unchecked(ticker), until -> {
+            ticker.answer(ackAfterNanos, () -> box[0].acknowledged(until, FIRST_OFFSET));
+            return true;
+        }, "partition 0", () -> told.add("started"), nanos -> told.add("ended after " + nanos / 1_000_000 + " ms"));
+
+        box[0].awaitCovered(LAYOUT.encode(T, 0, 3, 0), T);     // id.reservation=0: the ID waits for its own reservation
+
+        assertThat(told).as("started before the wait, ended after it").hasSize(2).first().isEqualTo("started");
+        assertThat(told.get(1)).startsWith("ended after ");
+        box[0].awaitCovered(LAYOUT.encode(T, 0, 3, 0), T);
+        assertThat(told).as("covered already: no wait").hasSize(2);
+    }
+
+    @Test
     void shouldDropTheIdWhenTheTaskMayNotWrite() {
         WriteAhead ahead = ahead(1_000, 0);
         mayWrite = false;
