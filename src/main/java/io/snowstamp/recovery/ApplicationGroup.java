@@ -16,9 +16,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Who is running an application: the members of its group. A stamper joins as a streams group
- * ({@code group.protocol=streams}, KIP-1071, the 4.3 default); one configured with the classic
- * protocol, or on a cluster without streams groups, joins as a consumer group. Both are asked.
+ * Who is running an application: the members of its group. A stamper joins as a consumer group
+ * (the classic protocol, Kafka Streams 4.3's default) or, with {@code group.protocol=streams}
+ * (KIP-1071), as a streams group. Both are asked.
  */
 public final class ApplicationGroup {
     private ApplicationGroup() {

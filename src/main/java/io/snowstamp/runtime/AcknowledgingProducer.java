@@ -40,11 +40,14 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     /** Records sent in the open transaction (the fault tests' freeze before a flush). */
     private long sends;
     private final CommitFreezeHook freeze = CommitFreezeHook.fromSystemProperties();
+    /** How long the generation check may fetch committed offsets: half the transaction timeout. */
+    private final Duration fetchTimeout;
 
-    AcknowledgingProducer(Producer<byte[], byte[]> producer, WriteAcks acks, GenerationCheck generation) {
+    AcknowledgingProducer(Producer<byte[], byte[]> producer, WriteAcks acks, GenerationCheck generation, Duration transactionTimeout) {
         this.producer = producer;
         this.acks = acks;
         this.generation = generation;
+        this.fetchTimeout = transactionTimeout.dividedBy(2);
     }
 
     @Override
@@ -86,7 +89,7 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
 
     @Override
     public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata) {
-        Map<TopicPartition, OffsetAndMetadata> sent = generation == null ? offsets : generation.offsetsToSend(offsets, written);
+        Map<TopicPartition, OffsetAndMetadata> sent = generation == null ? offsets : generation.offsetsToSend(offsets, written, fetchTimeout);
         producer.sendOffsetsToTransaction(sent, groupMetadata);
         freeze.offsetsAccepted(sent);
     }

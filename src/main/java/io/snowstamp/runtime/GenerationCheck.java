@@ -1,8 +1,10 @@
 package io.snowstamp.runtime;
 
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 
 import java.time.Duration;
 import java.util.BitSet;
@@ -37,13 +39,11 @@ import java.util.Set;
  * transaction ends.
  *
  * <p>NOT COVERED: {@code group.protocol=streams} (Kafka Streams builds that main consumer itself: no thread has one
- * here) and an input partition with no committed offset yet (a group's first commit); their commits go as Kafka Streams
- * sends them.
+ * here; the start warns) and an input partition with no committed offset (a group's first commit; offsets gone with a
+ * recreated input topic or expired after {@code offsets.retention.minutes} of a stopped group, while records set aside
+ * remain); their commits go as Kafka Streams sends them.
  */
 final class GenerationCheck {
-    /** How long a commit waits for the committed offsets it re-sends, as Kafka Streams' own fetch of them (default.api.timeout.ms). */
-    private static final Duration FETCH_TIMEOUT = Duration.ofSeconds(60);
-
     /** The main consumer of each stream thread, set at each of its polls. */
     private final ThreadLocal<Consumer<?, ?>> mainConsumers = new ThreadLocal<>();
 
@@ -55,8 +55,15 @@ final class GenerationCheck {
     /**
      * The offsets to send with the calling thread's transaction: {@code offsets} unless empty, else the committed offsets of
      * the thread's input partitions numbered as a partition in {@code written} (empty where none has one).
+     *
+     * @param fetchTimeout how long the fetch may take: half the transaction's timeout, so that a group coordinator out of
+     *                     reach fails the commit while the transaction can still be aborted, instead of Kafka Streams
+     *                     taking a timed-out commit of no task for done and the broker aborting the transaction later
+     * @throws CommitFailedException where the committed offsets could not be fetched in time: Kafka Streams then closes
+     *                               the thread's tasks as migrated and aborts the transaction (never a commit unchecked)
      */
-    Map<TopicPartition, OffsetAndMetadata> offsetsToSend(Map<TopicPartition, OffsetAndMetadata> offsets, BitSet written) {
+    Map<TopicPartition, OffsetAndMetadata> offsetsToSend(Map<TopicPartition, OffsetAndMetadata> offsets, BitSet written,
+                                                         Duration fetchTimeout) {
         Consumer<?, ?> consumer = mainConsumers.get();
         if (!offsets.isEmpty() || consumer == null || written.isEmpty()) {
             return offsets;
@@ -70,8 +77,15 @@ final class GenerationCheck {
         if (candidates.isEmpty()) {
             return offsets;
         }
+        Map<TopicPartition, OffsetAndMetadata> fetched;
+        try {
+            fetched = consumer.committed(candidates, fetchTimeout);
+        } catch (TimeoutException e) {
+            throw new CommitFailedException("the committed offsets of " + candidates + " that check this commit's group generation"
+                    + " were not fetched within " + fetchTimeout.toMillis() + " ms");
+        }
         Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
-        consumer.committed(candidates, FETCH_TIMEOUT).forEach((partition, offset) -> {
+        fetched.forEach((partition, offset) -> {
             if (offset != null) {
                 committed.put(partition, offset);
             }

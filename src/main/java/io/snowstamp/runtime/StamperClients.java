@@ -56,7 +56,9 @@ final class StamperClients implements KafkaClientSupplier {
     public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
         Producer<byte[], byte[]> producer = clients.getProducer(config);
         GenerationCheck checked = config.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG) == null ? null : generation;
-        return acks == null && checked == null ? producer : new AcknowledgingProducer(producer, acks, checked);
+        Object timeout = config.getOrDefault(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000);
+        return acks == null && checked == null ? producer
+                : new AcknowledgingProducer(producer, acks, checked, java.time.Duration.ofMillis(Long.parseLong(String.valueOf(timeout))));
     }
 
     @Override

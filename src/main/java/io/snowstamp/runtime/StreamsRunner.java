@@ -78,6 +78,12 @@ public final class StreamsRunner implements AutoCloseable {
         log.info("internal topics Kafka Streams creates (worker-state changelog): {}",
                 KafkaSettings.internalTopics(props, config.connection(), checked.replication()));
         props.put(DeadLetterHandler.STATS_CONFIG, stats);
+        if ("streams".equalsIgnoreCase(props.getProperty(StreamsConfig.GROUP_PROTOCOL_CONFIG))
+                && StreamsConfig.EXACTLY_ONCE_V2.equals(props.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
+            log.warn("group.protocol=streams: a commit of records without input offsets (records set aside, stamped after a"
+                    + " start while the input is idle) is not checked against the group generation (design.md, \"a commit"
+                    + " without offsets\"); the classic protocol checks it");
+        }
         if (applicationServer != null) {
             props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
         }

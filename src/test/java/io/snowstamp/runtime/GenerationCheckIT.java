@@ -50,7 +50,8 @@ class GenerationCheckIT extends OnSharedBroker {
         GenerationCheck generation = new GenerationCheck();
 
         try (KafkaConsumer<byte[], byte[]> old = consumer(group, 3_000);
-             Producer<byte[], byte[]> checked = new AcknowledgingProducer(producer(group + "-old"), null, generation);
+             Producer<byte[], byte[]> checked = new AcknowledgingProducer(producer(group + "-old"), null, generation,
+                     Duration.ofSeconds(20));
              Producer<byte[], byte[]> unchecked = producer(group + "-control");
              KafkaConsumer<byte[], byte[]> next = consumer(group, 30_000)) {
             old.subscribe(List.of(input));

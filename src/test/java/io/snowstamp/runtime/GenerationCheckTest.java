@@ -28,7 +28,7 @@ class GenerationCheckTest {
     private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
     private final MockProducer<byte[], byte[]> kafka = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
     private final GenerationCheck generation = new GenerationCheck();
-    private final AcknowledgingProducer producer = new AcknowledgingProducer(kafka, null, generation);
+    private final AcknowledgingProducer producer = new AcknowledgingProducer(kafka, null, generation, java.time.Duration.ofSeconds(20));
 
     @BeforeEach
     void threadWithThreeInputPartitions() {
@@ -92,6 +92,26 @@ class GenerationCheckTest {
         producer.sendOffsetsToTransaction(Map.of(), GROUP);
         producer.commitTransaction();
 
+        assertThat(kafka.consumerGroupOffsetsHistory()).isEmpty();
+    }
+
+    @Test
+    void shouldFailTheCommitRatherThanSendItUncheckedWhenTheCommittedOffsetsDoNotCome() {
+        MockConsumer<byte[], byte[]> unreachable = new MockConsumer<>("earliest") {
+            @Override
+            public synchronized Map<TopicPartition, OffsetAndMetadata> committed(java.util.Set<TopicPartition> partitions,
+                                                                                 java.time.Duration timeout) {
+                throw new org.apache.kafka.common.errors.TimeoutException("group coordinator out of reach");
+            }
+        };
+        unreachable.assign(List.of(in1));
+        generation.polledBy(unreachable);
+        producer.beginTransaction();
+        producer.send(new ProducerRecord<>("out", 1, null, new byte[1]));
+
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> producer.sendOffsetsToTransaction(Map.of(), GROUP)))
+                .as("Kafka Streams takes it for a migrated task: the transaction is aborted")
+                .isInstanceOf(org.apache.kafka.clients.consumer.CommitFailedException.class).hasMessageContaining("10000 ms");
         assertThat(kafka.consumerGroupOffsetsHistory()).isEmpty();
     }
 
