@@ -64,6 +64,7 @@ public record ConnectionSettings(String applicationId, String instanceId, Path s
         });
         BootstrapServers.check(kafka.get("bootstrap.servers"));
         checkAcks(kafka);
+        checkUncleanElection(kafka);
         return new ConnectionSettings(v.string(Keys.APPLICATION_ID),
                 v.isSet(Keys.INSTANCE_ID) ? v.string(Keys.INSTANCE_ID) : hostName(),
                 Path.of(v.string(Keys.STATE_DIR)),
@@ -88,6 +89,20 @@ public record ConnectionSettings(String applicationId, String instanceId, Path s
                 throw new ConfigException(Keys.KAFKA_PREFIX + key, value,
                         "all (or -1, the same): a reservation counts only once every in-sync replica has it");
             }
+        }
+    }
+
+    /**
+     * Refuses an unclean leader election on the topics the stamper creates ({@code kafka.topic.*}): an out-of-sync replica
+     * made leader drops acknowledged records, among them a reservation or segment a number was issued under (design.md's
+     * argument assumes it off, Kafka's default).
+     */
+    private static void checkUncleanElection(Map<String, String> kafka) {
+        String key = "topic.unclean.leader.election.enable";
+        String value = kafka.get(key);
+        if (value != null && !value.trim().equalsIgnoreCase("false")) {
+            throw new ConfigException(Keys.KAFKA_PREFIX + key, value,
+                    "false (Kafka's default): an unclean election loses acknowledged state records, and with them what was issued");
         }
     }
 

@@ -54,6 +54,12 @@ class UsageErrorsTest {
     }
 
     @Test
+    void shouldRefuseAnUncleanLeaderElectionOnTheStampersTopics() {
+        assertThat(usageError("run", "--set", "kafka.topic.unclean.leader.election.enable=true").err())
+                .contains("kafka.topic.unclean.leader.election.enable=true is invalid: accepted false (Kafka's default)", "(from --set)");
+    }
+
+    @Test
     void shouldNameAMissingFileGivenOnTheCommandLine() {
         assertThat(usageError("produce", "--file", "/no/such/file").err()).contains("--file=/no/such/file is invalid: the file does not exist");
         assertThat(usageError("changelog", "import", "--file", "/no/such/file").err()).contains("--file=/no/such/file");
