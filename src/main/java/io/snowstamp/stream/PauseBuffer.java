@@ -9,11 +9,19 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * The records a paused task holds back, in arrival order, in the logged {@code pending-records}
  * store (key: a sequence number, big-endian, so the store's order is arrival order). Held-back
  * records commit with the input offsets, so a crash loses none of them.
+ *
+ * <p>The numbers held need not be contiguous. Under at-least-once, a task closed dirty (a lost group membership) keeps
+ * its local store, which holds every write flushed to it, while the changelog holds only the writes that were
+ * acknowledged; when the task starts here again, Kafka Streams replays the changelog from the last checkpoint over that
+ * local store, which brings back records already taken out ({@code put 5} acknowledged; {@code put 6}, {@code put 7},
+ * {@code delete 5}, {@code delete 6} only local: the store holds 5 and 7). A number missing inside the range is skipped.
  */
 final class PauseBuffer {
     private final KeyValueStore<Long, Record<byte[], byte[]>> store;
     private long head;      // next sequence to stamp
     private long tail;      // next sequence to append
+    private long count;     // records held: tail - head less the numbers missing inside the range
+    private boolean gaps;   // numbers are missing inside the range (only ever from the store restored at the start)
 
     PauseBuffer(KeyValueStore<Long, Record<byte[], byte[]>> store) {
         this.store = store;
@@ -26,20 +34,22 @@ final class PauseBuffer {
                     first = false;
                 }
                 tail = entry.key + 1;
+                count++;
             }
             if (first) {
                 head = 0;
                 tail = 0;
             }
         }
+        gaps = count < tail - head;
     }
 
     boolean isEmpty() {
-        return head == tail;
+        return count == 0;
     }
 
     long size() {
-        return tail - head;
+        return count;
     }
 
     /** The number the next record appended gets (numbers grow in arrival order). */
@@ -54,13 +64,27 @@ final class PauseBuffer {
 
     void append(Record<byte[], byte[]> record) {
         store.put(tail++, record);
+        count++;
     }
 
+    /** The oldest record held (null: none). */
     Record<byte[], byte[]> peek() {
-        return store.get(head);
+        return isEmpty() ? null : store.get(head);
     }
 
     void removeHead() {
+        if (isEmpty()) {
+            return;
+        }
         store.delete(head++);
+        count--;
+        if (count == 0) {
+            head = tail;
+            gaps = false;
+        } else if (gaps) {
+            while (store.get(head) == null) {
+                head++;         // a number missing inside the range: the next one held is below tail
+            }
+        }
     }
 }
