@@ -10,11 +10,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * store (key: a sequence number, big-endian, so the store's order is arrival order). Held-back
  * records commit with the input offsets, so a crash loses none of them.
  *
- * <p>The numbers held need not be contiguous. Under at-least-once, a task closed dirty (a lost group membership) keeps
- * its local store, which holds every write flushed to it, while the changelog holds only the writes that were
- * acknowledged; when the task starts here again, Kafka Streams replays the changelog from the last checkpoint over that
- * local store, which brings back records already taken out ({@code put 5} acknowledged; {@code put 6}, {@code put 7},
- * {@code delete 5}, {@code delete 6} only local: the store holds 5 and 7). A number missing inside the range is skipped.
+ * <p>The numbers held need not be contiguous: under at-least-once a changelog write may expire while later ones land
+ * (the producer goes on after a batch timed out), and a task closed dirty and started here again may find the changelog
+ * replayed from its last checkpoint over a local store that holds later writes ({@code put 5} acknowledged; {@code put 6},
+ * {@code put 7}, {@code delete 5}, {@code delete 6} only local: the store holds 5 and 7). A number missing inside the
+ * range is skipped.
  */
 final class PauseBuffer {
     private final KeyValueStore<Long, Record<byte[], byte[]>> store;
