@@ -292,6 +292,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * implies the entries before it were restored too.
      */
     private void checkpoint() {
+        if (lease == LeaseGuard.none() || !lease.mayWrite()) {
+            // a zombie with no input (no record checks its lease): its late lower tag writes would become the newest values
+            return;
+        }
         long end;
         try {
             end = tail.endOffset(partition);
@@ -328,9 +332,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * tag that advanced, then the checkpoint marked closed, to one changelog partition through one producer — so a
      * restored marker implies those entries were restored too ({@link ResumeRule}); and, for a holder closed before its
      * first number, the raise of every segment another holder reserved between its restore and its lease record
-     * ({@link LeaseStartRaises#raiseFromLease}), which is why no marker is written before that lease record was read back. A dirty close
-     * may write it too: it
-     * records what was issued, not what reached the log. Under exactly-once nothing is written: the last commit is over,
+     * ({@link LeaseStartRaises#raiseFromLease}), which is why no marker is written before that lease record was read back. A dirty
+     * close may write it too: it records what was issued, not what reached the log. Under exactly-once nothing is written: the last commit is over,
      * and a write would open a transaction that holds back every read_committed reader of the changelog until it ends.
      */
     @Override

@@ -99,6 +99,10 @@ class SequenceOwnersModelTest {
         int restoreEnd;
         PartitionLease lease;
         int readUpTo;
+        /** From when its input has no record (its punctuations still run); never in the random schedules. */
+        long idleFrom = Long.MAX_VALUE;
+        /** Store writes it sent after its lease reader showed a newer lease. */
+        int writesAfterLost;
 
         Owner(String name, VirtualWorld.Actor thread) {
             this.name = name;
@@ -185,6 +189,27 @@ class SequenceOwnersModelTest {
         assertThat(twice(owners)).isEmpty();
     }
 
+    /**
+     * A zombie whose input went idle at the handover: no record checks its lease, and its periodic checkpoint would go on
+     * writing the tags it advanced and a checkpoint of its old epoch after the new owner's lease record — late lower
+     * writes that become the newest value of their keys. Once its lease reader showed the newer lease, it writes nothing.
+     */
+    @Test
+    void shouldWriteNothingOnceAZombieWithIdleInputSawTheNewerLease() {
+        int zombies = 0;
+        for (long seed = 0; seed < 40; seed++) {
+            List<Owner> owners = run(seed, 5 * SECOND, true);
+            Owner first = owners.get(0);
+            if (first.ending != Ending.ZOMBIE || first.lease == null || first.lease.lostTo() == null) {
+                continue;
+            }
+            zombies++;
+            assertThat(first.writesAfterLost).as("schedule %d: store writes of the idle zombie after it saw the newer lease", seed)
+                    .isZero();
+        }
+        assertThat(zombies).as("schedules whose first owner is an idle zombie that saw the newer lease").isGreaterThan(3);
+    }
+
     /** Each number of a tag that more than one owner (or one owner twice) forwarded, as "tag number". */
     private static List<String> twice(List<Owner> owners) {
         Map<String, Set<Long>> seen = new HashMap<>();
@@ -209,8 +234,15 @@ class SequenceOwnersModelTest {
         return run(seed, 5 * SECOND);
     }
 
-    /** Runs schedule {@code seed} until {@code after} past the third owner's start (the same events, only more of them). */
     private List<Owner> run(long seed, long after) {
+        return run(seed, after, false);
+    }
+
+    /**
+     * Runs schedule {@code seed} until {@code after} past the third owner's start (the same events, only more of them);
+     * {@code idleFirst}: the first owner's input has no record from the handover on.
+     */
+    private List<Owner> run(long seed, long after, boolean idleFirst) {
         world = new VirtualWorld();
         random = new Random(seed);
         changelog.clear();
@@ -229,6 +261,9 @@ class SequenceOwnersModelTest {
             // before the second's first number: its takeover wait)
             long next = start + (i == 0 ? 2_500 * MS : 500 * MS) + (long) (random.nextDouble() * (i == 0 ? 2.5 : 3) * SECOND);
             end(owner, next);
+            if (idleFirst && i == 0) {
+                owner.idleFrom = next;
+            }
             start = next;
         }
         world.runUntil(start + after);
@@ -306,6 +341,10 @@ class SequenceOwnersModelTest {
                 context.scheduledPunctuators().stream().filter(p -> !p.cancelled())
                         .forEach(p -> p.getPunctuator().punctuate(owner.wallMillis()));
             }
+            if (world.now() >= owner.idleFrom) {
+                owner.thread.park(50 * MS);     // no input: nothing checks the lease but what the punctuations do
+                continue;
+            }
             if (owner.lease.awaitingTakeover()) {
                 // the input waits beside the thread until the previous owner's last term is over (runtime/TakeoverHold):
                 // the thread can close the task meanwhile
@@ -345,6 +384,9 @@ class SequenceOwnersModelTest {
     /** A store write of the task: handed to Kafka Streams' producer, acknowledged after it landed. */
     private void sent(Owner owner, String key, SequenceState value) {
         owner.check();
+        if (owner.lease != null && owner.lease.lostTo() != null) {
+            owner.writesAfterLost++;
+        }
         byte[] keyBytes = KEYS.serialize(null, key);
         byte[] bytes = STATES.serialize(null, value);
         LongConsumer acknowledged = owner.acks.onSend(SequenceNames.changelogTopic(APPLICATION), 0, keyBytes, bytes);
