@@ -18,7 +18,10 @@ final class ResumeRule {
      *   <li>exactly-once: the previous holder's records still on their way when the tail was read belong to a
      *       transaction it can no longer commit (Kafka Streams commits a transaction only together with the input
      *       offsets, under the group generation that assigned the task; the partition moved, so the commit is refused
-     *       and the transaction aborts): read_committed consumers never see those numbers, and this task may issue them;
+     *       and the transaction aborts): read_committed consumers never see those numbers, and this task may issue them.
+     *       Only after a holder that ran exactly-once too, covering every earlier holder ({@link #afterExactlyOnce}):
+     *       after a switch from at-least-once, the previous holder's records are not transactional, and the
+     *       at-least-once rule below decides;
      *   <li>at-least-once, after the previous holder's clean-close marker ({@link SequenceProcessor#close}): the marker
      *       follows the {@code issued} of every tag that holder advanced, so resuming after {@code issued} is above every
      *       number it issued, whether or not its records have reached the log yet; and above every number an earlier
@@ -36,15 +39,27 @@ final class ResumeRule {
         if (!tailScanned) {
             return "recovery.tail-guard=false";
         }
-        if (exactlyOnce) {
+        if (exactlyOnce && afterExactlyOnce(restored)) {
             return null;
         }
         if (!restored.closed()) {
-            return restored.holder().isEmpty() ? "no previous holder" : "the previous holder did not close cleanly";
+            return restored.holder().isEmpty() ? "no previous holder"
+                    : exactlyOnce ? "the previous holder ran at-least-once (or an earlier build) and did not close cleanly"
+                    : "the previous holder did not close cleanly";
         }
         if (leased.epoch() != restored.epoch() + 1) {
             return "a lease newer than the clean close of epoch " + restored.epoch() + " was taken";
         }
         return null;
+    }
+
+    /**
+     * Whether the restored state is an exactly-once holder's that covers every earlier holder
+     * ({@link PartitionCheckpoint#exactlyOnce}), or there was no holder: a new exactly-once holder then resumes inside,
+     * and its own lease record says so. Otherwise it says so only once its first number raised the tags above every
+     * earlier holder's segments ({@link SequenceProcessor}).
+     */
+    static boolean afterExactlyOnce(PartitionCheckpoint restored) {
+        return restored.exactlyOnce() || restored.holder().isEmpty();
     }
 }

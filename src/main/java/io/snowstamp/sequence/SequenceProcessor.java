@@ -36,39 +36,33 @@ import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
- * Numbers the records of every tag hashed to one repartition partition (Leaf-segment on a state
- * store): a tag issues {@code maxId + 1, maxId + 2, ...}, and before it issues a number above its
- * reserved {@code maxId} it writes the next segment — {@code step} numbers further — to the
- * {@code sequence-segments} store (one changelog record per step, in the same commit as the records).
+ * Numbers the records of every tag hashed to one repartition partition (Leaf-segment on a state store): a tag issues
+ * {@code maxId + 1, maxId + 2, ...}, and before it issues a number above its reserved {@code maxId} it writes the next
+ * segment — {@code step} numbers further — to the {@code sequence-segments} store (one changelog record per step, in
+ * the same commit as the records).
  *
- * <p>Every entry records {@code issued}, the tag's last number when it was written: at each reservation,
- * and at each checkpoint for every tag that advanced since the previous one, written before the
- * checkpoint. {@link #init} runs after Kafka Streams restored the store; it reads the output partition
- * ({@code read_uncommitted}, aborted records included) from the offset the restored checkpoint covers to
- * its end ({@link SequenceTail}), and raises each tag's {@code issued} (and {@code maxId}) to the highest
- * number found. Where {@link ResumeRule} allows it (exactly-once; at-least-once after the previous
- * holder's clean-close marker) each tag resumes right after {@code issued}, inside its reserved segment:
- * a record with a number above the restored {@code issued} was forwarded after the checkpoint's end
- * offset was taken, so if it reached the log before the scan, the scan saw it, and if it lands later it
- * is aborted (exactly-once) or was never issued (the marker records every number issued). Otherwise
- * each tag resumes above its {@code maxId}. Hence:
- * <ul>
- *   <li>clean stop, restart, rebalance: no gap;
- *   <li>crash, lost lease (exactly-once): the numbers carried by the aborted transaction are skipped —
- *       at most what the tag received in one commit interval;
- *   <li>crash, lost lease (at-least-once): the rest of each tag's reserved segments is skipped — fewer
- *       than two segments' worth per tag; never a number the old holder may still send;
- *   <li>{@code recovery.tail-guard=false}: the same at every start.
- * </ul>
- * A punctuator moves the covered offset forward every {@code sequence.checkpoint-interval}, which
- * bounds the next start's read.
+ * <p>Every entry records {@code issued}, the tag's last number when it was written: at each reservation, and at each
+ * checkpoint for every tag that advanced since the previous one, written before the checkpoint. {@link #init} runs
+ * after Kafka Streams restored the store; it reads the output partition ({@code read_uncommitted}, aborted records
+ * included) from the offset the restored checkpoint covers to its end ({@link SequenceTail}), and raises each tag's
+ * {@code issued} (and {@code maxId}) to the highest number found. Where {@link ResumeRule} allows it (exactly-once;
+ * at-least-once after the previous holder's clean-close marker) each tag resumes right after {@code issued}, inside its
+ * reserved segment: a record with a number above the restored {@code issued} was forwarded after the checkpoint's end
+ * offset was taken, so if it reached the log before the scan, the scan saw it, and if it lands later it is aborted
+ * (exactly-once) or was never issued (the marker records every number issued). Otherwise each tag resumes above its
+ * {@code maxId}. Hence a clean stop, restart or rebalance leaves no gap; a crash or a lost lease skips the numbers of
+ * the aborted transaction (exactly-once) or the rest of each tag's reserved segments (at-least-once, and at every start
+ * with {@code recovery.tail-guard=false}), never a number the old holder may still send.
+ * A punctuator moves the covered offset forward every {@code sequence.checkpoint-interval}, which bounds the next
+ * start's read.
  *
- * <p>No number of a segment leaves the task before the changelog acknowledged the segment's reservation
- * ({@link SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder
- * frozen or cut off with a reservation unsent issues nothing from it, so every segment the old one can still number in
- * lies before the new owner's lease record: restored, or read by the lease reader and raised at the first number
- * ({@link LeaseStartRaises#raiseFromLease}) — after the restore, or hidden from it by an older holder's late write of the tag. The next segment is reserved when half of the current one is used, so
- * steady numbering does not wait (under exactly-once the reservation and its numbers commit together: nothing waits).
+ * <p>No number of a segment leaves the task before the changelog acknowledged the segment's reservation ({@link
+ * SegmentAcks}), and the lease is checked again after that ({@link LeaseGuard#checkIssued}): a holder frozen or cut off
+ * with a reservation unsent issues nothing from it, so every segment the old one can still number in lies before the
+ * new owner's lease record: restored, or read by the lease reader and raised at the first number ({@link
+ * LeaseStartRaises#raiseFromLease}) — after the restore, or hidden from it by an older holder's late write of the tag.
+ * The next segment is reserved when half of the current one is used, so steady numbering does not wait (under
+ * exactly-once the reservation and its numbers commit together: nothing waits).
  */
 final class SequenceProcessor implements Processor<byte[], byte[], byte[], StampedValue> {
     private static final Logger log = LoggerFactory.getLogger(SequenceProcessor.class);
@@ -103,10 +97,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     /** Where the changelog's acknowledgements of this task's writes go ({@link WriteAcks#immediate()} under exactly-once). */
     private final WriteAcks writeAcks;
     private SegmentAcks acks;
-    /**
-     * Exactly-once: at a clean stop, {@code issued} of every tag that advanced goes into the stop's last commit (the
-     * periodic checkpoint writes it otherwise); null under at-least-once, where the clean-close marker writes it.
-     */
+    /** Exactly-once: a clean stop's last commit takes {@code issued} of each tag that advanced (null: the marker does). */
     private final PreCommitHooks atStop;
     /** {@code issued} for a clean stop's last commit (exactly-once; null otherwise). */
     private IssuedAtStop issuedAtStop;
@@ -156,11 +147,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         Map<String, String> raised = new TreeMap<>();
         int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
         TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
-        PartitionCheckpoint leased = restored.withNewLease(io.snowstamp.lease.Holders.of(connection.instanceId()), now, partitions, leases.highestEpoch(changelog));
+        boolean afterExactlyOnce = exactlyOnce && ResumeRule.afterExactlyOnce(restored);
+        PartitionCheckpoint leased = restored.withNewLease(io.snowstamp.lease.Holders.of(connection.instanceId()), now, partitions,
+                leases.highestEpoch(changelog), afterExactlyOnce);
         String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased);
         boolean resumeInside = resume == null;
+        // inside by a clean-close marker (at-least-once, or exactly-once right after one): until a write shows after it
         raises = new LeaseStartRaises(partition, segmentStore, tail, clock, tailScanned, resumeInside,
-                resumeInside && !exactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null);
+                resumeInside && !afterExactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null);
         // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
         int skipped = resumeInside || !tailScanned ? 0 : segmentStore.resumeAboveSegments(now);
         checkpoint = leased;
@@ -168,11 +162,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
         }
         store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
-        // the lease straight to the changelog: the previous owner reads it there and stops; the first number waits until
-        // its last term has run out, then reads the tail again (see process), which shows what the old owner used of a
-        // segment it reserved meanwhile, as far as it landed (no second restore). The record is the restored checkpoint
-        // with the new lease only: it is outside Kafka Streams' transaction, and a covered offset moved past the tail must
-        // never be visible without the tag writes of the same commit
+        // the lease straight to the changelog, where the previous owner reads it and stops (the first number waits out its
+        // term, then reads the tail again: see process). Only the restored checkpoint with the new lease: outside the
+        // transaction, a covered offset moved past the tail must never be visible without the tag writes of its commit
         lease = leases.take(context.taskId(), changelog, new LeaseMark(leased.epoch(), leased.holder()),
                 Serdes.String().serializer().serialize(null, SequenceState.CHECKPOINT_KEY),
                 new SequenceStateSerde().serialize(null, leased), "sequence partition " + partition, false);
@@ -190,8 +182,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        if (lease.check() && raises.atFirstNumber(lease, checkpoint)) {
-            counters.clear();
+        if (lease.check()) {
+            if (raises.atFirstNumber(lease, checkpoint)) {
+                counters.clear();
+            }
+            if (exactlyOnce && !checkpoint.exactlyOnce()) {     // every earlier holder's segment now below: with the raises
+                checkpoint = checkpoint.coveringEarlierHolders();
+                store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
+            }
         }
         String tag = new String(record.key(), StandardCharsets.UTF_8);
         Envelope envelope = Envelope.decode(record.value());
@@ -250,13 +248,13 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     /**
-     * Writes the next segment of {@code tag} to the store — before any number in it is issued — with
-     * the step of the newest definition: the registered one or the one the record was routed with.
-     * No number in it leaves the task before the write's acknowledgement ({@link SegmentAcks#await}).
+     * Writes the next segment of {@code tag} to the store — before any number in it is issued — with the step of the
+     * newest definition: the registered one or the one the record was routed with. No number in it leaves the task
+     * before the write's acknowledgement ({@link SegmentAcks#await}).
      *
-     * @param ahead the current segment is half used, not used up: the next one follows it, so its first number
-     *              rarely waits (nothing when the definition's start lies above it: that segment is reserved when
-     *              the current one is used up)
+     * @param ahead the current segment is half used, not used up: the next one follows it, so its first number rarely
+     *              waits (nothing when the definition's start lies above it: that segment is reserved when the current
+     *              one is used up)
      */
     private void reserve(String tag, TagCounter counter, TagDefinition routedWith, boolean ahead) {
         if (counter.end == Long.MAX_VALUE) {
@@ -285,11 +283,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     /**
-     * Records that the output partition up to its current end is covered by the store: every
-     * record there was written after its segment was written to the store ({@code maxId} at or above
-     * its number) and forwarded before now ({@code issued}, written here, at or above it); the
-     * checkpoint is written after both, to the same changelog partition — so a restored checkpoint
-     * implies the entries before it were restored too.
+     * Records that the output partition up to its current end is covered by the store: every record there was written
+     * after its segment was written to the store ({@code maxId} at or above its number) and forwarded before now
+     * ({@code issued}, written here, at or above it); the checkpoint is written after both, to the same changelog
+     * partition — so a restored checkpoint implies the entries before it were restored too.
      */
     private void checkpoint() {
         if (lease == LeaseGuard.none() || !lease.mayWrite()) {
@@ -312,9 +309,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     /**
-     * Writes {@code issued} for every tag that advanced since its entry was last written. Called
-     * after the end offset was taken and before the checkpoint is written: every record below that
-     * offset was forwarded before, so its number is at most its tag's {@code issued}.
+     * Writes {@code issued} for every tag that advanced since its entry was last written. Called after the end offset
+     * was taken and before the checkpoint is written: every record below that offset was forwarded before, so its
+     * number is at most its tag's {@code issued}.
      */
     private void recordIssued(long now) {
         for (Map.Entry<String, TagCounter> entry : counters.entrySet()) {
@@ -327,14 +324,15 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     }
 
     /**
-     * Kafka Streams closes the processor after the task's last commit, or without one (dirty close); no number is issued
-     * after this. Under at-least-once, while the lease holds, it writes the clean-close marker: {@code issued} of every
-     * tag that advanced, then the checkpoint marked closed, to one changelog partition through one producer — so a
-     * restored marker implies those entries were restored too ({@link ResumeRule}); and, for a holder closed before its
-     * first number, the raise of every segment another holder reserved between its restore and its lease record
-     * ({@link LeaseStartRaises#raiseFromLease}), which is why no marker is written before that lease record was read back. A dirty
-     * close may write it too: it records what was issued, not what reached the log. Under exactly-once nothing is written: the last commit is over,
-     * and a write would open a transaction that holds back every read_committed reader of the changelog until it ends.
+     * Kafka Streams closes the processor after the task's last commit, or without one (dirty close); no number is
+     * issued after this. Under at-least-once, while the lease holds, it writes the clean-close marker: {@code issued}
+     * of every tag that advanced, then the checkpoint marked closed, to one changelog partition through one producer —
+     * so a restored marker implies those entries were restored too ({@link ResumeRule}); and, for a holder closed
+     * before its first number, the raise of every segment another holder reserved between its restore and its lease
+     * record ({@link LeaseStartRaises#raiseFromLease}), which is why no marker is written before that lease record was
+     * read back. A dirty close may write it too: it records what was issued, not what reached the log. Under
+     * exactly-once nothing is written: the last commit is over, and a write would open a transaction that holds back
+     * every read_committed reader of the changelog until it ends.
      */
     @Override
     public void close() {

@@ -67,9 +67,15 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
      * @param closed        the clean-close marker: written by the holder's task close, after its last number and
      *                      after {@code issued} of every tag it advanced; the holder issues nothing after it. Any
      *                      other write of the checkpoint (a new lease, a periodic checkpoint) clears it
+     * @param exactlyOnce   the holder runs exactly-once and no number of an earlier at-least-once holder lies above
+     *                      the store's {@code issued}: the holder either took over from such holders only, or (after an
+     *                      at-least-once one) raised every tag above its predecessors' segments at its first number. Any
+     *                      number it forwarded then belongs to a transaction, which aborts once the partition moved, so
+     *                      none lands visible after the next holder read the output. False for at-least-once and for a
+     *                      state written before format version 4 (not known)
      */
     record PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt,
-                               long checkpointAt, boolean closed) implements SequenceState {
+                               long checkpointAt, boolean closed, boolean exactlyOnce) implements SequenceState {
         public static final PartitionCheckpoint NONE = new PartitionCheckpoint(0, -1, 0, "", 0, 0);
 
         public PartitionCheckpoint {
@@ -80,27 +86,40 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
             }
         }
 
-        /** A checkpoint without the clean-close marker. */
+        /** A checkpoint without the clean-close marker, of an at-least-once holder. */
         public PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt, long checkpointAt) {
-            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, false);
+            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, false, false);
+        }
+
+        /** A checkpoint of an at-least-once holder. */
+        public PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt, long checkpointAt,
+                                   boolean closed) {
+            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, closed, false);
         }
 
         /**
          * The next lease, taken at {@code now}, over {@code count} partitions: its epoch is above both this one's and
          * {@code highestSeen} (the highest any lease record of the partition named that this instance read; -1: none).
          * The newest value of the compacted changelog can be a stale writer's, with an epoch below a lease taken after it.
+         * {@code exactlyOnce}: the new holder's processing guarantee.
          */
-        public PartitionCheckpoint withNewLease(String newHolder, long now, int count, long highestSeen) {
-            return new PartitionCheckpoint(count, coveredOffset, Math.max(epoch, highestSeen) + 1, newHolder, now, checkpointAt, false);
+        public PartitionCheckpoint withNewLease(String newHolder, long now, int count, long highestSeen, boolean exactlyOnce) {
+            return new PartitionCheckpoint(count, coveredOffset, Math.max(epoch, highestSeen) + 1, newHolder, now, checkpointAt, false,
+                    exactlyOnce);
         }
 
         public PartitionCheckpoint withCoveredOffset(long offset, long now) {
-            return new PartitionCheckpoint(partitions, offset, epoch, holder, acquiredAt, now, false);
+            return new PartitionCheckpoint(partitions, offset, epoch, holder, acquiredAt, now, false, exactlyOnce);
+        }
+
+        /** This checkpoint of an exactly-once holder whose tags now lie above every earlier holder's segments. */
+        public PartitionCheckpoint coveringEarlierHolders() {
+            return new PartitionCheckpoint(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, closed, true);
         }
 
         /** This checkpoint with the clean-close marker. */
         public PartitionCheckpoint closedCleanly() {
-            return new PartitionCheckpoint(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, true);
+            return new PartitionCheckpoint(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, true, exactlyOnce);
         }
     }
 }

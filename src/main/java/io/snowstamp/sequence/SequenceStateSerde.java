@@ -12,9 +12,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Value format of the {@code sequence-segments} store and its changelog, big-endian, version 3:
+ * Value format of the {@code sequence-segments} store and its changelog, big-endian, version 4:
  * <pre>
- *   byte    version            (3)
+ *   byte    version            (4)
  *   byte    kind               1 = tag segment, 2 = partition checkpoint
  * kind 1 (key: the tag, UTF-8):
  *   long    maxId
@@ -31,20 +31,24 @@ import java.nio.charset.StandardCharsets;
  *   long    acquiredAt         Unix millis
  *   long    checkpointAt       Unix millis
  *   byte    closed             1 = the clean-close marker, 0 = none
+ *   byte    exactlyOnce        1 = the holder ran exactly-once, 0 = at-least-once
  * </pre>
- * Versions 1 and 2 (written by earlier builds) are read too. Version 2 is the same without {@code closed},
+ * Versions 1 to 3 (written by earlier builds) are read too. Version 3 is the same without {@code exactlyOnce}, which
+ * reads as 0 (not known: an exactly-once holder after it resumes as after an at-least-once one). Version 2 also lacks {@code closed},
  * which reads as 0 (no marker: the next holder resumes as after a crash). Version 1 also lacks
  * {@code issued}, which reads as {@code maxId} — what was issued is unknown, so the tag resumes above its
- * segment, as those builds did. Only version 3 is written. Unknown versions or kinds, truncated or trailing bytes and impossible
+ * segment, as those builds did. Only version 4 is written. Unknown versions or kinds, truncated or trailing bytes and impossible
  * values are refused with a {@link SerializationException}: a state that cannot be read must never be
  * taken as "no state". A null value (tombstone) is null; snowstamp never writes one.
  */
 public final class SequenceStateSerde implements Serde<SequenceState>, Serializer<SequenceState>, Deserializer<SequenceState> {
-    public static final byte VERSION = 3;
+    public static final byte VERSION = 4;
     /** The format without {@code issued} and {@code closed}, still read. */
     static final byte VERSION_1 = 1;
-    /** The format without {@code closed}, still read. */
+    /** The format without {@code closed} and {@code exactlyOnce}, still read. */
     static final byte VERSION_2 = 2;
+    /** The format without {@code exactlyOnce}, still read. */
+    static final byte VERSION_3 = 3;
     static final byte KIND_SEGMENT = 1;
     static final byte KIND_CHECKPOINT = 2;
 
@@ -63,10 +67,11 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
         if (holder.length > Short.MAX_VALUE) {
             throw new SerializationException("sequence checkpoint holder too long: " + holder.length + " bytes");
         }
-        return ByteBuffer.allocate(2 + 4 + 8 + 8 + 2 + holder.length + 8 + 8 + 1).put(VERSION).put(KIND_CHECKPOINT)
+        return ByteBuffer.allocate(2 + 4 + 8 + 8 + 2 + holder.length + 8 + 8 + 1 + 1).put(VERSION).put(KIND_CHECKPOINT)
                 .putInt(checkpoint.partitions()).putLong(checkpoint.coveredOffset()).putLong(checkpoint.epoch())
                 .putShort((short) holder.length).put(holder)
-                .putLong(checkpoint.acquiredAt()).putLong(checkpoint.checkpointAt()).put((byte) (checkpoint.closed() ? 1 : 0)).array();
+                .putLong(checkpoint.acquiredAt()).putLong(checkpoint.checkpointAt()).put((byte) (checkpoint.closed() ? 1 : 0))
+                .put((byte) (checkpoint.exactlyOnce() ? 1 : 0)).array();
     }
 
     @Override
@@ -77,7 +82,7 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
         try {
             ByteBuffer buffer = ByteBuffer.wrap(data);
             byte version = buffer.get();
-            if (version != VERSION && version != VERSION_2 && version != VERSION_1) {
+            if (version != VERSION && version != VERSION_3 && version != VERSION_2 && version != VERSION_1) {
                 throw new SerializationException("sequence state record has format version " + version
                         + ", this snowstamp reads versions " + VERSION_1 + " to " + VERSION + " (a newer snowstamp wrote it?)");
             }
@@ -100,8 +105,9 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
                     buffer.get(holder);
                     long acquiredAt = buffer.getLong();
                     long checkpointAt = buffer.getLong();
+                    boolean closed = version >= VERSION_3 && flag(buffer.get(), "closed");
                     yield new PartitionCheckpoint(partitions, covered, epoch, new String(holder, StandardCharsets.UTF_8),
-                            acquiredAt, checkpointAt, version == VERSION && closed(buffer.get()));
+                            acquiredAt, checkpointAt, closed, version == VERSION && flag(buffer.get(), "exactlyOnce"));
                 }
                 default -> throw new SerializationException("sequence state record has unknown kind " + kind);
             };
@@ -114,9 +120,9 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
         }
     }
 
-    private static boolean closed(byte flag) {
+    private static boolean flag(byte flag, String name) {
         if (flag != 0 && flag != 1) {
-            throw new IllegalArgumentException("closed flag " + flag);
+            throw new IllegalArgumentException(name + " flag " + flag);
         }
         return flag == 1;
     }

@@ -95,7 +95,7 @@ class SequenceFormatsTest {
     void shouldWriteATagSegmentInTheDocumentedLayout() {
         TagSegment segment = new TagSegment(2000, 1500, 1001, 1000, 3, 0x11L);
 
-        assertThat(hex(STATES.serialize("c", segment))).isEqualTo("03" + "01"
+        assertThat(hex(STATES.serialize("c", segment))).isEqualTo("04" + "01"
                 + "00000000000007d0"            // maxId 2000
                 + "00000000000005dc"            // issued 1500
                 + "00000000000003e9"            // segmentStart 1001
@@ -104,7 +104,7 @@ class SequenceFormatsTest {
                 + "0000000000000011");          // updatedAt
         assertThat(STATES.deserialize("c", STATES.serialize("c", segment))).isEqualTo(segment);
         TagSegment none = new TagSegment(999, -1, 0, 1000, 1, 0);
-        assertThat(hex(STATES.serialize("c", none))).startsWith("0301" + "00000000000003e7" + "ffffffffffffffff");
+        assertThat(hex(STATES.serialize("c", none))).startsWith("0401" + "00000000000003e7" + "ffffffffffffffff");
         assertThat(STATES.deserialize("c", STATES.serialize("c", none))).isEqualTo(none);
     }
 
@@ -135,18 +135,29 @@ class SequenceFormatsTest {
     }
 
     @Test
+    void shouldReadAPartitionCheckpointOfVersion3AsOfAnAtLeastOnceHolder() {
+        assertThat(STATES.deserialize("c", hex("03" + "02" + "00000004" + "000000000000004d" + "0000000000000002"
+                + "0003" + "68c3a9" + "0000000000000021" + "0000000000000022" + "01")))
+                .isEqualTo(new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L, true, false));
+    }
+
+    @Test
     void shouldWriteAPartitionCheckpointInTheDocumentedLayout() {
         PartitionCheckpoint checkpoint = new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L);
 
-        assertThat(hex(STATES.serialize("c", checkpoint))).isEqualTo("03" + "02"
+        assertThat(hex(STATES.serialize("c", checkpoint))).isEqualTo("04" + "02"
                 + "00000004"                    // partitions
                 + "000000000000004d"            // coveredOffset 77
                 + "0000000000000002"            // epoch
                 + "0003" + "68c3a9"             // holder "hé"
                 + "0000000000000021"            // acquiredAt
                 + "0000000000000022"            // checkpointAt
-                + "00");                        // closed: no
-        assertThat(hex(STATES.serialize("c", checkpoint.closedCleanly()))).endsWith("0000000000000022" + "01");
+                + "00"                          // closed: no
+                + "00");                        // exactlyOnce: no
+        assertThat(hex(STATES.serialize("c", checkpoint.closedCleanly()))).endsWith("0000000000000022" + "01" + "00");
+        PartitionCheckpoint exactlyOnce = checkpoint.coveringEarlierHolders();
+        assertThat(hex(STATES.serialize("c", exactlyOnce))).endsWith("0000000000000022" + "00" + "01");
+        assertThat(STATES.deserialize("c", STATES.serialize("c", exactlyOnce))).isEqualTo(exactlyOnce);
         assertThat(STATES.deserialize("c", STATES.serialize("c", checkpoint))).isEqualTo(checkpoint);
         assertThat(STATES.deserialize("c", STATES.serialize("c", checkpoint.closedCleanly()))).isEqualTo(checkpoint.closedCleanly());
         assertThat(STATES.deserialize("c", STATES.serialize("c", PartitionCheckpoint.NONE))).isEqualTo(PartitionCheckpoint.NONE);
@@ -160,7 +171,7 @@ class SequenceFormatsTest {
             SequenceState state = random.nextBoolean()
                     ? randomSegment(random, maxId)
                     : new PartitionCheckpoint(random.nextInt(1000), random.nextLong() & Long.MAX_VALUE, random.nextInt(100),
-                    "holder-" + random.nextInt(), random.nextLong(), random.nextLong(), random.nextBoolean());
+                    "holder-" + random.nextInt(), random.nextLong(), random.nextLong(), random.nextBoolean(), random.nextBoolean());
             assertThat(STATES.deserialize("c", STATES.serialize("c", state))).isEqualTo(state);
         }
     }
@@ -170,8 +181,8 @@ class SequenceFormatsTest {
             "",
             "02",
             "0201",
-            // version 4, version 0
-            "0401" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            // version 5, version 0
+            "0501" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
             "0001" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
             // kind 3
             "0203" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
@@ -194,6 +205,9 @@ class SequenceFormatsTest {
             "0302" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022",
             "0302" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022" + "02",
             "0202" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022" + "01",
+            // version 4 checkpoints: the exactlyOnce flag missing, or neither 0 nor 1
+            "0402" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022" + "00",
+            "0402" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022" + "00" + "02",
     })
     void shouldRefuseAnUnreadableStoreValue(String bytes) {
         assertThatThrownBy(() -> STATES.deserialize("c", hex(bytes))).isInstanceOf(SerializationException.class);

@@ -578,6 +578,41 @@ class SequenceTopologyTest {
     }
 
     @Test
+    void shouldResumeAboveTheReservedSegmentUnderExactlyOnceAfterAnAtLeastOnceHolderThatLostItsLease() {
+        // a switch of processing.guarantee, one instance at a time: the old holder's records are not transactional, and
+        // what it still sends lands visible to every reader
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).exactlyOnce()).isFalse();
+        granted.loseNewest();
+        stopReadingTheClose();
+
+        SnowstampConfig exactlyOnce = config();
+        start(exactlyOnce);
+        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).exactlyOnce())
+                .as("not yet known to cover the at-least-once holder's numbers").isFalse();
+
+        assertThat(pipe("order", 1)).as("1004..1010 may still be on their way from the at-least-once holder").containsExactly(1011L);
+        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).exactlyOnce())
+                .as("after its first number the tags lie above every earlier holder's segments").isTrue();
+        granted.loseNewest();
+        stopReadingTheClose();
+        start(exactlyOnce);
+        assertThat(pipe("order", 1)).as("after an exactly-once holder: what it still sends aborts").containsExactly(1012L);
+    }
+
+    @Test
+    void shouldContinueInsideTheSegmentUnderExactlyOnceAfterACleanCloseOfAnAtLeastOnceHolder() {
+        startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        assertThat(stopReadingTheClose()).as("the clean-close marker").isNotEmpty();
+
+        start(config());
+
+        assertThat(pipe("order", 1)).as("the marker records every number issued").containsExactly(1004L);
+    }
+
+    @Test
     void shouldRecordTheLastNumberIssuedBeforeEachCheckpoint() {
         SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
         start(config);
@@ -887,7 +922,8 @@ class SequenceTopologyTest {
         SnowstampConfig config = config();
         tail.pad(7);
         start(config);
-        assertThat(stored(SequenceState.CHECKPOINT_KEY)).isEqualTo(new PartitionCheckpoint(1, 7, 1, io.snowstamp.lease.Holders.of(INSTANCE), T0, T0));
+        assertThat(stored(SequenceState.CHECKPOINT_KEY)).isEqualTo(new PartitionCheckpoint(1, 7, 1, io.snowstamp.lease.Holders.of(INSTANCE), T0, T0,
+                false, true));
 
         tail.pad(5);
         restart(config);
