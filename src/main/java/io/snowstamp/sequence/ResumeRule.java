@@ -29,13 +29,17 @@ final class ResumeRule {
      *       for every tag at its start ({@link SegmentStore#resumeAboveSegments}), numbered or not, and a segment another
      *       holder reserved after its restore was raised the same way at its first number. Trusted only when the marker is the
      *       newest lease there is: this task's epoch is the one right above it (no lease was taken since, as far as this
-     *       instance read), and the lease's first check makes sure no other task took that epoch before this one.
+     *       instance read), and the lease's first check makes sure no other task took that epoch before this one; and
+     *       when every tag restored was written last under the marker's epoch ({@code late}: one that was not, null when
+     *       none): the marker's writer wrote every tag before it, so another epoch's record is a late write of another
+     *       holder, sent before it saw a newer lease, restored as the tag's newest value wherever it landed.
      * </ul>
      * Otherwise (at-least-once after a crash, a lost lease, a close that wrote no marker; or without the tail guard) a
      * record the previous holder sent may still land — from a producer retry, behind a slow follower, from a frozen
      * process — so every tag resumes above its reserved segment ({@code maxId}).
      */
-    static String whyAboveSegments(boolean tailScanned, boolean exactlyOnce, PartitionCheckpoint restored, PartitionCheckpoint leased) {
+    static String whyAboveSegments(boolean tailScanned, boolean exactlyOnce, PartitionCheckpoint restored, PartitionCheckpoint leased,
+                                   String late) {
         if (!tailScanned) {
             return "recovery.tail-guard=false";
         }
@@ -49,6 +53,10 @@ final class ResumeRule {
         }
         if (leased.epoch() != restored.epoch() + 1) {
             return "a lease newer than the clean close of epoch " + restored.epoch() + " was taken";
+        }
+        if (late != null) {
+            return "tag '" + late + "' was written last by another holder than the clean close of epoch " + restored.epoch()
+                    + " (a late write)";
         }
         return null;
     }

@@ -16,10 +16,40 @@ import java.util.Map;
 final class SegmentStore {
     private final KeyValueStore<String, SequenceState> store;
     private final int partition;
+    /** The lease epoch this task's tag writes carry (set once the new lease's epoch is known, before any write). */
+    private long writer;
 
     SegmentStore(KeyValueStore<String, SequenceState> store, int partition) {
         this.store = store;
         this.partition = partition;
+    }
+
+    /** From now on, every tag write carries lease epoch {@code epoch}. */
+    void writeUnder(long epoch) {
+        this.writer = epoch;
+    }
+
+    /** Writes the tag's segment under this task's lease epoch; returns what was written. */
+    TagSegment put(String tag, TagSegment segment) {
+        TagSegment written = segment.writtenUnder(writer);
+        store.put(tag, written);
+        return written;
+    }
+
+    /**
+     * A tag whose restored record another holder than the one of lease {@code epoch} wrote (null: none). Behind that
+     * holder's clean-close marker, which follows its write of every tag, such a record is a write that landed late.
+     */
+    String writtenByAnother(long epoch) {
+        try (var all = store.all()) {
+            while (all.hasNext()) {
+                var entry = all.next();
+                if (entry.value instanceof TagSegment segment && segment.epoch() != epoch) {
+                    return entry.key;
+                }
+            }
+        }
+        return null;
     }
 
     /** The tag's segment, null when the store has none. */
@@ -77,12 +107,12 @@ final class SegmentStore {
             TagSegment stored = segment(tag);
             if (stored == null || stored.maxId() < number) {
                 // segmentStart -1, step 0: this maxId was found, not reserved
-                store.put(tag, new TagSegment(number, number, -1, 0, stored == null ? 0 : stored.revision(), now));
+                put(tag, new TagSegment(number, number, -1, 0, stored == null ? 0 : stored.revision(), now));
                 if (raised.size() < logged) {
                     raised.put(tag, (stored == null ? "none" : Long.toString(stored.maxId())) + " -> " + number);
                 }
             } else if (stored.issued() < number) {
-                store.put(tag, stored.withIssued(number, now));
+                put(tag, stored.withIssued(number, now));
             } else {
                 continue;
             }
@@ -108,7 +138,7 @@ final class SegmentStore {
                 }
             }
         }
-        below.forEach(entry -> store.put(entry.getKey(), entry.getValue().withIssued(entry.getValue().maxId(), now)));
+        below.forEach(entry -> put(entry.getKey(), entry.getValue().withIssued(entry.getValue().maxId(), now)));
         return below.size();
     }
 
@@ -131,7 +161,7 @@ final class SegmentStore {
                 }
             }
         }
-        tags.forEach(entry -> store.put(entry.getKey(), entry.getValue().withIssued(entry.getValue().issued(), now)));
+        tags.forEach(entry -> put(entry.getKey(), entry.getValue().withIssued(entry.getValue().issued(), now)));
         return tags.size();
     }
 

@@ -144,13 +144,15 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         SequenceTail.Scan scan = tail.scan(partition, restored.coveredOffset());
         tailScanned = scan.endOffset() >= 0;
-        Map<String, String> raised = new TreeMap<>();
-        int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
+        String late = restored.closed() ? segmentStore.writtenByAnother(restored.epoch()) : null;
         TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
         boolean afterExactlyOnce = exactlyOnce && ResumeRule.afterExactlyOnce(restored);
         PartitionCheckpoint leased = restored.withNewLease(io.snowstamp.lease.Holders.of(connection.instanceId()), now, partitions,
                 leases.highestEpoch(changelog), afterExactlyOnce);
-        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased);
+        segmentStore.writeUnder(leased.epoch());
+        Map<String, String> raised = new TreeMap<>();
+        int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
+        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late);
         boolean resumeInside = resume == null;
         // inside by a clean-close marker (at-least-once, or exactly-once right after one): until a write shows after it
         raises = new LeaseStartRaises(partition, segmentStore, tail, clock, tailScanned, resumeInside,
@@ -230,8 +232,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         if (issuedAtStop.stopping()) {
             // numbered after the thread wrote its tasks' issued for the stop: this tag's, into the last commit (the other
             // tags were written then; one tag, not all, per record: a stop drains what the thread had fetched)
-            counter.written = counter.written.withIssued(counter.last, clock.getAsLong());
-            store.put(tag, counter.written);
+            counter.written = segmentStore.put(tag, counter.written.withIssued(counter.last, clock.getAsLong()));
         } else {
             issuedAtStop.advanced();
         }
@@ -275,8 +276,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         if (!ahead) {
             counter.last = first - 1;
         }
-        counter.written = new TagSegment(last, counter.last, first, definition.step(), definition.revision(), clock.getAsLong());
-        store.put(tag, counter.written);
+        counter.written = segmentStore.put(tag, new TagSegment(last, counter.last, first, definition.step(), definition.revision(),
+                clock.getAsLong()));
         acks.written(tag, last);
         counter.end = last;
         segments++;
@@ -317,8 +318,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         for (Map.Entry<String, TagCounter> entry : counters.entrySet()) {
             TagCounter counter = entry.getValue();
             if (counter.advanced()) {
-                counter.written = counter.written.withIssued(counter.last, now);
-                store.put(entry.getKey(), counter.written);
+                counter.written = segmentStore.put(entry.getKey(), counter.written.withIssued(counter.last, now));
             }
         }
     }

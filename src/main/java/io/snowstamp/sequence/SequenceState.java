@@ -30,15 +30,23 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
      * @param step         size of the reserved segment; 0 when raised by the tail scan
      * @param revision     revision of the tag definition the step came from (0: defaults or tail scan)
      * @param updatedAt    wall-clock Unix millis of the write
+     * @param epoch        the lease epoch of the holder that wrote it (0: unknown, before format version 4). A holder's
+     *                     clean close writes every tag under its epoch before the marker, so a tag restored behind a
+     *                     marker with another epoch is a late write of another holder ({@link ResumeRule})
      */
-    record TagSegment(long maxId, long issued, long segmentStart, long step, long revision, long updatedAt)
+    record TagSegment(long maxId, long issued, long segmentStart, long step, long revision, long updatedAt, long epoch)
             implements SequenceState {
         public TagSegment {
-            if (maxId < 0 || issued < -1 || issued > maxId || segmentStart < -1 || step < 0 || revision < 0
+            if (maxId < 0 || issued < -1 || issued > maxId || segmentStart < -1 || step < 0 || revision < 0 || epoch < 0
                     || (segmentStart >= 0 && segmentStart > maxId)) {
                 throw new IllegalArgumentException("impossible tag segment: maxId=" + maxId + " issued=" + issued
-                        + " segmentStart=" + segmentStart + " step=" + step + " revision=" + revision);
+                        + " segmentStart=" + segmentStart + " step=" + step + " revision=" + revision + " epoch=" + epoch);
             }
+        }
+
+        /** A segment of unknown writer (epoch 0), as read from a state written before format version 4. */
+        public TagSegment(long maxId, long issued, long segmentStart, long step, long revision, long updatedAt) {
+            this(maxId, issued, segmentStart, step, revision, updatedAt, 0);
         }
 
         /** A state that only records the highest number found in the output partition (issued, as far as anyone knows). */
@@ -48,7 +56,12 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
 
         /** This segment with {@code last} as the last number issued, written at {@code now}. */
         public TagSegment withIssued(long last, long now) {
-            return new TagSegment(maxId, last, segmentStart, step, revision, now);
+            return new TagSegment(maxId, last, segmentStart, step, revision, now, epoch);
+        }
+
+        /** This segment as written by the holder of lease {@code writer}. */
+        public TagSegment writtenUnder(long writer) {
+            return new TagSegment(maxId, issued, segmentStart, step, revision, updatedAt, writer);
         }
     }
 

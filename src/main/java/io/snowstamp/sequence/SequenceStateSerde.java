@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
  *   long    step               0 = raised by the tail scan
  *   long    revision
  *   long    updatedAt          Unix millis
+ *   long    epoch              the writer's lease epoch
  * kind 2 (key: U+0000 "checkpoint"):
  *   int     partitions
  *   long    coveredOffset      -1 = none
@@ -33,8 +34,9 @@ import java.nio.charset.StandardCharsets;
  *   byte    closed             1 = the clean-close marker, 0 = none
  *   byte    exactlyOnce        1 = the holder ran exactly-once, 0 = at-least-once
  * </pre>
- * Versions 1 to 3 (written by earlier builds) are read too. Version 3 is the same without {@code exactlyOnce}, which
- * reads as 0 (not known: an exactly-once holder after it resumes as after an at-least-once one). Version 2 also lacks {@code closed},
+ * Versions 1 to 3 (written by earlier builds) are read too. Version 3 is the same without {@code epoch}, which reads
+ * as 0 (not known: a clean-close marker behind it is not trusted), and without {@code exactlyOnce}, which reads as 0
+ * (not known: an exactly-once holder after it resumes as after an at-least-once one). Version 2 also lacks {@code closed},
  * which reads as 0 (no marker: the next holder resumes as after a crash). Version 1 also lacks
  * {@code issued}, which reads as {@code maxId} — what was issued is unknown, so the tag resumes above its
  * segment, as those builds did. Only version 4 is written. Unknown versions or kinds, truncated or trailing bytes and impossible
@@ -58,9 +60,9 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
             return null;
         }
         if (state instanceof TagSegment segment) {
-            return ByteBuffer.allocate(2 + 6 * 8).put(VERSION).put(KIND_SEGMENT)
+            return ByteBuffer.allocate(2 + 7 * 8).put(VERSION).put(KIND_SEGMENT)
                     .putLong(segment.maxId()).putLong(segment.issued()).putLong(segment.segmentStart()).putLong(segment.step())
-                    .putLong(segment.revision()).putLong(segment.updatedAt()).array();
+                    .putLong(segment.revision()).putLong(segment.updatedAt()).putLong(segment.epoch()).array();
         }
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) state;
         byte[] holder = checkpoint.holder().getBytes(StandardCharsets.UTF_8);
@@ -91,7 +93,8 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
                 case KIND_SEGMENT -> {
                     long maxId = buffer.getLong();
                     long issued = version == VERSION_1 ? maxId : buffer.getLong();
-                    yield new TagSegment(maxId, issued, buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong());
+                    yield new TagSegment(maxId, issued, buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong(),
+                            version == VERSION ? buffer.getLong() : 0);
                 }
                 case KIND_CHECKPOINT -> {
                     int partitions = buffer.getInt();

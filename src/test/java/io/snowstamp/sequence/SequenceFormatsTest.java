@@ -101,8 +101,11 @@ class SequenceFormatsTest {
                 + "00000000000003e9"            // segmentStart 1001
                 + "00000000000003e8"            // step 1000
                 + "0000000000000003"            // revision
-                + "0000000000000011");          // updatedAt
+                + "0000000000000011"            // updatedAt
+                + "0000000000000000");          // epoch: unknown
         assertThat(STATES.deserialize("c", STATES.serialize("c", segment))).isEqualTo(segment);
+        assertThat(hex(STATES.serialize("c", segment.writtenUnder(7)))).endsWith("0000000000000011" + "0000000000000007");
+        assertThat(STATES.deserialize("c", STATES.serialize("c", segment.writtenUnder(7)))).isEqualTo(segment.writtenUnder(7));
         TagSegment none = new TagSegment(999, -1, 0, 1000, 1, 0);
         assertThat(hex(STATES.serialize("c", none))).startsWith("0401" + "00000000000003e7" + "ffffffffffffffff");
         assertThat(STATES.deserialize("c", STATES.serialize("c", none))).isEqualTo(none);
@@ -118,6 +121,14 @@ class SequenceFormatsTest {
                 + "0000000000000011"));         // updatedAt
 
         assertThat(state).isEqualTo(new TagSegment(2000, 2000, 1001, 1000, 3, 0x11L));
+    }
+
+    @Test
+    void shouldReadATagSegmentOfVersion3AsOfAnUnknownWriter() {
+        SequenceState state = STATES.deserialize("c", hex("03" + "01" + "00000000000007d0" + "00000000000005dc"
+                + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011"));
+
+        assertThat(state).isEqualTo(new TagSegment(2000, 1500, 1001, 1000, 3, 0x11L, 0));
     }
 
     @Test
@@ -205,6 +216,9 @@ class SequenceFormatsTest {
             "0302" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022",
             "0302" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022" + "02",
             "0202" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022" + "01",
+            // version 4 segments: the epoch missing, or negative
+            "0401" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011",
+            "0401" + "00000000000007d0" + "00000000000005dc" + "00000000000003e9" + "00000000000003e8" + "0000000000000003" + "0000000000000011" + "ffffffffffffffff",
             // version 4 checkpoints: the exactlyOnce flag missing, or neither 0 nor 1
             "0402" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022" + "00",
             "0402" + "00000004" + "000000000000004d" + "0000000000000002" + "0000" + "0000000000000021" + "0000000000000022" + "00" + "02",
@@ -259,7 +273,7 @@ class SequenceFormatsTest {
         long segmentStart = random.nextBoolean() ? -1 : maxId / 2;
         long lowest = segmentStart < 0 ? -1 : segmentStart - 1;
         long issued = maxId - (random.nextLong() & Long.MAX_VALUE) % (maxId - lowest + 1);
-        return new TagSegment(maxId, issued, segmentStart, random.nextInt(1000), random.nextInt(9), random.nextLong());
+        return new TagSegment(maxId, issued, segmentStart, random.nextInt(1000), random.nextInt(9), random.nextLong(), random.nextInt(100));
     }
 
     private static byte[] randomBytes(Random random) {

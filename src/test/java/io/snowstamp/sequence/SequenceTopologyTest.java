@@ -60,6 +60,8 @@ class SequenceTopologyTest {
     private io.snowstamp.lease.Leases leases = io.snowstamp.lease.Leases.none();
     /** The changelog's acknowledgements: every write at once, unless a test of the wait for them puts others here. */
     private WriteAcks writeAcks = WriteAcks.immediate();
+    /** The segments store: persistent, with writes that land late at its next opening ({@link LateWriteStore}). */
+    private final LateWriteStore segments = new LateWriteStore(org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE));
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> input;
     private TestInputTopic<String, TagDefinition> tags;
@@ -172,8 +174,7 @@ class SequenceTopologyTest {
 
     private void start(SnowstampConfig config, int partitions, SequenceTail withTail) {
         // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives a restart
-        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail, leases,
-                org.apache.kafka.streams.state.Stores.persistentKeyValueStore(SequenceNames.STORE), writeAcks),
+        driver = drivers.start(SequenceTopology.build(config, partitions, clock::get, withTail, leases, segments, writeAcks),
                 KafkaSettings.streams(config.connection(), config.topics()));
         input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
         tags = driver.createInputTopic(config.sequence().tagsTopic(), new StringSerializer(), new TagDefinitionSerde());
@@ -267,15 +268,22 @@ class SequenceTopologyTest {
         return store.get(key);
     }
 
+    /** The tag's segment, its writer's epoch left out (0): most tests compare the numbers only ({@link #writerOf}). */
     private TagSegment segment(String tag) {
-        return (TagSegment) stored(tag);
+        TagSegment segment = (TagSegment) stored(tag);
+        return segment == null ? null : segment.writtenUnder(0);
+    }
+
+    /** The lease epoch under which the tag's segment was written last. */
+    private long writerOf(String tag) {
+        return ((TagSegment) stored(tag)).epoch();
     }
 
     private List<TagSegment> segmentWrites(String tag) {
         List<TagSegment> writes = new ArrayList<>();
         for (var record : changelog.readRecordsToList()) {
             if (record.key().equals(tag)) {
-                writes.add((TagSegment) record.value());
+                writes.add(((TagSegment) record.value()).writtenUnder(0));
             }
         }
         return writes;
@@ -610,6 +618,32 @@ class SequenceTopologyTest {
         start(config());
 
         assertThat(pipe("order", 1)).as("the marker records every number issued").containsExactly(1004L);
+    }
+
+    /**
+     * The marker corner: G closes cleanly (marker of epoch 1); H trusts it and numbers 1004..1008 inside G's segment, its
+     * checkpoint covering them, and closes cleanly (its write of every tag, then its marker of epoch 2). G's close wrote
+     * "order issued 1003" too, and that write lands late, between H's write of the tag and H's marker: restored as the
+     * tag's newest value, ahead of the marker, where no position check sees it, with the same segment (no raise).
+     */
+    @Test
+    void shouldTrustNoMarkerWhenATagWasWrittenLastUnderAnotherEpoch() {
+        SnowstampConfig config = config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        start(config);
+        create("order", 1001, 10);
+        assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
+        TagSegment gAtClose = new TagSegment(1010, 1003, 1001, 10, 1, T0, 1);
+        restart(config);
+        assertThat(pipe("order", 5)).as("inside G's segment, after its marker").containsExactly(1004L, 1005L, 1006L, 1007L, 1008L);
+        advance(10);
+        assertThat(writerOf("order")).isEqualTo(2);
+        assertThat(stopReadingTheClose()).extracting(record -> record.value() instanceof PartitionCheckpoint c && c.closed())
+                .endsWith(true);
+        segments.landLate("order", gAtClose);
+
+        start(config);
+
+        assertThat(pipe("order", 1)).as("1004..1008 are H's: above the segment, not after G's late 1003").containsExactly(1011L);
     }
 
     @Test
