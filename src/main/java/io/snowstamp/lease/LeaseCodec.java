@@ -28,4 +28,12 @@ public interface LeaseCodec {
     default String counter(byte[] key, byte[] value) {
         return null;
     }
+
+    /**
+     * The lease epoch under which a counter's record was written (-1: this store does not say). A counter's record after
+     * the task's own lease record under another epoch is another holder's late write ({@link PartitionLease#lateCounters}).
+     */
+    default long writer(byte[] key, byte[] value) {
+        return -1;
+    }
 }

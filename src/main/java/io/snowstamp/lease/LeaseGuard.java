@@ -261,6 +261,11 @@ public final class LeaseGuard {
         return lease == null ? Map.of() : lease.coveredCounters();
     }
 
+    /** {@link PartitionLease#takeLateCounters}: the counters another holder's late write superseded (empty without a lease). */
+    public java.util.Set<String> takeLateCounters() {
+        return lease == null ? java.util.Set.of() : lease.takeLateCounters();
+    }
+
     /**
      * Whether a store's record that the task's restore read lies after the last record naming {@code mark}, or another
      * lease was taken after it ({@link PartitionLease#writtenAfter}); false without a lease. Meaningful once

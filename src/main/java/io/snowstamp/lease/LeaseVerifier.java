@@ -258,7 +258,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
                 PartitionLease lease = readFor.get(tp);
                 if (lease != null) {
                     LeaseMark mark = mark(record);
-                    lease.observe(record.offset(), mark, covered(record), counter(record));
+                    lease.observe(record.offset(), mark, covered(record), counter(record), writer(record));
                     if (mark != null) {
                         highestEpochs.merge(tp, mark.epoch(), Math::max);
                     }
@@ -360,6 +360,14 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             return codecs.get(record.topic()).counter(record.key(), record.value());
         } catch (RuntimeException e) {
             return null;    // mark() has said so
+        }
+    }
+
+    private long writer(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            return codecs.get(record.topic()).writer(record.key(), record.value());
+        } catch (RuntimeException e) {
+            return -1;      // mark() has said so
         }
     }
 

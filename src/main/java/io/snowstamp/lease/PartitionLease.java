@@ -66,6 +66,8 @@ public final class PartitionLease {
     private volatile long highestCovered = -1;
     /** Per counter of a store of many: the highest covered by another writer's record before {@code ownOffset}. */
     private final Map<String, Long> coveredCounters = new ConcurrentHashMap<>();
+    /** Counters whose record after {@code ownOffset} another holder wrote (a late write), not yet taken by the task. */
+    private final java.util.Set<String> lateCounters = ConcurrentHashMap.newKeySet();
     /** Before this task's own lease record: the last other lease named, and whether a counter's record came after it. */
     private volatile LeaseMark lastOther;
     private volatile boolean counterAfterLastOther;
@@ -135,6 +137,17 @@ public final class PartitionLease {
      * issues nothing from a record after that lease record (it reads that lease first and stops).
      */
     void observe(long offset, LeaseMark mark, long covered, String counter) {
+        observe(offset, mark, covered, counter, -1);
+    }
+
+    /**
+     * As {@link #observe(long, LeaseMark, long, String)}, for a counter's record written under lease epoch {@code writer}
+     * (-1: not known): one after this task's own lease record under another epoch is a late write of another holder.
+     */
+    void observe(long offset, LeaseMark mark, long covered, String counter, long writer) {
+        if (counter != null && writer >= 0 && ownOffset >= 0 && offset > ownOffset && writer != mine.epoch()) {
+            lateCounters.add(counter);
+        }
         if (ownOffset < 0 && !mine.equals(mark)) {
             if (mark != null) {
                 lastOther = mark;
@@ -261,6 +274,25 @@ public final class PartitionLease {
      */
     public Map<String, Long> coveredCounters() {
         return Collections.unmodifiableMap(coveredCounters);
+    }
+
+    /**
+     * Task: the counters (sequence tags) whose record another holder wrote after this task's lease record — a write sent
+     * before that holder saw a newer lease, landed late — found since the last call (each once). That record is now the
+     * counter's newest value in the log, and may lie below what this task holds: written again by the task, this task's
+     * value is newest again, before compaction can drop it.
+     */
+    public java.util.Set<String> takeLateCounters() {
+        if (lateCounters.isEmpty()) {
+            return java.util.Set.of();
+        }
+        java.util.Set<String> taken = new java.util.TreeSet<>();
+        for (String counter : lateCounters) {
+            if (lateCounters.remove(counter)) {
+                taken.add(counter);
+            }
+        }
+        return taken;
     }
 
     /**

@@ -43,6 +43,8 @@ final class TopicPreflight {
                 throw new SnowstampException("dead-letter topic " + config.topics().dlq()
                         + " does not exist: create it with 'snowstamp topics apply' or your own tooling");
             }
+            String appId = config.connection().applicationId();
+            refuseDeletePolicy(admin, sequence ? io.snowstamp.sequence.SequenceNames.changelogTopic(appId) : Names.changelogTopic(appId));
             Replication replication = Replication.of(admin, Preflight.LIMIT);
             if (!sequence) {
                 warnIfUnderReplicated(admin, Names.changelogTopic(config.connection().applicationId()), replication);
@@ -70,6 +72,25 @@ final class TopicPreflight {
                         + " stamper stopped (it holds only records waiting to be stamped: none after a clean stop)", e);
             }
         });
+    }
+
+    /**
+     * The changelog of the state IDs and numbers resume from must be compacted only: with {@code delete} in its cleanup
+     * policy (a topic made by hand, or altered) retention removes the newest record of a key that is not written for a
+     * while — a quiet partition's lease and high-water mark, a quiet tag's segment — and the next owner resumes below
+     * what was issued. Kafka Streams creates it compacted and does not check an existing one.
+     */
+    private static void refuseDeletePolicy(Admin admin, String changelog) {
+        if (TopicAdmin.partitions(admin, changelog).isEmpty()) {
+            return;
+        }
+        org.apache.kafka.clients.admin.ConfigEntry policy = TopicAdmin.configs(admin, changelog).get("cleanup.policy");
+        if (policy != null && policy.value() != null && policy.value().contains("delete")) {
+            throw new SnowstampException("changelog " + changelog + " has cleanup.policy=" + policy.value() + "; accepted:"
+                    + " compact (retention would delete the newest state of a quiet partition or tag, and IDs would be issued"
+                    + " again): kafka-configs.sh --alter --entity-type topics --entity-name " + changelog
+                    + " --add-config cleanup.policy=compact");
+        }
     }
 
     /** An existing changelog keeps the replicas it was created with: say so when the cluster could give more. */

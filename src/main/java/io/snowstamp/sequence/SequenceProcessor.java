@@ -193,6 +193,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
             }
         }
+        LateWrites.rewrite(lease, segmentStore, counters, clock, partition);
         String tag = new String(record.key(), StandardCharsets.UTF_8);
         Envelope envelope = Envelope.decode(record.value());
         JsonIdSplicer.Plan plan = splicer == null ? null : splicer.inspect(envelope.value());
@@ -294,6 +295,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             // a zombie with no input (no record checks its lease): its late lower tag writes would become the newest values
             return;
         }
+        LateWrites.rewrite(lease, segmentStore, counters, clock, partition);
         long end;
         try {
             end = tail.endOffset(partition);

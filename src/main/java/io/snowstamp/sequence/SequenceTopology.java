@@ -140,6 +140,11 @@ public final class SequenceTopology {
                 return isTag(key) ? new String(key, StandardCharsets.UTF_8) : null;
             }
 
+            @Override
+            public long writer(byte[] key, byte[] value) {
+                return isTag(key) && serde.deserialize(null, value) instanceof SequenceState.TagSegment segment ? segment.epoch() : -1;
+            }
+
             private boolean isTag(byte[] key) {
                 return key != null && !SequenceState.CHECKPOINT_KEY.equals(new String(key, StandardCharsets.UTF_8));
             }

@@ -17,6 +17,11 @@ public final class LeaseRounds {
         lease.observe(offset, mark, covered, counter);
     }
 
+    /** A counter's record written under lease epoch {@code writer}. */
+    public static void observe(PartitionLease lease, long offset, LeaseMark mark, long covered, String counter, long writer) {
+        lease.observe(offset, mark, covered, counter, writer);
+    }
+
     /** A round that read the partition up to {@code end} (exclusive). */
     public static void confirmed(PartitionLease lease, long sendNanos, long receivedNanos, long end) {
         lease.confirmed(sendNanos, receivedNanos, end);

@@ -211,6 +211,22 @@ class PartitionLeaseTest {
         assertThat(lease.highestCovered()).as("the one counter is another").isEqualTo(-1);
     }
 
+    @Test
+    void shouldNameEachCounterThatAnotherHolderWroteAfterThisLeaseRecordOnce() {
+        PartitionLease lease = new PartitionLease(0, NEW, PartitionLease.NO_RESTORE_CHECK, 10, TERM, WAIT);
+        lease.observe(9, null, 1010, "order", 3);      // before this lease record: the raise's business, not a late write
+        lease.observe(14, NEW);
+        lease.observe(15, null, 1030, "order", 5);     // this task's own
+        lease.observe(16, null, 1020, "refund", 4);    // the old holder's, landed late
+        lease.observe(17, null, 1000, "invoice", 0);   // a writer of a build that did not record it: not this task
+        lease.observe(18, null, 1000, "other", -1);    // a store that does not say
+
+        assertThat(lease.takeLateCounters()).containsExactly("invoice", "refund");
+        assertThat(lease.takeLateCounters()).as("each once").isEmpty();
+        lease.observe(19, null, 1020, "refund", 4);
+        assertThat(lease.takeLateCounters()).containsExactly("refund");
+    }
+
     private static PartitionLease permitted(LeaseMark mine) {
         PartitionLease lease = lease(mine, 0);
         lease.observe(0, mine);

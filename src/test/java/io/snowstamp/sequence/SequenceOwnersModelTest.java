@@ -507,7 +507,8 @@ class SequenceOwnersModelTest {
                     for (int offset = owner.readUpTo; offset < end; offset++) {
                         Written record = changelog.get(offset);
                         LeaseRounds.observe(lease, offset, CODEC.read(record.keyBytes(), record.value()),
-                                CODEC.covered(record.keyBytes(), record.value()), CODEC.counter(record.keyBytes(), record.value()));
+                                CODEC.covered(record.keyBytes(), record.value()), CODEC.counter(record.keyBytes(), record.value()),
+                                CODEC.writer(record.keyBytes(), record.value()));
                     }
                     owner.readUpTo = Math.max(owner.readUpTo, end);
                     LeaseRounds.confirmed(lease, send, owner.thread.nanoTime(), end);

@@ -152,6 +152,11 @@ class SequenceTopologyTest {
             return highestEpoch;
         }
 
+        /** Another holder's write of {@code tag} under lease {@code epoch} landed after this lease record. */
+        void lateWrite(String tag, long maxId, long epoch) {
+            io.snowstamp.lease.LeaseRounds.observe(newest, 3, null, maxId, tag, epoch);
+        }
+
         /** Another task took a newer lease: the holder must not write any more (a task cut off while the group moved on). */
         void loseNewest() {
             io.snowstamp.lease.LeaseRounds.observe(newest, 2, new io.snowstamp.lease.LeaseMark(newest.mine().epoch() + 1, "other"), -1);
@@ -644,6 +649,34 @@ class SequenceTopologyTest {
         start(config);
 
         assertThat(pipe("order", 1)).as("1004..1008 are H's: above the segment, not after G's late 1003").containsExactly(1011L);
+    }
+
+    /**
+     * The compaction corner: an older holder's write of a tag, sent before it saw this lease, lands after this task's
+     * lease record, below this task's segment; left the newest, compaction drops this task's record. The task writes the
+     * tag again: at its next record, and (a quiet partition) at its next checkpoint.
+     */
+    @Test
+    void shouldWriteATagAgainWhenAnotherHoldersLateWriteOfItLandedAfterThisLease() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        create("refund", 1, 10);
+        assertThat(pipe("refund", 1)).containsExactly(1L);
+        changelog.readRecordsToList();
+
+        granted.lateWrite("order", 1000, 0);
+        assertThat(pipe("refund", 1)).containsExactly(2L);
+        assertThat(changelog.readRecordsToList()).as("order written again under this lease, before the record")
+                .extracting(record -> record.key(), record -> ((TagSegment) record.value()).epoch())
+                .containsExactly(tuple("order", 1L));
+        assertThat(segment("order")).as("its numbers as they were").isEqualTo(new TagSegment(1010, 1003, 1001, 10, 1, T0));
+
+        granted.lateWrite("refund", 5, 0);
+        advance(10);
+        assertThat(changelog.readRecordsToList()).extracting(record -> record.key())
+                .as("a quiet partition: at the checkpoint").contains("refund");
+        assertThat(segment("refund").issued()).isEqualTo(2);
     }
 
     @Test

@@ -1,0 +1,52 @@
+package io.snowstamp.sequence;
+
+import io.snowstamp.lease.LeaseGuard;
+import io.snowstamp.sequence.SequenceState.TagSegment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/**
+ * Writes again, under the task's lease, every tag whose newest record in the changelog another holder wrote after the
+ * task's lease record ({@link LeaseGuard#takeLateCounters}): a write that holder sent before it saw the newer lease, which
+ * landed late. That record may lie below this task's segment of the tag; left the newest, compaction would drop this
+ * task's record once its log segment rolled ({@code segment.ms}, 10 minutes), and a next owner that restores later, after
+ * a crash of this one, would find the lower value only and number again what this task numbered. Written again, this
+ * task's value is the newest. Called from the task's stream thread, before a record and at each checkpoint.
+ */
+final class LateWrites {
+    /** The processor's logger: operators follow one logger for a task's story. */
+    private static final Logger log = LoggerFactory.getLogger(SequenceProcessor.class);
+
+    private LateWrites() {
+    }
+
+    /** @return how many tags were written again */
+    static int rewrite(LeaseGuard lease, SegmentStore store, Map<String, TagCounter> counters, LongSupplier clock, int partition) {
+        Set<String> late = lease.takeLateCounters();
+        if (late.isEmpty() || !lease.mayWrite()) {
+            return 0;
+        }
+        long now = clock.getAsLong();
+        int written = 0;
+        for (String tag : late) {
+            TagCounter counter = counters.get(tag);
+            if (counter != null && counter.written != null) {
+                counter.written = store.put(tag, counter.written.withIssued(Math.max(counter.last, counter.written.issued()), now));
+                written++;
+            } else {
+                TagSegment stored = store.segment(tag);
+                if (stored != null) {
+                    store.put(tag, stored.withIssued(stored.issued(), now));
+                    written++;
+                }
+            }
+        }
+        log.info("sequence partition {}: {} tags written again after another holder's late write of them landed after this"
+                + " task's lease record ({})", partition, written, late.size() <= 10 ? late : late.size() + " tags");
+        return written;
+    }
+}

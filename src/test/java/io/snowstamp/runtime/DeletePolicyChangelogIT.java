@@ -1,0 +1,72 @@
+package io.snowstamp.runtime;
+
+import io.snowstamp.SnowstampException;
+import io.snowstamp.config.ConfigLoader;
+import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.sequence.SequenceNames;
+import io.snowstamp.stream.Names;
+import io.snowstamp.testing.OnSharedBroker;
+import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The start's topic check ({@link TopicPreflight}) refuses a state changelog whose cleanup policy deletes: retention would
+ * remove the newest record of a quiet partition (its lease and high-water mark) or of a quiet tag (its segment), and the
+ * next owner would resume below what was issued. Kafka Streams creates the changelog compacted, but accepts an existing
+ * one made by hand, or altered, as it is. In both modes; a compacted one starts.
+ */
+@Tag("integration")
+class DeletePolicyChangelogIT extends OnSharedBroker {
+
+    @ParameterizedTest
+    @CsvSource({"snowflake,delete", "snowflake,'compact,delete'", "sequence,delete", "sequence,'compact,delete'"})
+    void shouldRefuseToStartOnAStateChangelogWhosePolicyDeletes(String mode, String policy) throws Exception {
+        SnowstampConfig config = setUp(mode, policy);
+
+        assertThatThrownBy(() -> TopicPreflight.check(config)).isInstanceOf(SnowstampException.class)
+                .hasMessageContaining("cleanup.policy=" + policy + "; accepted: compact")
+                .hasMessageContaining("--add-config cleanup.policy=compact");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"snowflake", "sequence"})
+    void shouldStartOnACompactedStateChangelog(String mode) throws Exception {
+        SnowstampConfig config = setUp(mode, "compact");
+
+        assertThatCode(() -> TopicPreflight.check(config)).doesNotThrowAnyException();
+    }
+
+    /** The topics of a new application whose state changelog exists with {@code policy}; its configuration. */
+    private SnowstampConfig setUp(String mode, String policy) throws Exception {
+        String app = TestBroker.unique("policy");
+        boolean sequence = mode.equals("sequence");
+        String changelog = sequence ? SequenceNames.changelogTopic(app) : Names.changelogTopic(app);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            List<NewTopic> topics = new java.util.ArrayList<>();
+            for (String topic : List.of(app + "-in", app + "-out", app + "-dlq", app + "-tags")) {
+                topics.add(new NewTopic(topic, 2, (short) 1));
+            }
+            topics.add(new NewTopic(changelog, 2, (short) 1).configs(Map.of("cleanup.policy", policy)));
+            admin.createTopics(topics).all().get();
+        }
+        Map<String, String> settings = new HashMap<>(Map.of("kafka.bootstrap.servers", broker.bootstrapServers(), "application.id", app,
+                "input.topic", app + "-in", "output.topic", app + "-out", "dlq.topic", app + "-dlq"));
+        if (sequence) {
+            settings.put("id.mode", "sequence");
+            settings.put("sequence.tags-topic", app + "-tags");
+        }
+        return ConfigLoader.load(null, Map.of(), settings);
+    }
+}
