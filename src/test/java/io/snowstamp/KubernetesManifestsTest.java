@@ -142,13 +142,15 @@ class KubernetesManifestsTest {
         Map<String, String> env = new HashMap<>(settings.getData());
         for (EnvVar var : stamper().getEnv()) {
             if (var.getName().startsWith("SNOWSTAMP_")) {
-                env.put(var.getName(), var.getValue().replace("$(POD_NAME)", "snowstamp-0"));
+                env.put(var.getName(), var.getValue().replace("$(POD_NAME)", "snowstamp-0").replace("$(POD_IP)", "10.1.2.3"));
             }
         }
         assertThat(env.keySet()).allSatisfy(name -> assertThat(Keys.fromEnvironmentName(name)).as(name + " names a key").isNotNull());
         SnowstampConfig config = ConfigLoader.load(null, env, Map.of());
         assertThat(config.connection().instanceId()).isEqualTo("snowstamp-0");
-        assertThat(config.admin().advertisedHost("ignored")).isEqualTo("snowstamp-0." + resource("Service/snowstamp").getMetadata().getName());
+        assertThat(config.admin().advertisedHost("ignored")).as("the pod IP: no name a kustomize namePrefix renames").isEqualTo("10.1.2.3");
+        assertThat(stamper().getEnv()).filteredOn(var -> var.getName().equals("POD_IP"))
+                .singleElement().satisfies(var -> assertThat(var.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP"));
 
         Job topics = resource("Job/snowstamp-topics");
         Container job = topics.getSpec().getTemplate().getSpec().getContainers().get(0);

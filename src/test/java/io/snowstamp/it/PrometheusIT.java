@@ -51,6 +51,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PrometheusIT extends OnSharedBroker {
     private static final Path RULES = Path.of("src/main/deploy/prometheus/snowstamp-rules.yml");
     private static final Path DASHBOARD = Path.of("src/main/deploy/grafana/snowstamp-dashboard.json");
+    /** A dashboard variable's query: {@code label_values(selector, label)}. */
+    private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\((.+),\\s*(\\w+)\\)");
     private static final Pattern ADMIN = Pattern.compile("admin: http://127\\.0\\.0\\.1:(\\d+)");
     /** A comparison of PromQL not already followed by {@code bool} (label matchers aside: see {@link #evaluable}). */
     private static final Pattern COMPARISON = Pattern.compile("(==|!=|>=|<=|>|<)(?!\\s*bool\\b)");
@@ -187,7 +189,19 @@ class PrometheusIT extends OnSharedBroker {
      */
     private static List<String> dashboardQueries(String input, String application) throws Exception {
         List<String> queries = new ArrayList<>();
-        for (JsonNode panel : new ObjectMapper().readTree(DASHBOARD.toFile()).get("panels")) {
+        JsonNode dashboard = new ObjectMapper().readTree(DASHBOARD.toFile());
+        // the variables' own queries (label_values(selector, label)): the selector has series carrying the label
+        for (JsonNode variable : dashboard.path("templating").path("list")) {
+            Matcher values = LABEL_VALUES.matcher(variable.path("definition").asText());
+            if (variable.path("type").asText().equals("query") && values.matches()) {
+                queries.add(("count by (" + values.group(2) + ") (" + values.group(1) + ")").replace("$job", JOB)
+                        .replace("$namespace", ".*"));
+            } else {
+                assertThat(variable.path("type").asText()).as("variable %s: a query is label_values(selector, label)",
+                        variable.path("name").asText()).isNotEqualTo("query");
+            }
+        }
+        for (JsonNode panel : dashboard.get("panels")) {
             for (JsonNode target : panel.get("targets")) {
                 queries.add(target.get("expr").asText().replace("$job", JOB).replace("$input", input)
                         .replace("$namespace", ".*").replace("$application", application)
