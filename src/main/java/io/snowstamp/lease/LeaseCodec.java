@@ -30,8 +30,9 @@ public interface LeaseCodec {
     }
 
     /**
-     * The lease epoch under which a counter's record was written (-1: this store does not say). A counter's record after
-     * the task's own lease record under another epoch is another holder's late write ({@link PartitionLease#lateCounters}).
+     * Who wrote a counter's record, {@link LeaseMark#writer} of its lease (-1: this store does not say). A counter's record
+     * after the task's own lease record by another writer is another holder's late write
+     * ({@link PartitionLease#takeLateCounters}).
      */
     default long writer(byte[] key, byte[] value) {
         return -1;

@@ -240,7 +240,7 @@ public final class LeaseGuard {
 
     /** Whether the task may write its state now ({@link PartitionLease#mayWrite}); true without a lease. */
     public boolean mayWrite() {
-        return lease == null || lease.mayWrite(ticker.nanoTime());
+        return lease == null || lease.mayWrite(ticker.nanoTime(), takenAt);
     }
 
     /**

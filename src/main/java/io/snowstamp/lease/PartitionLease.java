@@ -141,11 +141,11 @@ public final class PartitionLease {
     }
 
     /**
-     * As {@link #observe(long, LeaseMark, long, String)}, for a counter's record written under lease epoch {@code writer}
-     * (-1: not known): one after this task's own lease record under another epoch is a late write of another holder.
+     * As {@link #observe(long, LeaseMark, long, String)}, for a counter's record written by {@code writer}
+     * ({@link LeaseMark#writer}; -1: not known): one after this task's own lease record by another is a late write.
      */
     void observe(long offset, LeaseMark mark, long covered, String counter, long writer) {
-        if (counter != null && writer >= 0 && ownOffset >= 0 && offset > ownOffset && writer != mine.epoch()) {
+        if (counter != null && writer >= 0 && ownOffset >= 0 && offset > ownOffset && writer != mine.writer()) {
             lateCounters.add(counter);
         }
         if (ownOffset < 0 && !mine.equals(mark)) {
@@ -247,13 +247,15 @@ public final class PartitionLease {
     }
 
     /**
-     * Task: may it write its state now? Not once the lease is lost, nor after its first ID while no confirmation is
-     * within its term (a zombie's heartbeat landing after a newer lease would become the changelog's newest value).
-     * Before its first ID a new lease's own writes are its lease's (its epoch is the highest).
+     * Task: may it write its state now? Not once the lease is lost, nor, once confirmed, while no confirmation is within
+     * its term — before its first ID too: a holder that never issued (no input) and froze would otherwise write a
+     * periodic checkpoint or a clean-close marker when it wakes, before its reader shows the newer lease, and that late
+     * write would become the changelog's newest value. Before its first confirmation, {@code takenAt} (when the lease was
+     * taken, {@code now}'s clock) bounds it the same way: a new lease's own writes are made when it is taken.
      */
-    public boolean mayWrite(long now) {
+    public boolean mayWrite(long now, long takenAt) {
         long send = lastSend;
-        return lostTo == null && (!permitted || now - send < termNanos);
+        return lostTo == null && (confirmedOnce ? now - send < termNanos : now - takenAt < termNanos);
     }
 
     /**

@@ -30,8 +30,8 @@ final class ResumeRule {
      *       holder reserved after its restore was raised the same way at its first number. Trusted only when the marker is the
      *       newest lease there is: this task's epoch is the one right above it (no lease was taken since, as far as this
      *       instance read), and the lease's first check makes sure no other task took that epoch before this one; and
-     *       when every tag restored was written last under the marker's epoch ({@code late}: one that was not, null when
-     *       none): the marker's writer wrote every tag before it, so another epoch's record is a late write of another
+     *       when every tag restored was written last by the marker's holder ({@code late}: one that was not, null when
+     *       none): that holder wrote every tag before its marker, so another writer's record is a late write of another
      *       holder, sent before it saw a newer lease, restored as the tag's newest value wherever it landed.
      * </ul>
      * Otherwise (at-least-once after a crash, a lost lease, a close that wrote no marker; or without the tail guard) a

@@ -16,7 +16,7 @@ import java.util.Map;
 final class SegmentStore {
     private final KeyValueStore<String, SequenceState> store;
     private final int partition;
-    /** The lease epoch this task's tag writes carry (set once the new lease's epoch is known, before any write). */
+    /** Who this task's tag writes name ({@link io.snowstamp.lease.LeaseMark#writer}; set with the new lease, before any write). */
     private long writer;
 
     SegmentStore(KeyValueStore<String, SequenceState> store, int partition) {
@@ -24,12 +24,12 @@ final class SegmentStore {
         this.partition = partition;
     }
 
-    /** From now on, every tag write carries lease epoch {@code epoch}. */
-    void writeUnder(long epoch) {
-        this.writer = epoch;
+    /** From now on, every tag write names {@code writer}. */
+    void writeUnder(long writer) {
+        this.writer = writer;
     }
 
-    /** Writes the tag's segment under this task's lease epoch; returns what was written. */
+    /** Writes the tag's segment as this task's; returns what was written. */
     TagSegment put(String tag, TagSegment segment) {
         TagSegment written = segment.writtenUnder(writer);
         store.put(tag, written);
@@ -37,14 +37,14 @@ final class SegmentStore {
     }
 
     /**
-     * A tag whose restored record another holder than the one of lease {@code epoch} wrote (null: none). Behind that
-     * holder's clean-close marker, which follows its write of every tag, such a record is a write that landed late.
+     * A tag whose restored record another holder than {@code writer} wrote (null: none). Behind that holder's clean-close
+     * marker, which follows its write of every tag, such a record is a write that landed late.
      */
-    String writtenByAnother(long epoch) {
+    String writtenByAnother(long writer) {
         try (var all = store.all()) {
             while (all.hasNext()) {
                 var entry = all.next();
-                if (entry.value instanceof TagSegment segment && segment.epoch() != epoch) {
+                if (entry.value instanceof TagSegment segment && segment.writer() != writer) {
                     return entry.key;
                 }
             }

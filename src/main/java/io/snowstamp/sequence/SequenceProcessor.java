@@ -144,12 +144,12 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         }
         SequenceTail.Scan scan = tail.scan(partition, restored.coveredOffset());
         tailScanned = scan.endOffset() >= 0;
-        String late = restored.closed() ? segmentStore.writtenByAnother(restored.epoch()) : null;
+        String late = restored.closed() ? segmentStore.writtenByAnother(new LeaseMark(restored.epoch(), restored.holder()).writer()) : null;
         TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
         boolean afterExactlyOnce = exactlyOnce && ResumeRule.afterExactlyOnce(restored);
         PartitionCheckpoint leased = restored.withNewLease(io.snowstamp.lease.Holders.of(connection.instanceId()), now, partitions,
-                leases.highestEpoch(changelog), afterExactlyOnce);
-        segmentStore.writeUnder(leased.epoch());
+                leases.highestEpoch(changelog));
+        segmentStore.writeUnder(new LeaseMark(leased.epoch(), leased.holder()).writer());
         Map<String, String> raised = new TreeMap<>();
         int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
         String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late);
@@ -159,7 +159,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 resumeInside && !afterExactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null);
         // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
         int skipped = resumeInside || !tailScanned ? 0 : segmentStore.resumeAboveSegments(now);
-        checkpoint = leased;
+        checkpoint = afterExactlyOnce ? leased.coveringEarlierHolders() : leased;
         if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
         }

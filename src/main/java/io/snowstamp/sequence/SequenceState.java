@@ -30,21 +30,21 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
      * @param step         size of the reserved segment; 0 when raised by the tail scan
      * @param revision     revision of the tag definition the step came from (0: defaults or tail scan)
      * @param updatedAt    wall-clock Unix millis of the write
-     * @param epoch        the lease epoch of the holder that wrote it (0: unknown, before format version 4). A holder's
-     *                     clean close writes every tag under its epoch before the marker, so a tag restored behind a
-     *                     marker with another epoch is a late write of another holder ({@link ResumeRule})
+     * @param writer       the holder that wrote it, {@link io.snowstamp.lease.LeaseMark#writer} of its lease (0: unknown,
+     *                     before format version 4). A holder's clean close writes every tag before its marker, so a tag
+     *                     restored behind a marker with another writer is a late write of another holder ({@link ResumeRule})
      */
-    record TagSegment(long maxId, long issued, long segmentStart, long step, long revision, long updatedAt, long epoch)
+    record TagSegment(long maxId, long issued, long segmentStart, long step, long revision, long updatedAt, long writer)
             implements SequenceState {
         public TagSegment {
-            if (maxId < 0 || issued < -1 || issued > maxId || segmentStart < -1 || step < 0 || revision < 0 || epoch < 0
+            if (maxId < 0 || issued < -1 || issued > maxId || segmentStart < -1 || step < 0 || revision < 0 || writer < 0
                     || (segmentStart >= 0 && segmentStart > maxId)) {
                 throw new IllegalArgumentException("impossible tag segment: maxId=" + maxId + " issued=" + issued
-                        + " segmentStart=" + segmentStart + " step=" + step + " revision=" + revision + " epoch=" + epoch);
+                        + " segmentStart=" + segmentStart + " step=" + step + " revision=" + revision + " writer=" + writer);
             }
         }
 
-        /** A segment of unknown writer (epoch 0), as read from a state written before format version 4. */
+        /** A segment of unknown writer (0), as read from a state written before format version 4. */
         public TagSegment(long maxId, long issued, long segmentStart, long step, long revision, long updatedAt) {
             this(maxId, issued, segmentStart, step, revision, updatedAt, 0);
         }
@@ -56,12 +56,12 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
 
         /** This segment with {@code last} as the last number issued, written at {@code now}. */
         public TagSegment withIssued(long last, long now) {
-            return new TagSegment(maxId, last, segmentStart, step, revision, now, epoch);
+            return new TagSegment(maxId, last, segmentStart, step, revision, now, writer);
         }
 
-        /** This segment as written by the holder of lease {@code writer}. */
-        public TagSegment writtenUnder(long writer) {
-            return new TagSegment(maxId, issued, segmentStart, step, revision, updatedAt, writer);
+        /** This segment as written by {@code by} ({@link io.snowstamp.lease.LeaseMark#writer}). */
+        public TagSegment writtenUnder(long by) {
+            return new TagSegment(maxId, issued, segmentStart, step, revision, updatedAt, by);
         }
     }
 
@@ -114,11 +114,12 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
          * The next lease, taken at {@code now}, over {@code count} partitions: its epoch is above both this one's and
          * {@code highestSeen} (the highest any lease record of the partition named that this instance read; -1: none).
          * The newest value of the compacted changelog can be a stale writer's, with an epoch below a lease taken after it.
-         * {@code exactlyOnce}: the new holder's processing guarantee.
+         * Never {@code exactlyOnce}: the lease record goes out of any transaction, a loser's too; only a holder's own
+         * committed checkpoint vouches for that.
          */
-        public PartitionCheckpoint withNewLease(String newHolder, long now, int count, long highestSeen, boolean exactlyOnce) {
+        public PartitionCheckpoint withNewLease(String newHolder, long now, int count, long highestSeen) {
             return new PartitionCheckpoint(count, coveredOffset, Math.max(epoch, highestSeen) + 1, newHolder, now, checkpointAt, false,
-                    exactlyOnce);
+                    false);
         }
 
         public PartitionCheckpoint withCoveredOffset(long offset, long now) {

@@ -23,7 +23,7 @@ import java.nio.charset.StandardCharsets;
  *   long    step               0 = raised by the tail scan
  *   long    revision
  *   long    updatedAt          Unix millis
- *   long    epoch              the writer's lease epoch
+ *   long    writer             the holder that wrote it: its lease epoch (high 32 bits), a hash of its name (low 32)
  * kind 2 (key: U+0000 "checkpoint"):
  *   int     partitions
  *   long    coveredOffset      -1 = none
@@ -34,7 +34,7 @@ import java.nio.charset.StandardCharsets;
  *   byte    closed             1 = the clean-close marker, 0 = none
  *   byte    exactlyOnce        1 = the holder ran exactly-once, 0 = at-least-once
  * </pre>
- * Versions 1 to 3 (written by earlier builds) are read too. Version 3 is the same without {@code epoch}, which reads
+ * Versions 1 to 3 (written by earlier builds) are read too. Version 3 is the same without {@code writer}, which reads
  * as 0 (not known: a clean-close marker behind it is not trusted), and without {@code exactlyOnce}, which reads as 0
  * (not known: an exactly-once holder after it resumes as after an at-least-once one). Version 2 also lacks {@code closed},
  * which reads as 0 (no marker: the next holder resumes as after a crash). Version 1 also lacks
@@ -62,7 +62,7 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
         if (state instanceof TagSegment segment) {
             return ByteBuffer.allocate(2 + 7 * 8).put(VERSION).put(KIND_SEGMENT)
                     .putLong(segment.maxId()).putLong(segment.issued()).putLong(segment.segmentStart()).putLong(segment.step())
-                    .putLong(segment.revision()).putLong(segment.updatedAt()).putLong(segment.epoch()).array();
+                    .putLong(segment.revision()).putLong(segment.updatedAt()).putLong(segment.writer()).array();
         }
         PartitionCheckpoint checkpoint = (PartitionCheckpoint) state;
         byte[] holder = checkpoint.holder().getBytes(StandardCharsets.UTF_8);

@@ -142,7 +142,7 @@ public final class SequenceTopology {
 
             @Override
             public long writer(byte[] key, byte[] value) {
-                return isTag(key) && serde.deserialize(null, value) instanceof SequenceState.TagSegment segment ? segment.epoch() : -1;
+                return isTag(key) && serde.deserialize(null, value) instanceof SequenceState.TagSegment segment ? segment.writer() : -1;
             }
 
             private boolean isTag(byte[] key) {

@@ -214,16 +214,18 @@ class PartitionLeaseTest {
     @Test
     void shouldNameEachCounterThatAnotherHolderWroteAfterThisLeaseRecordOnce() {
         PartitionLease lease = new PartitionLease(0, NEW, PartitionLease.NO_RESTORE_CHECK, 10, TERM, WAIT);
-        lease.observe(9, null, 1010, "order", 3);      // before this lease record: the raise's business, not a late write
+        lease.observe(9, null, 1010, "order", OLD.writer());     // before this lease record: the raise's business
         lease.observe(14, NEW);
-        lease.observe(15, null, 1030, "order", 5);     // this task's own
-        lease.observe(16, null, 1020, "refund", 4);    // the old holder's, landed late
-        lease.observe(17, null, 1000, "invoice", 0);   // a writer of a build that did not record it: not this task
-        lease.observe(18, null, 1000, "other", -1);    // a store that does not say
+        lease.observe(15, null, 1030, "order", NEW.writer());    // this task's own
+        lease.observe(16, null, 1020, "refund", OLD.writer());   // the old holder's, landed late
+        lease.observe(17, null, 1000, "invoice", 0);             // a writer of a build that did not record it: not this task
+        lease.observe(18, null, 1000, "other", -1);              // a store that does not say
+        // a holder that took the same epoch and lost it at its first check: another writer
+        lease.observe(19, null, 1010, "loser", new LeaseMark(NEW.epoch(), "host-c/t1").writer());
 
-        assertThat(lease.takeLateCounters()).containsExactly("invoice", "refund");
+        assertThat(lease.takeLateCounters()).containsExactly("invoice", "loser", "refund");
         assertThat(lease.takeLateCounters()).as("each once").isEmpty();
-        lease.observe(19, null, 1020, "refund", 4);
+        lease.observe(20, null, 1020, "refund", OLD.writer());
         assertThat(lease.takeLateCounters()).containsExactly("refund");
     }
 

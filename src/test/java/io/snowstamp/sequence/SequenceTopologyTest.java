@@ -118,6 +118,8 @@ class SequenceTopologyTest {
         final Map<String, Long> reservedAfterRestore = new HashMap<>();
         private io.snowstamp.lease.PartitionLease newest;
         private final io.snowstamp.lease.Ticker ticker;
+        /** The lease records the holders wrote (out of any transaction), in order. */
+        final List<PartitionCheckpoint> written = new ArrayList<>();
 
         TestLeases() {
             this(io.snowstamp.lease.Ticker.SYSTEM);
@@ -133,6 +135,7 @@ class SequenceTopologyTest {
                                                   org.apache.kafka.common.TopicPartition changelog, io.snowstamp.lease.LeaseMark mine,
                                                   byte[] key, byte[] value, String name, boolean restoreAgain) {
             io.snowstamp.lease.LeaseMark previous = newest == null ? null : newest.mine();
+            written.add((PartitionCheckpoint) new SequenceStateSerde().deserialize(null, value));
             newest = new io.snowstamp.lease.PartitionLease(changelog.partition(), mine, io.snowstamp.lease.PartitionLease.NO_RESTORE_CHECK,
                     TERM, TERM);
             if (previous != null) {
@@ -152,9 +155,9 @@ class SequenceTopologyTest {
             return highestEpoch;
         }
 
-        /** Another holder's write of {@code tag} under lease {@code epoch} landed after this lease record. */
-        void lateWrite(String tag, long maxId, long epoch) {
-            io.snowstamp.lease.LeaseRounds.observe(newest, 3, null, maxId, tag, epoch);
+        /** Another holder's write of {@code tag} ({@code writer}: {@link io.snowstamp.lease.LeaseMark#writer}) landed after this lease record. */
+        void lateWrite(String tag, long maxId, long writer) {
+            io.snowstamp.lease.LeaseRounds.observe(newest, 3, null, maxId, tag, writer);
         }
 
         /** Another task took a newer lease: the holder must not write any more (a task cut off while the group moved on). */
@@ -279,9 +282,9 @@ class SequenceTopologyTest {
         return segment == null ? null : segment.writtenUnder(0);
     }
 
-    /** The lease epoch under which the tag's segment was written last. */
+    /** The lease epoch of the holder that wrote the tag's segment last. */
     private long writerOf(String tag) {
-        return ((TagSegment) stored(tag)).epoch();
+        return ((TagSegment) stored(tag)).writer() >>> 32;
     }
 
     private List<TagSegment> segmentWrites(String tag) {
@@ -637,7 +640,7 @@ class SequenceTopologyTest {
         start(config);
         create("order", 1001, 10);
         assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
-        TagSegment gAtClose = new TagSegment(1010, 1003, 1001, 10, 1, T0, 1);
+        TagSegment gAtClose = new TagSegment(1010, 1003, 1001, 10, 1, T0, new io.snowstamp.lease.LeaseMark(1, "G").writer());
         restart(config);
         assertThat(pipe("order", 5)).as("inside G's segment, after its marker").containsExactly(1004L, 1005L, 1006L, 1007L, 1008L);
         advance(10);
@@ -668,7 +671,7 @@ class SequenceTopologyTest {
         granted.lateWrite("order", 1000, 0);
         assertThat(pipe("refund", 1)).containsExactly(2L);
         assertThat(changelog.readRecordsToList()).as("order written again under this lease, before the record")
-                .extracting(record -> record.key(), record -> ((TagSegment) record.value()).epoch())
+                .extracting(record -> record.key(), record -> ((TagSegment) record.value()).writer() >>> 32)
                 .containsExactly(tuple("order", 1L));
         assertThat(segment("order")).as("its numbers as they were").isEqualTo(new TagSegment(1010, 1003, 1001, 10, 1, T0));
 
@@ -677,6 +680,81 @@ class SequenceTopologyTest {
         assertThat(changelog.readRecordsToList()).extracting(record -> record.key())
                 .as("a quiet partition: at the checkpoint").contains("refund");
         assertThat(segment("refund").issued()).isEqualTo(2);
+    }
+
+    /**
+     * Review finding A: an exactly-once instance that loses the rebalance of a switch to at-least-once still writes its
+     * lease record (out of any transaction); flagged, that record could be the newest checkpoint after the at-least-once
+     * winner crashed, and the next exactly-once holder would resume inside segments whose numbers the winner still sends.
+     * A lease record never vouches for exactly-once; the holder's own transactional checkpoint does.
+     */
+    @Test
+    void shouldNeverWriteALeaseRecordThatVouchesForExactlyOnce() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig exactlyOnce = startWithOrderAt1003();
+        restart(exactlyOnce);
+
+        assertThat(granted.written).as("the lease records, after no holder and after an exactly-once one").hasSize(2)
+                .noneMatch(PartitionCheckpoint::exactlyOnce);
+        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).exactlyOnce())
+                .as("the transactional checkpoint of the start does").isTrue();
+        assertThat(pipe("order", 1)).containsExactly(1004L);
+    }
+
+    /**
+     * Review finding C: a holder L that took the same epoch as H (both restored the same state; L loses at its first
+     * check) writes "order resumed above 1010" at its start; the write lands after H's lease record. H's lease reader
+     * must see another writer there (the holder, not only the epoch, tells writers apart) and write the tag again, or
+     * once compaction keeps L's write only, a crash of H lets the next owner repeat H's 1011..1013.
+     */
+    @Test
+    void shouldTellAHolderOfTheSameEpochFromThisOneAndWriteTheTagAgain() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        create("refund", 1, 10);
+        granted.loseNewest();
+        stopReadingTheClose();
+        start(config);                                      // H, epoch 2
+        assertThat(pipe("order", 3)).containsExactly(1011L, 1012L, 1013L);
+        changelog.readRecordsToList();
+
+        granted.lateWrite("order", 1010, new io.snowstamp.lease.LeaseMark(2, "loser#00000000/t").writer());
+        assertThat(pipe("refund", 1)).containsExactly(1L);
+
+        assertThat(changelog.readRecordsToList()).extracting(record -> record.key()).as("order written again by H").contains("order");
+        assertThat(writerOf("order")).isEqualTo(2);
+    }
+
+    /**
+     * Review finding D: a holder H that never issued (no input) freezes; N takes the partition over and numbers 1011..1015;
+     * H wakes. Its periodic checkpoint (covering the output past N's numbers) and its clean-close marker would become the
+     * newest records, and the next owner, trusting the marker, would scan the output only after N's numbers. Past its term
+     * without a confirmation H writes neither, issued or not.
+     */
+    @Test
+    void shouldWriteNoCheckpointNorMarkerFromAHolderThatNeverIssuedAndOutlivedItsTerm() {
+        io.snowstamp.testing.AnsweringTicker ticker = new io.snowstamp.testing.AnsweringTicker(System.nanoTime());
+        TestLeases granted = new TestLeases(ticker);
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        granted.loseNewest();
+        stopReadingTheClose();
+        start(config);                                      // H, epoch 2, never a record
+        advance(1);                                         // its start's writes committed
+        changelog.readRecordsToList();
+        ticker.park(Duration.ofHours(3).toNanos());         // H frozen past its term; N numbers meanwhile
+        for (long n = 1011; n <= 1015; n++) {
+            tail.append("order", n);
+        }
+
+        advance(10);                                        // H wakes: its periodic checkpoint is due
+
+        assertThat(changelog.readRecordsToList()).as("no checkpoint from H").isEmpty();
+        assertThat(stopReadingTheClose()).as("no marker from H").isEmpty();
+        start(config);
+        assertThat(pipe("order", 1)).as("above N's 1011..1015").containsExactly(1016L);
     }
 
     @Test
