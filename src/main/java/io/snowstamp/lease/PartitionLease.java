@@ -142,10 +142,11 @@ public final class PartitionLease {
 
     /**
      * As {@link #observe(long, LeaseMark, long, String)}, for a counter's record written by {@code writer}
-     * ({@link LeaseMark#writer}; -1: not known): one after this task's own lease record by another is a late write.
+     * ({@link LeaseMark#writer}; -1: not known): one by another that the restore did not read, before this task's own
+     * lease record or after it, may now be the counter's newest value, lower than what this task holds.
      */
     void observe(long offset, LeaseMark mark, long covered, String counter, long writer) {
-        if (counter != null && writer >= 0 && ownOffset >= 0 && offset > ownOffset && writer != mine.writer()) {
+        if (counter != null && writer >= 0 && writer != mine.writer() && (offset >= countersFrom || ownOffset >= 0 && offset > ownOffset)) {
             lateCounters.add(counter);
         }
         if (ownOffset < 0 && !mine.equals(mark)) {
@@ -279,10 +280,11 @@ public final class PartitionLease {
     }
 
     /**
-     * Task: the counters (sequence tags) whose record another holder wrote after this task's lease record — a write sent
-     * before that holder saw a newer lease, landed late — found since the last call (each once). That record is now the
-     * counter's newest value in the log, and may lie below what this task holds: written again by the task, this task's
-     * value is newest again, before compaction can drop it.
+     * Task: the counters (sequence tags) whose record another holder wrote after this task's restore ended — a write sent
+     * before that holder saw a newer lease, landed late; or a segment reserved after the restore, which
+     * {@link #coveredCounters} holds — found since the last call (each once). That record is now the counter's newest
+     * value in the log, and may lie below what this task holds: written again by the task (unless it covers more than the
+     * task holds), this task's value is newest again, before compaction can drop it.
      */
     public java.util.Set<String> takeLateCounters() {
         if (lateCounters.isEmpty()) {

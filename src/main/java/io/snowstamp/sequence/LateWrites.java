@@ -11,8 +11,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Writes again, under the task's lease, every tag whose newest record in the changelog another holder wrote after the
- * task's lease record ({@link LeaseGuard#takeLateCounters}): a write that holder sent before it saw the newer lease, which
- * landed late. That record may lie below this task's segment of the tag; left the newest, compaction would drop this
+ * task's restore ended ({@link LeaseGuard#takeLateCounters}): a write that holder sent before it saw the newer lease, which
+ * landed late, before or after the task's lease record. That record may lie below this task's segment of the tag; left the newest, compaction would drop this
  * task's record once its log segment rolled ({@code segment.ms}, 10 minutes), and a next owner that restores later, after
  * a crash of this one, would find the lower value only and number again what this task numbered. Written again, this
  * task's value is the newest. Called from the task's stream thread, before a record and at each checkpoint.
@@ -32,18 +32,19 @@ final class LateWrites {
         }
         long now = clock.getAsLong();
         int written = 0;
+        Map<String, Long> covered = lease.coveredCounters();
         for (String tag : late) {
             TagCounter counter = counters.get(tag);
-            if (counter != null && counter.written != null) {
-                counter.written = store.put(tag, counter.written.withIssued(Math.max(counter.last, counter.written.issued()), now));
-                written++;
-            } else {
-                TagSegment stored = store.segment(tag);
-                if (stored != null) {
-                    store.put(tag, stored.withIssued(stored.issued(), now));
-                    written++;
-                }
+            TagSegment current = counter != null && counter.written != null
+                    ? counter.written.withIssued(Math.max(counter.last, counter.written.issued()), now) : store.segment(tag);
+            if (current == null || covered.getOrDefault(tag, -1L) > current.maxId()) {
+                continue;       // a segment above this task's, reserved before its lease record: the first number raises to it
             }
+            TagSegment put = store.put(tag, current.withIssued(current.issued(), now));
+            if (counter != null && counter.written != null) {
+                counter.written = put;
+            }
+            written++;
         }
         log.info("sequence partition {}: {} tags written again after another holder's late write of them landed after this"
                 + " task's lease record ({})", partition, written, late.size() <= 10 ? late : late.size() + " tags");

@@ -37,6 +37,14 @@ final class SegmentAcks implements WriteAcks.Listener {
         acks.register(partition, this);
     }
 
+    /** A task (re)starts: the acknowledgements of its previous incarnation ({@code previous}, null: none) end here. */
+    static SegmentAcks reopen(SegmentAcks previous, WriteAcks acks, int partition) {
+        if (previous != null) {
+            previous.close();
+        }
+        return new SegmentAcks(acks, partition);
+    }
+
     /** The task closes: later acknowledgements are no longer this task's. */
     void close() {
         acks.unregister(partition, this);

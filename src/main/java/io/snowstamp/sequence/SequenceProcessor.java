@@ -133,18 +133,16 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         checkpoint = null;
         lease.release();
         lease = LeaseGuard.none();
-        if (acks != null) {
-            acks.close();
-        }
-        acks = new SegmentAcks(writeAcks, partition);
+        acks = SegmentAcks.reopen(acks, writeAcks, partition);
         long now = clock.getAsLong();
         PartitionCheckpoint restored = segmentStore.restoredCheckpoint();
         if (restored.partitions() != 0 && restored.partitions() != partitions) {
             throw new PartitionsChangedException(partition, restored.partitions(), partitions);
         }
-        SequenceTail.Scan scan = tail.scan(partition, restored.coveredOffset());
-        tailScanned = scan.endOffset() >= 0;
         String late = restored.closed() ? segmentStore.writtenByAnother(new LeaseMark(restored.epoch(), restored.holder()).writer()) : null;
+        // a late write behind the marker may have replaced (and compaction dropped) its holder's value: the whole output
+        SequenceTail.Scan scan = tail.scan(partition, late != null && segmentStore.segment(late).writer() != 0 ? -1 : restored.coveredOffset());
+        tailScanned = scan.endOffset() >= 0;
         TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
         boolean afterExactlyOnce = exactlyOnce && ResumeRule.afterExactlyOnce(restored);
         PartitionCheckpoint leased = restored.withNewLease(io.snowstamp.lease.Holders.of(connection.instanceId()), now, partitions,

@@ -116,6 +116,8 @@ class SequenceTopologyTest {
         long highestEpoch = -1;
         /** Per tag, the end of a segment another holder reserved after the next start's restore, before its lease record. */
         final Map<String, Long> reservedAfterRestore = new HashMap<>();
+        /** Per tag, the end of another holder's write (its writer named) after the next start's restore, before its lease record. */
+        final Map<String, Long> writtenAfterRestore = new HashMap<>();
         private io.snowstamp.lease.PartitionLease newest;
         private final io.snowstamp.lease.Ticker ticker;
         /** The lease records the holders wrote (out of any transaction), in order. */
@@ -143,6 +145,8 @@ class SequenceTopologyTest {
                 io.snowstamp.lease.LeaseRounds.observe(newest, 0, previous, -1);
             }
             reservedAfterRestore.forEach((tag, maxId) -> io.snowstamp.lease.LeaseRounds.observe(newest, 0, null, maxId, tag));
+            writtenAfterRestore.forEach((tag, maxId) -> io.snowstamp.lease.LeaseRounds.observe(newest, 0, null, maxId, tag,
+                    new io.snowstamp.lease.LeaseMark(1, "G").writer()));
             io.snowstamp.lease.LeaseRounds.observe(newest, 1, mine, -1);
             long now = ticker.nanoTime();
             io.snowstamp.lease.LeaseRounds.confirmed(newest, now, now);
@@ -755,6 +759,70 @@ class SequenceTopologyTest {
         assertThat(stopReadingTheClose()).as("no marker from H").isEmpty();
         start(config);
         assertThat(pipe("order", 1)).as("above N's 1011..1015").containsExactly(1016L);
+    }
+
+    /**
+     * G (epoch 1) numbers 1001..1003 in 1001..1010 and sends "order issued 1003", then freezes; H (epoch 2) resumes above
+     * 1010, numbers 1011..1013, checkpoints them and closes cleanly. Returns G's frozen write.
+     */
+    private TagSegment gThenH(TestLeases granted, SnowstampConfig config) {
+        create("refund", 1, 10);
+        TagSegment gLate = new TagSegment(1010, 1003, 1001, 10, 1, T0, new io.snowstamp.lease.LeaseMark(1, "G").writer());
+        granted.loseNewest();
+        stopReadingTheClose();
+        start(config);
+        assertThat(pipe("order", 3)).as("H, above G's segment").containsExactly(1011L, 1012L, 1013L);
+        advance(10);
+        assertThat(stopReadingTheClose()).extracting(r -> r.value() instanceof PartitionCheckpoint c && c.closed()).endsWith(true);
+        return gLate;
+    }
+
+    /**
+     * Review finding B1: G's late write lands after J's restore ended, before J's lease record (no raise: it is lower than
+     * J's store). J numbers only refund, then is cut off; compaction keeps G's write as order's only record. J writes
+     * order again, so the next owner K does not resume above G's 1010 and repeat H's 1011..1013.
+     */
+    @Test
+    void shouldWriteATagAgainWhenALowerLateWriteLandedBetweenTheRestoreAndTheLeaseRecord() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        TagSegment gLate = gThenH(granted, config);
+        granted.writtenAfterRestore.put("order", 1010L);
+        start(config);                                      // J trusts H's marker
+        granted.writtenAfterRestore.clear();
+        changelog.readRecordsToList();
+        assertThat(pipe("refund", 2)).containsExactly(1L, 2L);
+        boolean rewritten = changelog.readRecordsToList().stream().anyMatch(record -> record.key().equals("order"));
+        advance(10);
+        granted.loseNewest();                               // J cut off: no marker
+        stopReadingTheClose();
+        if (!rewritten) {
+            segments.landLate("order", gLate);              // compaction: G's late write is order's newest, only record
+        }
+
+        start(config);
+
+        assertThat(pipe("order", 1)).as("above H's segment 1011..1020 (J ended unclean), not above G's 1010").containsExactly(1021L);
+    }
+
+    /**
+     * Review finding B2: G's late write lands after H's marker and compaction removes H's records of order before J
+     * starts. J distrusts the marker, but G's segment (1001..1010) is all the state says of order: J reads the whole
+     * output, where H's 1011..1013 are, instead of the part after the marker's covered offset.
+     */
+    @Test
+    void shouldReadTheWholeOutputWhenALateWriteBehindTheMarkerMayHaveReplacedItsHoldersValue() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        TagSegment gLate = gThenH(granted, config);
+        segments.landLate("order", gLate);
+
+        start(config);
+
+        assertThat(tail.scannedFrom).as("the whole output").endsWith(-1L);
+        assertThat(pipe("order", 1)).as("H forwarded 1011..1013").containsExactly(1014L);
     }
 
     @Test
