@@ -39,11 +39,11 @@ final class ResumeRule {
      * process — so every tag resumes above its reserved segment ({@code maxId}).
      */
     static String whyAboveSegments(boolean tailScanned, boolean exactlyOnce, PartitionCheckpoint restored, PartitionCheckpoint leased,
-                                   String late) {
+                                   String late, String rival) {
         if (!tailScanned) {
             return "recovery.tail-guard=false";
         }
-        if (exactlyOnce && afterExactlyOnce(restored)) {
+        if (exactlyOnce && afterExactlyOnce(restored, rival)) {
             return null;
         }
         if (!restored.closed()) {
@@ -65,9 +65,12 @@ final class ResumeRule {
      * Whether the restored state is an exactly-once holder's that covers every earlier holder
      * ({@link PartitionCheckpoint#exactlyOnce}), or there was no holder: a new exactly-once holder then resumes inside,
      * and its own lease record says so. Otherwise it says so only once its first number raised the tags above every
-     * earlier holder's segments ({@link SequenceProcessor}).
+     * earlier holder's segments ({@link SequenceProcessor}). Not when a tag restored was written by a {@code rival}, another
+     * holder of the checkpoint's epoch or a later one: the checkpoint restored is then a lease record written outside any
+     * transaction by a holder that lost its lease (it may run exactly-once while the winner, at-least-once in a switch,
+     * still sends numbers), and the winner's numbers need not be transactional.
      */
-    static boolean afterExactlyOnce(PartitionCheckpoint restored) {
-        return restored.exactlyOnce() || restored.holder().isEmpty();
+    static boolean afterExactlyOnce(PartitionCheckpoint restored, String rival) {
+        return restored.holder().isEmpty() || restored.exactlyOnce() && rival == null;
     }
 }

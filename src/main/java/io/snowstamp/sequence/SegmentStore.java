@@ -52,6 +52,23 @@ final class SegmentStore {
         return null;
     }
 
+    /**
+     * A tag whose restored record another holder than {@code writer} wrote under lease {@code epoch} or a later one (null:
+     * none): a holder that took the same epoch (the checkpoint restored is a loser's lease record) or a later one.
+     */
+    String writtenByRival(long epoch, long writer) {
+        try (var all = store.all()) {
+            while (all.hasNext()) {
+                var entry = all.next();
+                if (entry.value instanceof TagSegment segment && segment.writer() != writer && segment.writer() >>> 32 >= epoch
+                        && segment.writer() != 0) {
+                    return entry.key;
+                }
+            }
+        }
+        return null;
+    }
+
     /** The tag's segment, null when the store has none. */
     TagSegment segment(String tag) {
         SequenceState state = store.get(tag);

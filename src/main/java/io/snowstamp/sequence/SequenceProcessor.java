@@ -144,20 +144,21 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         SequenceTail.Scan scan = tail.scan(partition, late != null && segmentStore.segment(late).writer() != 0 ? -1 : restored.coveredOffset());
         tailScanned = scan.endOffset() >= 0;
         TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
-        boolean afterExactlyOnce = exactlyOnce && ResumeRule.afterExactlyOnce(restored);
+        String rival = segmentStore.writtenByRival(restored.epoch(), new LeaseMark(restored.epoch(), restored.holder()).writer());
+        boolean afterExactlyOnce = exactlyOnce && ResumeRule.afterExactlyOnce(restored, rival);
         PartitionCheckpoint leased = restored.withNewLease(io.snowstamp.lease.Holders.of(connection.instanceId()), now, partitions,
-                leases.highestEpoch(changelog));
+                leases.highestEpoch(changelog), afterExactlyOnce);
         segmentStore.writeUnder(new LeaseMark(leased.epoch(), leased.holder()).writer());
         Map<String, String> raised = new TreeMap<>();
         int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
-        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late);
+        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late, rival);
         boolean resumeInside = resume == null;
         // inside by a clean-close marker (at-least-once, or exactly-once right after one): until a write shows after it
         raises = new LeaseStartRaises(partition, segmentStore, tail, clock, tailScanned, resumeInside,
                 resumeInside && !afterExactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null);
         // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
         int skipped = resumeInside || !tailScanned ? 0 : segmentStore.resumeAboveSegments(now);
-        checkpoint = afterExactlyOnce ? leased.coveringEarlierHolders() : leased;
+        checkpoint = leased;
         if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
         }

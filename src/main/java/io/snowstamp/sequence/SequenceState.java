@@ -114,12 +114,12 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
          * The next lease, taken at {@code now}, over {@code count} partitions: its epoch is above both this one's and
          * {@code highestSeen} (the highest any lease record of the partition named that this instance read; -1: none).
          * The newest value of the compacted changelog can be a stale writer's, with an epoch below a lease taken after it.
-         * Never {@code exactlyOnce}: the lease record goes out of any transaction, a loser's too; only a holder's own
-         * committed checkpoint vouches for that.
+         * {@code exactlyOnce}: the new holder's, as {@link PartitionCheckpoint#exactlyOnce} says (its lease record goes out of
+         * any transaction, a loser's too: a restore trusts it only without a rival's tag record, {@link ResumeRule}).
          */
-        public PartitionCheckpoint withNewLease(String newHolder, long now, int count, long highestSeen) {
+        public PartitionCheckpoint withNewLease(String newHolder, long now, int count, long highestSeen, boolean exactlyOnce) {
             return new PartitionCheckpoint(count, coveredOffset, Math.max(epoch, highestSeen) + 1, newHolder, now, checkpointAt, false,
-                    false);
+                    exactlyOnce);
         }
 
         public PartitionCheckpoint withCoveredOffset(long offset, long now) {

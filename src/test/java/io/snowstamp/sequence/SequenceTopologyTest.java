@@ -687,22 +687,51 @@ class SequenceTopologyTest {
     }
 
     /**
-     * Review finding A: an exactly-once instance that loses the rebalance of a switch to at-least-once still writes its
-     * lease record (out of any transaction); flagged, that record could be the newest checkpoint after the at-least-once
-     * winner crashed, and the next exactly-once holder would resume inside segments whose numbers the winner still sends.
-     * A lease record never vouches for exactly-once; the holder's own transactional checkpoint does.
+     * Review finding A: during a switch to at-least-once, A (at-least-once) and E1 (exactly-once, losing the same
+     * rebalance) both restore E0's exactly-once state and take epoch 2; A wins, numbers 1011..1015 (1014, 1015 still on
+     * their way) and crashes; E1's lease record (written outside any transaction, flagged exactly-once after E0) lands last
+     * and is the newest checkpoint. The next exactly-once holder must not resume inside: A's tag record, of E1's epoch by
+     * another holder, shows the rival.
      */
     @Test
-    void shouldNeverWriteALeaseRecordThatVouchesForExactlyOnce() {
+    void shouldNotTrustAnExactlyOnceLeaseRecordWhenARivalOfItsEpochWroteATag() {
         TestLeases granted = new TestLeases();
         leases = granted;
         SnowstampConfig exactlyOnce = startWithOrderAt1003();
-        restart(exactlyOnce);
+        stopReadingTheClose();
+        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once"));          // A, epoch 2
+        PartitionCheckpoint aLease = (PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY);
+        assertThat(pipe("order", 3)).containsExactly(1011L, 1012L, 1013L);
+        pipeUnread("order", 2);                             // 1014, 1015: on their way
+        granted.loseNewest();
+        drivers.stop(driver);                               // A crashes
+        segments.landLate(SequenceState.CHECKPOINT_KEY,
+                new PartitionCheckpoint(aLease.partitions(), aLease.coveredOffset(), 2, "e1#00000000/t", T0, T0, false, true));
 
-        assertThat(granted.written).as("the lease records, after no holder and after an exactly-once one").hasSize(2)
-                .noneMatch(PartitionCheckpoint::exactlyOnce);
-        assertThat(((PartitionCheckpoint) stored(SequenceState.CHECKPOINT_KEY)).exactlyOnce())
-                .as("the transactional checkpoint of the start does").isTrue();
+        start(exactlyOnce);
+
+        assertThat(pipe("order", 1)).as("above A's segment 1011..1020, whose 1014 and 1015 still land").containsExactly(1021L);
+    }
+
+    /**
+     * An exactly-once holder killed before its first commit leaves its lease record as the newest checkpoint (its other
+     * writes aborted): the next exactly-once holder still resumes right after the last number, no gap.
+     */
+    @Test
+    void shouldContinueWithoutAGapAfterAnExactlyOnceHolderKilledBeforeItsFirstCommit() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig exactlyOnce = startWithOrderAt1003();
+        stopReadingTheClose();
+        start(exactlyOnce);                                 // E1: its lease record written, nothing committed
+        PartitionCheckpoint e1Lease = granted.written.get(granted.written.size() - 1);
+        assertThat(e1Lease.exactlyOnce()).as("after an exactly-once holder").isTrue();
+        granted.loseNewest();
+        drivers.stop(driver);
+        segments.landLate(SequenceState.CHECKPOINT_KEY, e1Lease);
+
+        start(exactlyOnce);
+
         assertThat(pipe("order", 1)).containsExactly(1004L);
     }
 
