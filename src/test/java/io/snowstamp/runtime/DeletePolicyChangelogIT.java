@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -60,6 +61,14 @@ class DeletePolicyChangelogIT extends OnSharedBroker {
             }
             topics.add(new NewTopic(changelog, 2, (short) 1).configs(Map.of("cleanup.policy", policy)));
             admin.createTopics(topics).all().get();
+            // created is not yet visible to every client: the check's own admin client must find them all
+            long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            List<String> names = topics.stream().map(NewTopic::name).toList();
+            while (!admin.listTopics().names().get().containsAll(names)
+                    || admin.describeTopics(names).allTopicNames().get().values().stream().anyMatch(d -> d.partitions().isEmpty())) {
+                assertThat(System.nanoTime()).as("topics visible within 30 s").isLessThan(until);
+                Thread.sleep(100);
+            }
         }
         Map<String, String> settings = new HashMap<>(Map.of("kafka.bootstrap.servers", broker.bootstrapServers(), "application.id", app,
                 "input.topic", app + "-in", "output.topic", app + "-out", "dlq.topic", app + "-dlq"));

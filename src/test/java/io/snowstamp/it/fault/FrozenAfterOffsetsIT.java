@@ -98,6 +98,8 @@ class FrozenAfterOffsetsIT extends OnSharedBroker {
                         .as("B stamps A's partitions while A is frozen\n%s", b.logs()).isTrue();
                 Duration frozenFor = Duration.between(frozenAt, Instant.now());
                 timeline.mark("every partition stamps on B %.1f s after the freeze", frozenFor.toMillis() / 1e3);
+                // the abort lets the output grow before B has logged the fence: wait for the line
+                b.awaitLog(frozenId, 30);
                 assertThat(fencedLine(b, frozenId)).as("B fenced A's open transaction %s\n%s", frozenId, b.logs()).isNotNull();
                 timeline.mark("B: %s", fencedLine(b, frozenId));
 
