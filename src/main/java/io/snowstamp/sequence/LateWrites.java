@@ -26,8 +26,11 @@ final class LateWrites {
 
     /** @return how many tags were written again */
     static int rewrite(LeaseGuard lease, SegmentStore store, Map<String, TagCounter> counters, LongSupplier clock, int partition) {
+        if (!lease.mayWrite()) {
+            return 0;           // the late tags stay for a call that may write: taken now, they would be lost
+        }
         Set<String> late = lease.takeLateCounters();
-        if (late.isEmpty() || !lease.mayWrite()) {
+        if (late.isEmpty()) {
             return 0;
         }
         long now = clock.getAsLong();

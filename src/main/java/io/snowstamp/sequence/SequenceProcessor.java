@@ -302,7 +302,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             log.warn("sequence partition {}: no checkpoint this time: {}", partition, e.getMessage());
             return;
         }
-        if (end > checkpoint.coveredOffset()) {
+        if (end > checkpoint.coveredOffset() && lease.mayWrite()) {     // again: the read of the end may have taken long
             long now = clock.getAsLong();
             recordIssued(now);
             checkpoint = checkpoint.withCoveredOffset(end, now);
