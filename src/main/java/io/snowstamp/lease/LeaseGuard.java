@@ -261,6 +261,11 @@ public final class LeaseGuard {
         return lease == null ? Map.of() : lease.coveredCounters();
     }
 
+    /** {@link PartitionLease#hasLateCounters} (false without a lease). */
+    public boolean hasLateCounters() {
+        return lease != null && lease.hasLateCounters();
+    }
+
     /** {@link PartitionLease#takeLateCounters}: the counters another holder's late write superseded (empty without a lease). */
     public java.util.Set<String> takeLateCounters() {
         return lease == null ? java.util.Set.of() : lease.takeLateCounters();

@@ -146,9 +146,7 @@ public final class PartitionLease {
      * lease record or after it, may now be the counter's newest value, lower than what this task holds.
      */
     void observe(long offset, LeaseMark mark, long covered, String counter, long writer) {
-        if (counter != null && writer >= 0 && writer != mine.writer() && (offset >= countersFrom || ownOffset >= 0 && offset > ownOffset)) {
-            lateCounters.add(counter);
-        }
+        boolean late = counter != null && isEarlierWriter(writer) && (offset >= countersFrom || ownOffset >= 0 && offset > ownOffset);
         if (ownOffset < 0 && !mine.equals(mark)) {
             if (mark != null) {
                 lastOther = mark;
@@ -161,6 +159,10 @@ public final class PartitionLease {
         if (counter != null) {
             if (covered >= 0 && ownOffset < 0 && !mine.equals(mark)) {
                 coveredCounters.merge(counter, covered, Math::max);
+            }
+            if (late) {
+                // after the merge: the task, taking it, must see whether the record covers more than it holds
+                lateCounters.add(counter);
             }
         } else if (covered > highestCovered && !mine.equals(mark)) {
             highestCovered = covered;   // this task's own records (its lease, its reservations) prove nothing about others
@@ -180,6 +182,18 @@ public final class PartitionLease {
         if (owner != null && !owner.equals(mine) && owner.epoch() >= mine.epoch() && lostTo == null) {
             lostTo = owner;
         }
+    }
+
+    /**
+     * Whether a record's {@code writer} is another holder whose write this task must supersede: one of an earlier epoch
+     * (0: an earlier format's), or another holder of this task's epoch (the loser of the same start). A writer of a later
+     * epoch holds a newer lease, whose record this task reads next and stops: never written over.
+     */
+    private boolean isEarlierWriter(long writer) {
+        if (writer < 0 || writer == mine.writer()) {
+            return false;
+        }
+        return LeaseMark.epochOf(writer) <= LeaseMark.epochOf(mine.writer());
     }
 
     /**
@@ -277,6 +291,11 @@ public final class PartitionLease {
      */
     public Map<String, Long> coveredCounters() {
         return Collections.unmodifiableMap(coveredCounters);
+    }
+
+    /** Task: whether {@link #takeLateCounters} has any to give now (cheap: asked before every record). */
+    public boolean hasLateCounters() {
+        return !lateCounters.isEmpty();
     }
 
     /**

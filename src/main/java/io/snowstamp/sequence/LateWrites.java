@@ -24,9 +24,14 @@ final class LateWrites {
     private LateWrites() {
     }
 
-    /** @return how many tags were written again */
-    static int rewrite(LeaseGuard lease, SegmentStore store, Map<String, TagCounter> counters, LongSupplier clock, int partition) {
-        if (!lease.mayWrite()) {
+    /**
+     * @param coveredKnown whether the segments other holders reserved before this task's lease record are all known and
+     *                     raised ({@link LeaseStartRaises#leaseRaised}): until then a write here could bury one of them
+     * @return how many tags were written again
+     */
+    static int rewrite(LeaseGuard lease, boolean coveredKnown, SegmentStore store, Map<String, TagCounter> counters,
+                       LongSupplier clock, int partition) {
+        if (!lease.hasLateCounters() || !coveredKnown || !lease.mayWrite()) {
             return 0;           // the late tags stay for a call that may write: taken now, they would be lost
         }
         Set<String> late = lease.takeLateCounters();

@@ -35,6 +35,8 @@ final class LeaseStartRaises {
     private boolean resumeInside;
     /** at-least-once, resuming inside: the lease of the clean-close marker trusted (null otherwise) */
     private LeaseMark trustedMarker;
+    /** whether {@link #raiseFromLease} ran with the lease record read back: every segment before it is known and raised */
+    private boolean leaseRaised;
 
     LeaseStartRaises(int partition, SegmentStore segmentStore, SequenceTail tail, LongSupplier clock, boolean tailScanned,
                      boolean resumeInside, LeaseMark trustedMarker) {
@@ -70,6 +72,10 @@ final class LeaseStartRaises {
      * lower write as the tag's newest value, below numbers the newer holder forwarded.
      */
     boolean raiseFromLease(LeaseGuard lease, PartitionCheckpoint checkpoint) {
+        if (!lease.readBack()) {
+            return false;       // records before the lease record may still come: not yet complete
+        }
+        leaseRaised = true;
         // only a segment the store does not know: a write of a known one (this task's own raises at its start, the
         // previous holder's issued before its marker) leaves the tag to the resume rule
         Map<String, Long> unknown = new HashMap<>();
@@ -90,6 +96,14 @@ final class LeaseStartRaises {
                     + " lease epoch {} (raised: {})", partition, advanced, checkpoint.epoch(), raised.isEmpty() ? "none" : raised);
         }
         return true;
+    }
+
+    /**
+     * Whether every segment another holder reserved before this task's lease record is raised in the store: from then on
+     * a write of a tag again ({@link LateWrites}) never buries a higher one.
+     */
+    boolean leaseRaised() {
+        return leaseRaised;
     }
 
     /**

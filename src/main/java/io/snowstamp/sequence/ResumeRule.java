@@ -62,6 +62,18 @@ final class ResumeRule {
     }
 
     /**
+     * Where a task starting on {@code restored} reads its output partition from: the checkpoint's covered offset, or the
+     * whole partition (-1) when a tag's record behind the clean-close marker was written by another holder ({@code late}):
+     * that late write may have replaced the marker's holder's value of the tag, and compaction dropped it — nothing in
+     * the state then says how high the tag went. Not behind the marker of a build that named no writers: every tag names
+     * none there, and none is known to be late ({@code lateWriter} 0). The read is bounded by
+     * {@code recovery.tail-guard-timeout} like any other.
+     */
+    static long scanFrom(PartitionCheckpoint restored, String late, long lateWriter) {
+        return late != null && (restored.namesWriters() || lateWriter != 0) ? -1 : restored.coveredOffset();
+    }
+
+    /**
      * Whether the restored state is an exactly-once holder's that covers every earlier holder
      * ({@link PartitionCheckpoint#exactlyOnce}), or there was no holder: a new exactly-once holder then resumes inside,
      * and its own lease record says so. Otherwise it says so only once its first number raised the tags above every

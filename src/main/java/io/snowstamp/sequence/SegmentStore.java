@@ -195,7 +195,9 @@ final class SegmentStore {
         String read = scan.endOffset() < 0 ? "tail scan off (recovery.tail-guard=false)"
                 : "tail: " + scan.scanned() + " records at offsets " + scan.fromOffset() + ".." + scan.endOffset() + " in "
                 + scan.millis() + " ms, " + scan.highest().size() + " tags, from "
-                + (restored.coveredOffset() < 0 ? "the start of the partition (no checkpoint)" : "checkpoint " + restored.coveredOffset());
+                + (restored.coveredOffset() < 0 ? "the start of the partition (no checkpoint)"
+                : scan.fromOffset() < restored.coveredOffset() ? "the start of the partition (a late write behind the marker)"
+                : "checkpoint " + restored.coveredOffset());
         return tags + " tags in state; " + read;
     }
 }

@@ -140,8 +140,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             throw new PartitionsChangedException(partition, restored.partitions(), partitions);
         }
         String late = restored.closed() ? segmentStore.writtenByAnother(new LeaseMark(restored.epoch(), restored.holder()).writer()) : null;
-        // a late write behind the marker may have replaced (and compaction dropped) its holder's value: the whole output
-        SequenceTail.Scan scan = tail.scan(partition, late != null && segmentStore.segment(late).writer() != 0 ? -1 : restored.coveredOffset());
+        SequenceTail.Scan scan = tail.scan(partition, ResumeRule.scanFrom(restored, late, late == null ? 0 : segmentStore.segment(late).writer()));
         tailScanned = scan.endOffset() >= 0;
         TopicPartition changelog = new TopicPartition(SequenceNames.changelogTopic(context.applicationId()), partition);
         String rival = segmentStore.writtenByRival(restored.epoch(), new LeaseMark(restored.epoch(), restored.holder()).writer());
@@ -176,9 +175,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 resumeInside ? "tags resume after their last number issued (" + advanced + " advanced by the tail)"
                         : "tags resume above their reserved segments (" + resume + "; " + skipped + " recorded as issued up to"
                                 + " their segment's end)");
-        if (tailScanned) {
-            checkpointer = context.schedule(settings.checkpointInterval(), PunctuationType.WALL_CLOCK_TIME, ignored -> checkpoint());
-        }
+        checkpointer = context.schedule(settings.checkpointInterval(), PunctuationType.WALL_CLOCK_TIME, ignored -> checkpoint());
     }
 
     @Override
@@ -192,7 +189,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
             }
         }
-        LateWrites.rewrite(lease, segmentStore, counters, clock, partition);
+        LateWrites.rewrite(lease, raises.leaseRaised(), segmentStore, counters, clock, partition);
         String tag = new String(record.key(), StandardCharsets.UTF_8);
         Envelope envelope = Envelope.decode(record.value());
         JsonIdSplicer.Plan plan = splicer == null ? null : splicer.inspect(envelope.value());
@@ -291,10 +288,16 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      */
     private void checkpoint() {
         if (lease == LeaseGuard.none() || !lease.mayWrite()) {
-            // a zombie with no input (no record checks its lease): its late lower tag writes would become the newest values
+            return;     // a zombie with no input (no record checks its lease): its lower tag writes would become newest
+        }
+        // no input, no first number: raised here, or a lower restored value stays newest and compaction drops the higher
+        if (!raises.leaseRaised() && raises.raiseFromLease(lease, checkpoint)) {
+            counters.clear();
+        }
+        LateWrites.rewrite(lease, raises.leaseRaised(), segmentStore, counters, clock, partition);
+        if (!tailScanned) {
             return;
         }
-        LateWrites.rewrite(lease, segmentStore, counters, clock, partition);
         long end;
         try {
             end = tail.endOffset(partition);
@@ -373,12 +376,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                         + " the next holder resumes above the reserved segments", partition, checkpoint.epoch());
                 return false;
             }
-            java.util.Set<String> written = new java.util.HashSet<>();
-            counters.forEach((tag, counter) -> {
-                if (counter.advanced()) {
-                    written.add(tag);
-                }
-            });
+            java.util.Set<String> written = counters.entrySet().stream().filter(entry -> entry.getValue().advanced())
+                    .map(Map.Entry::getKey).collect(java.util.stream.Collectors.toSet());
             recordIssued(clock.getAsLong());
             boolean changed = raises.distrustALateMarker(lease, checkpoint);
             // closed before its first number (or before the raises ran): a segment another holder reserved after the

@@ -86,9 +86,11 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
      *                      number it forwarded then belongs to a transaction, which aborts once the partition moved, so
      *                      none lands visible after the next holder read the output. False for at-least-once and for a
      *                      state written before format version 4 (not known)
+     * @param namesWriters  whether the holder's build names the writer of every tag record (format version 4): behind
+     *                      its marker, a tag of writer 0 is an older build's late write, not an older format's state
      */
     record PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt,
-                               long checkpointAt, boolean closed, boolean exactlyOnce) implements SequenceState {
+                               long checkpointAt, boolean closed, boolean exactlyOnce, boolean namesWriters) implements SequenceState {
         public static final PartitionCheckpoint NONE = new PartitionCheckpoint(0, -1, 0, "", 0, 0);
 
         public PartitionCheckpoint {
@@ -101,13 +103,19 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
 
         /** A checkpoint without the clean-close marker, of an at-least-once holder. */
         public PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt, long checkpointAt) {
-            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, false, false);
+            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, false, false, true);
         }
 
         /** A checkpoint of an at-least-once holder. */
         public PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt, long checkpointAt,
                                    boolean closed) {
-            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, closed, false);
+            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, closed, false, true);
+        }
+
+        /** A checkpoint of this build's format. */
+        public PartitionCheckpoint(int partitions, long coveredOffset, long epoch, String holder, long acquiredAt, long checkpointAt,
+                                   boolean closed, boolean exactlyOnce) {
+            this(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, closed, exactlyOnce, true);
         }
 
         /**
@@ -119,21 +127,21 @@ public sealed interface SequenceState permits SequenceState.TagSegment, Sequence
          */
         public PartitionCheckpoint withNewLease(String newHolder, long now, int count, long highestSeen, boolean exactlyOnce) {
             return new PartitionCheckpoint(count, coveredOffset, Math.max(epoch, highestSeen) + 1, newHolder, now, checkpointAt, false,
-                    exactlyOnce);
+                    exactlyOnce, true);
         }
 
         public PartitionCheckpoint withCoveredOffset(long offset, long now) {
-            return new PartitionCheckpoint(partitions, offset, epoch, holder, acquiredAt, now, false, exactlyOnce);
+            return new PartitionCheckpoint(partitions, offset, epoch, holder, acquiredAt, now, false, exactlyOnce, namesWriters);
         }
 
         /** This checkpoint of an exactly-once holder whose tags now lie above every earlier holder's segments. */
         public PartitionCheckpoint coveringEarlierHolders() {
-            return new PartitionCheckpoint(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, closed, true);
+            return new PartitionCheckpoint(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, closed, true, namesWriters);
         }
 
         /** This checkpoint with the clean-close marker. */
         public PartitionCheckpoint closedCleanly() {
-            return new PartitionCheckpoint(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, true, exactlyOnce);
+            return new PartitionCheckpoint(partitions, coveredOffset, epoch, holder, acquiredAt, checkpointAt, true, exactlyOnce, namesWriters);
         }
     }
 }

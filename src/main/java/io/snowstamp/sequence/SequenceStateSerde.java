@@ -110,7 +110,7 @@ public final class SequenceStateSerde implements Serde<SequenceState>, Serialize
                     long checkpointAt = buffer.getLong();
                     boolean closed = version >= VERSION_3 && flag(buffer.get(), "closed");
                     yield new PartitionCheckpoint(partitions, covered, epoch, new String(holder, StandardCharsets.UTF_8),
-                            acquiredAt, checkpointAt, closed, version == VERSION && flag(buffer.get(), "exactlyOnce"));
+                            acquiredAt, checkpointAt, closed, version == VERSION && flag(buffer.get(), "exactlyOnce"), version == VERSION);
                 }
                 default -> throw new SerializationException("sequence state record has unknown kind " + kind);
             };

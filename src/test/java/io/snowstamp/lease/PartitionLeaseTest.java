@@ -195,6 +195,32 @@ class PartitionLeaseTest {
         assertThat(lease.coveredCounters()).as("the highest of the log, not the newest").containsOnly(Map.entry("refund", 2000L));
     }
 
+    /**
+     * Review finding 7: a holder of a later epoch (the successor, whose start writes land before its lease record) is not
+     * a late writer to supersede: this holder reads that lease next and stops. An older epoch, and another holder of this
+     * epoch, are.
+     */
+    @Test
+    void shouldNameOnlyWritersOfEarlierEpochsOrRivalsOfThisOneAsLate() {
+        PartitionLease lease = new PartitionLease(0, NEW, PartitionLease.NO_RESTORE_CHECK, 10, TERM, WAIT);
+        lease.observe(12, NEW);
+        lease.observe(13, null, 1030, "successor", new LeaseMark(NEW.epoch() + 1, "next").writer());
+        lease.observe(14, null, 1010, "older", OLD.writer());
+        lease.observe(15, null, 1010, "rival", new LeaseMark(NEW.epoch(), "rival").writer());
+        lease.observe(16, null, 1010, "unnamed", 0);
+        lease.observe(17, null, 1010, "own", NEW.writer());
+
+        assertThat(lease.takeLateCounters()).containsExactly("older", "rival", "unnamed");
+    }
+
+    @Test
+    void shouldKeepTheWriterOfAHugeEpochPositiveAndItsEpochPart() {
+        LeaseMark huge = new LeaseMark((1L << 31) + 5, "h");
+
+        assertThat(huge.writer()).isPositive();
+        assertThat(LeaseMark.epochOf(new LeaseMark(7, "h").writer())).isEqualTo(7);
+    }
+
     @Test
     void shouldCoverEachCounterWithWhatOthersWroteBetweenTheRestoreAndItsOwnLeaseRecord() {
         PartitionLease lease = new PartitionLease(0, NEW, PartitionLease.NO_RESTORE_CHECK, 10, TERM, WAIT);

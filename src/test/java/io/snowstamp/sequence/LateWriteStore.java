@@ -22,7 +22,7 @@ import java.util.Map;
  */
 final class LateWriteStore implements KeyValueBytesStoreSupplier {
     private final KeyValueBytesStoreSupplier inner;
-    private final Map<String, SequenceState> pending = new LinkedHashMap<>();
+    private final Map<String, byte[]> pending = new LinkedHashMap<>();
 
     LateWriteStore(KeyValueBytesStoreSupplier inner) {
         this.inner = inner;
@@ -30,6 +30,11 @@ final class LateWriteStore implements KeyValueBytesStoreSupplier {
 
     /** At the store's next opening, {@code key} holds {@code value}. */
     void landLate(String key, SequenceState value) {
+        landLate(key, new SequenceStateSerde().serialize(null, value));
+    }
+
+    /** At the store's next opening, {@code key} holds {@code value} as written (an earlier format's record). */
+    void landLate(String key, byte[] value) {
         pending.put(key, value);
     }
 
@@ -56,9 +61,8 @@ final class LateWriteStore implements KeyValueBytesStoreSupplier {
         @Override
         public void init(StateStoreContext context, StateStore root) {
             super.init(context, root);
-            SequenceStateSerde serde = new SequenceStateSerde();
             try (StringSerializer keys = new StringSerializer()) {
-                pending.forEach((key, value) -> wrapped().put(Bytes.wrap(keys.serialize(null, key)), serde.serialize(null, value)));
+                pending.forEach((key, value) -> wrapped().put(Bytes.wrap(keys.serialize(null, key)), value));
             }
             pending.clear();
         }

@@ -135,21 +135,21 @@ class SequenceFormatsTest {
     void shouldReadAPartitionCheckpointOfVersion1() {
         assertThat(STATES.deserialize("c", hex("01" + "02" + "00000004" + "000000000000004d" + "0000000000000002"
                 + "0003" + "68c3a9" + "0000000000000021" + "0000000000000022")))
-                .isEqualTo(new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L));
+                .isEqualTo(new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L, false, false, false));
     }
 
     @Test
     void shouldReadAPartitionCheckpointOfVersion2AsWithoutTheCleanCloseMarker() {
         assertThat(STATES.deserialize("c", hex("02" + "02" + "00000004" + "000000000000004d" + "0000000000000002"
                 + "0003" + "68c3a9" + "0000000000000021" + "0000000000000022")))
-                .isEqualTo(new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L, false));
+                .isEqualTo(new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L, false, false, false));
     }
 
     @Test
-    void shouldReadAPartitionCheckpointOfVersion3AsOfAnAtLeastOnceHolder() {
+    void shouldReadAPartitionCheckpointOfVersion3AsOfAnAtLeastOnceHolderThatNamedNoWriters() {
         assertThat(STATES.deserialize("c", hex("03" + "02" + "00000004" + "000000000000004d" + "0000000000000002"
                 + "0003" + "68c3a9" + "0000000000000021" + "0000000000000022" + "01")))
-                .isEqualTo(new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L, true, false));
+                .isEqualTo(new PartitionCheckpoint(4, 77, 2, "h\u00e9", 0x21L, 0x22L, true, false, false));
     }
 
     @Test

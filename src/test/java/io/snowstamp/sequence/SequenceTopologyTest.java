@@ -75,6 +75,8 @@ class SequenceTopologyTest {
         final List<Map.Entry<String, Long>> log = new ArrayList<>();
         final List<Long> scannedFrom = new ArrayList<>();
         int endOffsetCalls;
+        /** Runs inside each endOffset call (a read that takes long). */
+        Runnable onEndOffset = () -> { };
 
         void append(String tag, long number) {
             log.add(new java.util.AbstractMap.SimpleEntry<>(tag, number));
@@ -103,6 +105,7 @@ class SequenceTopologyTest {
         @Override
         public long endOffset(int partition) {
             endOffsetCalls++;
+            onEndOffset.run();
             return log.size();
         }
     }
@@ -840,18 +843,97 @@ class SequenceTopologyTest {
      * starts. J distrusts the marker, but G's segment (1001..1010) is all the state says of order: J reads the whole
      * output, where H's 1011..1013 are, instead of the part after the marker's covered offset.
      */
-    @Test
-    void shouldReadTheWholeOutputWhenALateWriteBehindTheMarkerMayHaveReplacedItsHoldersValue() {
+    @org.junit.jupiter.params.ParameterizedTest(name = "late writer named: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void shouldReadTheWholeOutputWhenALateWriteBehindTheMarkerMayHaveReplacedItsHoldersValue(boolean named) {
         TestLeases granted = new TestLeases();
         leases = granted;
         SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
         TagSegment gLate = gThenH(granted, config);
-        segments.landLate("order", gLate);
+        // not named: G ran a build before tag records named their writer (writer 0), behind H's marker, which names them
+        segments.landLate("order", named ? gLate : gLate.writtenUnder(0));
 
         start(config);
 
         assertThat(tail.scannedFrom).as("the whole output").endsWith(-1L);
         assertThat(pipe("order", 1)).as("H forwarded 1011..1013").containsExactly(1014L);
+    }
+
+    /**
+     * Behind the marker of a build that named no writers (format version 3), every tag names none: no tag is known to be a
+     * late write, and the start reads the output from the marker's checkpoint, not the whole of it (it resumes above the
+     * segments: the marker is not trusted).
+     */
+    @Test
+    void shouldReadFromTheCheckpointBehindTheMarkerOfABuildThatNamedNoWriters() {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        List<TestRecord<String, SequenceState>> close = stopReadingTheClose();
+        PartitionCheckpoint marker = (PartitionCheckpoint) close.get(close.size() - 1).value();
+        assertThat(marker.closed()).isTrue();
+        // as that build wrote them: format version 3, no writer
+        segments.landLate("order", java.nio.ByteBuffer.allocate(2 + 6 * 8).put((byte) 3).put((byte) 1)
+                .putLong(1010).putLong(1003).putLong(1001).putLong(10).putLong(1).putLong(T0).array());
+        byte[] holder = marker.holder().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        segments.landLate(SequenceState.CHECKPOINT_KEY, java.nio.ByteBuffer.allocate(2 + 4 + 8 + 8 + 2 + holder.length + 8 + 8 + 1)
+                .put((byte) 3).put((byte) 2).putInt(marker.partitions()).putLong(marker.coveredOffset()).putLong(marker.epoch())
+                .putShort((short) holder.length).put(holder).putLong(marker.acquiredAt()).putLong(marker.checkpointAt()).put((byte) 1)
+                .array());
+
+        start(config);
+
+        assertThat(tail.scannedFrom).as("from the checkpoint").endsWith(marker.coveredOffset());
+        assertThat(pipe("order", 1)).as("above the segment: the marker is not trusted").containsExactly(1011L);
+    }
+
+    /**
+     * Review finding 3: a holder with no input never reaches a first number, whose raises lift a tag above a segment
+     * another holder reserved before this lease record (here 1011..1020, behind an older holder's lower write that the
+     * restore kept). Its checkpoint raises it instead — with or without the tail guard — so that the higher value is the
+     * newest in the log before compaction can drop the reservation.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void shouldRaiseATagAboveASegmentReservedBeforeTheLeaseRecordAlsoWithoutInput(boolean tailGuard) {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s",
+                Keys.RECOVERY_TAIL_GUARD, Boolean.toString(tailGuard));
+        granted.loseNewest();
+        stopReadingTheClose();
+        granted.reservedAfterRestore.put("order", 1020L);
+        start(config);                                      // no input
+        granted.reservedAfterRestore.clear();
+
+        advance(10);
+
+        assertThat(segment("order").maxId()).as("raised at the checkpoint").isEqualTo(1020);
+        assertThat(segment("order").issued()).isEqualTo(1020);
+        assertThat(writerOf("order")).as("by this holder").isEqualTo(2);
+    }
+
+    /**
+     * Review finding 5: the periodic checkpoint checks the lease, then reads the output's end, which can take long (a
+     * broker that does not answer); past the term by then, a checkpoint written now could cover a new owner's numbers.
+     */
+    @Test
+    void shouldWriteNoCheckpointWhenTheLeaseRanOutWhileTheOutputsEndWasRead() {
+        io.snowstamp.testing.AnsweringTicker ticker = new io.snowstamp.testing.AnsweringTicker(System.nanoTime());
+        TestLeases granted = new TestLeases(ticker);
+        leases = granted;
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        granted.loseNewest();
+        stopReadingTheClose();
+        start(config);
+        assertThat(pipe("order", 2)).containsExactly(1011L, 1012L);
+        changelog.readRecordsToList();
+        tail.onEndOffset = () -> ticker.park(Duration.ofHours(3).toNanos());
+
+        advance(10);
+
+        assertThat(tail.endOffsetCalls).as("the end was read").isPositive();
+        assertThat(changelog.readRecordsToList()).as("nothing written after it").isEmpty();
     }
 
     @Test
