@@ -21,10 +21,25 @@ public final class ChildJvm implements AutoCloseable {
     private final Path out;
     private final Path err;
 
+    /**
+     * Every child not killed yet: SIGKILLed when this test JVM exits (a fork that timed out, a test that failed before
+     * its close), so that none outlives the run — a frozen one (SIGSTOP) would stay stopped for good, holding its ports
+     * and memory.
+     */
+    private static final java.util.Set<ChildJvm> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(child -> {
+            child.process.descendants().forEach(ProcessHandle::destroyForcibly);
+            child.process.destroyForcibly();
+        }), "child-jvm-reaper"));
+    }
+
     private ChildJvm(Process process, Path out, Path err) {
         this.process = process;
         this.out = out;
         this.err = err;
+        LIVE.add(this);
     }
 
     public static Path jar() {
@@ -248,6 +263,7 @@ public final class ChildJvm implements AutoCloseable {
         }
         process.destroyForcibly();
         process.waitFor();
+        LIVE.remove(this);
     }
 
     public int waitFor(long timeoutSeconds) throws InterruptedException {
