@@ -77,6 +77,8 @@ public final class Footprint {
     private final String mainClass;
     private final Duration timeout;
     private final ConnectionSettings.Guarantee guarantee;
+    /** Settings of the measured stamper processes beyond the connection's ({@code bench --footprint-set}). */
+    private final Map<String, String> settings;
 
     /**
      * @param base        connection settings ({@code kafka.*}) for this process and the stamper children
@@ -88,6 +90,13 @@ public final class Footprint {
      */
     public Footprint(ConnectionSettings base, Path work, List<String> javaOptions, String mainClass, Duration timeout,
                      ConnectionSettings.Guarantee guarantee) {
+        this(base, work, javaOptions, mainClass, timeout, guarantee, Map.of());
+    }
+
+    /** @param settings settings of the measured stamper processes beyond the connection's (they win over the bench's own) */
+    public Footprint(ConnectionSettings base, Path work, List<String> javaOptions, String mainClass, Duration timeout,
+                     ConnectionSettings.Guarantee guarantee, Map<String, String> settings) {
+        this.settings = Map.copyOf(settings);
         this.guarantee = guarantee;
         this.base = base;
         this.work = work;
@@ -188,6 +197,7 @@ public final class Footprint {
         props.setProperty("state.dir", dir.resolve("state").toString());
         props.setProperty("processing.guarantee", guarantee());
         props.setProperty("id.worker-registry", "off");     // a measurement, not a deployment: claim nothing in the user's registry
+        settings.forEach(props::setProperty);
         Path file = dir.resolve("stamper.properties");
         Files.createFile(file);
         try {

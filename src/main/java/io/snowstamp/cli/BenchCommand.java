@@ -179,6 +179,12 @@ final class BenchCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE})")
     List<Integer> neighbourCores;
 
+    @Option(names = "--footprint-set", paramLabel = "KEY=VALUE",
+            description = "with --footprint-partitions: a setting of the measured stamper processes only (any key of the "
+                    + "README but kafka.*, which --set gives both them and the pass-through), e.g. stamp.provenance=false to "
+                    + "measure at-least-once without the skip of what is already stamped; repeatable (default: none)")
+    Map<String, String> footprintSettings = new java.util.LinkedHashMap<>();
+
     /** Busy loops beyond this are a typing error rather than a neighbour (the loops would only queue behind each other). */
     static final int MAX_NEIGHBOUR_CORES = 64;
 
@@ -218,7 +224,7 @@ final class BenchCommand implements Callable<Integer> {
         try (KafkaOptions.Connection connection = options.connect(loaded, 0)) {
             String servers = connection.config().connection().kafka().get("bootstrap.servers");
             if (footprintPartitions != null) {
-                return new FootprintRuns(spec, footprintPartitions, footprintRate, footprintFloor, footprintJavaOptions,
+                return new FootprintRuns(spec, footprintPartitions, footprintRate, footprintFloor, footprintJavaOptions, footprintSettings,
                         neighbourCores, format).run(connection.config(), guarantees, out, progress);
             }
             Bench bench = new Bench(overrides -> {
@@ -288,10 +294,17 @@ final class BenchCommand implements Callable<Integer> {
      * (exit 2, one line) rather than a failure half-way through a long bench.
      */
     private List<ConnectionSettings.Guarantee> guarantees() {
-        if (footprintPartitions == null && (footprintGuarantee != null
+        if (footprintPartitions == null && (footprintGuarantee != null || !footprintSettings.isEmpty()
                 || spec.commandLine().getParseResult().hasMatchedOption("--neighbour-cores"))) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), (footprintGuarantee != null ? "--footprint-guarantee"
-                    : "--neighbour-cores") + " applies to the footprint runs: give --footprint-partitions too");
+                    : !footprintSettings.isEmpty() ? "--footprint-set" : "--neighbour-cores")
+                    + " applies to the footprint runs: give --footprint-partitions too");
+        }
+        for (String key : footprintSettings.keySet()) {
+            if (!io.snowstamp.config.Keys.isKnown(key) || key.startsWith("kafka.")) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--footprint-set " + key + ": accepted a"
+                        + " configuration key of the README other than kafka.* (give those with --set)");
+            }
         }
         if (neighbourCores.stream().anyMatch(n -> n < 0 || n > MAX_NEIGHBOUR_CORES)
                 || neighbourCores.stream().distinct().count() < neighbourCores.size()) {

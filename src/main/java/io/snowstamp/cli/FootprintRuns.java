@@ -25,11 +25,12 @@ import java.util.concurrent.Callable;
  * @param rate           {@code --footprint-rate}: records per partition per second, 0 for the footprint
  * @param floor          {@code --footprint-floor}: the pass-through before each stamper run of the busy failover
  * @param javaOptions    {@code --footprint-java-options}
+ * @param settings       {@code --footprint-set}: settings of the measured stamper processes
  * @param neighbourCores {@code --neighbour-cores}
  * @param format         {@code --format}
  */
 record FootprintRuns(CommandSpec spec, List<Integer> partitions, double rate, boolean floor, String javaOptions,
-                     List<Integer> neighbourCores, ChangelogCommand.Format format) {
+                     java.util.Map<String, String> settings, List<Integer> neighbourCores, ChangelogCommand.Format format) {
 
     /**
      * Runs {@code run} with {@code cores} busy loops beside it ({@link Neighbour}), stopping them when it ends, however it
@@ -55,7 +56,7 @@ record FootprintRuns(CommandSpec spec, List<Integer> partitions, double rate, bo
         List<ConnectionSettings.Guarantee> guarantees = chosen != null ? chosen : List.of(config.connection().processingGuarantee());
         Path work = Files.createTempDirectory("snowstamp-footprint");
         List<Footprint> footprints = guarantees.stream().map(g -> new Footprint(config.connection(), work,
-                List.of(javaOptions.trim().split("\\s+")), Main.class.getName(), java.time.Duration.ofMinutes(10), g))
+                List.of(javaOptions.trim().split("\\s+")), Main.class.getName(), java.time.Duration.ofMinutes(10), g, settings))
                 .toList();
         if (rate != 0) {
             return busyFailover(footprints, config, out, progress);

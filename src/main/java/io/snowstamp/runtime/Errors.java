@@ -1,6 +1,7 @@
 package io.snowstamp.runtime;
 
 import io.snowstamp.SnowstampException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.streams.errors.StreamsException;
 
 import java.net.BindException;
@@ -63,6 +64,21 @@ public final class Errors {
             }
         }
         return false;
+    }
+
+    /**
+     * The error, or — when the broker refused the transactional ids of Kafka Streams' exactly-once producers, whose
+     * message names none — one that names the prefix the ACL must allow for {@code applicationId}.
+     */
+    public static Throwable namingTransactionalIds(Throwable error, String applicationId) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+            if (t instanceof TransactionalIdAuthorizationException) {
+                return new SnowstampException("transactional id authorization failed: exactly-once needs WRITE on the transactional"
+                        + " ids with the prefix " + applicationId + "- (prefixed ACL; DESCRIBE comes with WRITE)", error);
+            }
+        }
+        return error;
     }
 
     private static String phrase(Throwable t) {

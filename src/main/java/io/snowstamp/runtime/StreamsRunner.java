@@ -137,7 +137,8 @@ public final class StreamsRunner implements AutoCloseable {
     }
 
     private KafkaStreams listen(KafkaStreams instance) {
-        instance.setUncaughtExceptionHandler(error -> {
+        instance.setUncaughtExceptionHandler(thrown -> {
+            Throwable error = Errors.namingTransactionalIds(thrown, config.connection().applicationId());
             if (abortRace.replace(error)) {
                 log.warn("stream thread replaced: its commit raced the transaction coordinator's own abort of the transaction"
                         + " (rolled back, nothing of it visible; KAFKA-20785): {}", Errors.oneLine(error));

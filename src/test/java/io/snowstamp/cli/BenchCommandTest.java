@@ -73,12 +73,17 @@ class BenchCommandTest {
                 {"--footprint-partitions", "8", "--footprint-guarantee", "exactly_once"},
                 {"--footprint-partitions", "8", "--footprint-guarantee", "at_least_once,at_least_once"},
                 {"--neighbour-cores", "1"},
-                {"--footprint-guarantee", "at_least_once"}};
+                {"--footprint-guarantee", "at_least_once"},
+                {"--footprint-set", "stamp.provenance=false"},
+                {"--footprint-partitions", "8", "--footprint-set", "stamp.provenanse=false"},
+                {"--footprint-partitions", "8", "--footprint-set", "kafka.acks=1"}};
         String[] expected = {"--neighbour-cores [-1]: busy loops per run", "--neighbour-cores [1, 1]: busy loops per run",
                 "--neighbour-cores [65]: busy loops per run", "--footprint-guarantee exactly_once: exactly_once_v2, at_least_once, or both",
                 "--footprint-guarantee at_least_once,at_least_once: exactly_once_v2, at_least_once, or both",
                 "--neighbour-cores applies to the footprint runs: give --footprint-partitions too",
-                "--footprint-guarantee applies to the footprint runs: give --footprint-partitions too"};
+                "--footprint-guarantee applies to the footprint runs: give --footprint-partitions too",
+                "--footprint-set applies to the footprint runs: give --footprint-partitions too",
+                "--footprint-set stamp.provenanse: accepted a configuration key", "--footprint-set kafka.acks: accepted"};
         for (int i = 0; i < cases.length; i++) {
             List<String> args = new java.util.ArrayList<>(List.of("bench", "--bootstrap-servers", "127.0.0.1:1"));
             args.addAll(List.of(cases[i]));

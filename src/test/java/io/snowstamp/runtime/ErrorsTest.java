@@ -30,6 +30,17 @@ class ErrorsTest {
     }
 
     @Test
+    void shouldNameTheTransactionalIdPrefixWhenTheBrokerRefusedIt() {
+        Throwable refused = new StreamsException("task [0_1] failed",
+                new org.apache.kafka.common.errors.TransactionalIdAuthorizationException("Transactional Id authorization failed."));
+
+        assertThat(Errors.oneLine(Errors.namingTransactionalIds(refused, "orders")))
+                .contains("transactional id authorization failed").contains("prefix orders-").contains("WRITE");
+        StreamsException other = new StreamsException("other");
+        assertThat(Errors.namingTransactionalIds(other, "orders")).isSameAs(other);
+    }
+
+    @Test
     void shouldReturnTheInnermostSnowstampException() {
         Throwable error = new SnowstampException("stamper stopped",
                 new StreamsException("task [0_0] failed", new ConfigException("id.worker-offset", 6, "the stored offset")));

@@ -88,18 +88,20 @@ class FailoverIT extends OnSharedBroker {
         // the mechanism behind the figure (benchmarks.md), not a loose time: the survivor fenced the open transaction b left
         // as the restore of b's tasks started, instead of waiting for the broker to abort it (transaction.timeout.ms, 20 s)
         String survivor = instances[0].stderr().substring(before);
-        if (survivor.contains("cannot check for a previous owner's open transaction")) {
-            // the fence is best effort (design.md): an admin call that timed out on a loaded host is logged, and the broker
-            // aborts b's transaction after transaction.timeout.ms; the IDs were checked above all the same
-            System.out.println("kill-1-of-2: a could not check for b's open transactions (logged): " + survivor.lines()
-                    .filter(line -> line.contains("cannot check for a previous owner")).findFirst().orElse(""));
-        } else {
+        boolean fenceChecked = !survivor.contains("cannot check for a previous owner's open transaction");
+        if (fenceChecked) {
             assertThat(survivor).as("a fenced b's open transaction").contains("(open transactions of a previous owner on");
             assertFencedWhatMovedFromB(s, survivor, instances[1].stderr());
         }
         s.finishExactlyOnce(instances[0]);
         // what the next owner restores stays small: compaction needs closed segments
         assertThat(topicConfig(Names.changelogTopic(s.spec.applicationId()), "segment.ms")).isEqualTo("600000");
+        // the fence is best effort (design.md): an admin call that timed out on a loaded host is logged, and the broker
+        // aborts b's transaction after transaction.timeout.ms. The IDs were checked all the same, but the mechanism was not:
+        // reported as skipped, so that a run where it never gets checked shows
+        org.junit.jupiter.api.Assumptions.assumeTrue(fenceChecked, () -> "kill-1-of-2: a could not check for b's open"
+                + " transactions, so the fence was not checked (IDs were): " + survivor.lines()
+                .filter(line -> line.contains("cannot check for a previous owner")).findFirst().orElse(""));
     }
 
     /**
