@@ -163,7 +163,7 @@ class DockerComposeFileTest {
     void shouldGiveTheStamperTimeToCommitOnStopAndKeepItsState() {
         JsonNode snowstamp = services.get("snowstamp");
 
-        assertThat(snowstamp.get("stop_grace_period").asText()).as("longer than run's --shutdown-timeout (30s)").isEqualTo("40s");
+        assertThat(snowstamp.get("stop_grace_period").asText()).as("the clean stop's worst case, as the StatefulSet's grace period").isEqualTo("100s");
         assertThat(list(snowstamp.get("volumes"))).containsExactly("snowstamp-data:/var/lib/snowstamp");
         assertThat(compose.get("volumes").has("snowstamp-data")).isTrue();
     }

@@ -125,15 +125,31 @@ class KubernetesManifestsTest {
                 .map(a -> Durations.parse(a.substring(a.indexOf('=') + 1))).orElse(Duration.ofSeconds(30));
         long grace = set.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
         // a clean stop's worst case: the stall watch's client (5 s), the last IDs (5 s), Kafka Streams' close (the timeout),
-        // the registry's release and the JVM's exit (15 s)
+        // the topology's clients (tail reader 5 s, fence 5 s, lease reader 5 + 3 x 2 s), the registry's release (a heartbeat
+        // under way 6 s, the stopped record's read and write, four client closes of 5 s: 26 s), the JVM's exit
         assertThat(grace).as("terminationGracePeriodSeconds covers the clean stop's worst case")
-                .isGreaterThanOrEqualTo(5 + 5 + shutdown.toSeconds() + 15);
+                .isGreaterThanOrEqualTo(5 + 5 + shutdown.toSeconds() + 21 + 26 + 3);
 
         long limit = bytes(stamper.getResources().getLimits().get("memory"));
         assertThat(bytes(stamper.getResources().getRequests().get("memory"))).as("guaranteed memory").isEqualTo(limit);
         String percent = jib("jvmFlags/jvmFlag").replace("-XX:MaxRAMPercentage=", "");
         long heap = (long) (limit * Double.parseDouble(percent) / 100);
         assertThat(heap + NON_HEAP_BYTES).as("heap (" + percent + " % of the limit) plus what the JVM holds beside it").isLessThanOrEqualTo(limit);
+    }
+
+    /**
+     * The kubelet's service-link variables ({@code <SERVICE>_SERVICE_HOST}) of a service named {@code snowstamp-...} would
+     * start with {@code SNOWSTAMP_}, which the settings refuse as an unknown key: both pods turn them off. And an image
+     * loaded into the nodes runs without a pull.
+     */
+    @Test
+    void shouldInjectNoServiceLinksAndPullOnlyAMissingImage() {
+        StatefulSet set = resource("StatefulSet/snowstamp");
+        Job topics = resource("Job/snowstamp-topics");
+        for (io.fabric8.kubernetes.api.model.PodSpec pod : List.of(set.getSpec().getTemplate().getSpec(), topics.getSpec().getTemplate().getSpec())) {
+            assertThat(pod.getEnableServiceLinks()).isFalse();
+            assertThat(pod.getContainers()).allSatisfy(container -> assertThat(container.getImagePullPolicy()).isEqualTo("IfNotPresent"));
+        }
     }
 
     @Test

@@ -29,10 +29,22 @@ final class StallDetector {
      * @param leaseConfirmed whether the changelog confirmed the task's lease once (its own record read back)
      * @param committed      the group's committed offset (-1: none committed yet)
      * @param end            the input's end offset (-1: unknown, never stalled)
+     * @param start          the input's log start offset: below it nothing is left to read (retention deleted it), so a
+     *                       committed offset below it — none yet, an expired one, a stamper down longer than the
+     *                       retention — is no input waiting, and a task that gets no record never commits to move it
      */
-    record Look(Object task, long issued, boolean leaseConfirmed, long committed, long end) {
+    record Look(Object task, long issued, boolean leaseConfirmed, long committed, long end, long start) {
+        Look(Object task, long issued, boolean leaseConfirmed, long committed, long end) {
+            this(task, issued, leaseConfirmed, committed, end, 0);
+        }
+
         boolean inputWaiting() {
-            return end >= 0 && end > Math.max(0, committed);
+            return end >= 0 && end > firstUnread();
+        }
+
+        /** The first offset the group has yet to read that the log still holds. */
+        long firstUnread() {
+            return Math.max(Math.max(0, committed), start);
         }
     }
 

@@ -86,6 +86,16 @@ final class StallWatch implements AutoCloseable {
         }
     }
 
+    /** The input's offsets of {@code partitions} as {@code spec} names them (read_committed: the end is the stable end). */
+    private Map<Integer, Long> offsets(Set<Integer> partitions, OffsetSpec spec) throws Exception {
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        partitions.forEach(p -> specs.put(new TopicPartition(input, p), spec));
+        Map<Integer, Long> offsets = new HashMap<>();
+        admin.listOffsets(specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS)
+                .forEach((tp, info) -> offsets.put(tp.partition(), info.offset()));
+        return offsets;
+    }
+
     private void check() throws Exception {
         Map<Integer, TaskStats> held = stats.tasks();
         if (held.isEmpty() || stats.schemaRegistry().waitingSince() >= 0) {
@@ -97,11 +107,8 @@ final class StallWatch implements AutoCloseable {
             pacing.restartNow(System.nanoTime(), false);
             return;
         }
-        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
-        held.keySet().forEach(p -> specs.put(new TopicPartition(input, p), OffsetSpec.latest()));
-        Map<Integer, Long> ends = new HashMap<>();
-        admin.listOffsets(specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS)
-                .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+        Map<Integer, Long> ends = offsets(held.keySet(), OffsetSpec.latest());
+        Map<Integer, Long> starts = offsets(held.keySet(), OffsetSpec.earliest());
         Map<Integer, Long> committed = new HashMap<>();
         Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
                 .get(30, TimeUnit.SECONDS);
@@ -112,9 +119,9 @@ final class StallWatch implements AutoCloseable {
         });
         Map<Integer, StallDetector.Look> looks = new HashMap<>();
         held.forEach((partition, task) -> looks.put(partition, new StallDetector.Look(task, task.issued(), task.leaseConfirmed(),
-                committed.getOrDefault(partition, -1L), ends.getOrDefault(partition, -1L))));
+                committed.getOrDefault(partition, -1L), ends.getOrDefault(partition, -1L), starts.getOrDefault(partition, 0L))));
         Map<Integer, Long> waiting = new HashMap<>();
-        ends.forEach((partition, end) -> waiting.put(partition, Math.max(0, end - Math.max(0, committed.getOrDefault(partition, 0L)))));
+        looks.forEach((partition, look) -> waiting.put(partition, Math.max(0, look.end() - look.firstUnread())));
         stats.stalls().waiting(waiting);
         long now = System.nanoTime();
         Set<Integer> stalled = detector.observe(now, running.getAsBoolean(), looks);
@@ -124,9 +131,9 @@ final class StallWatch implements AutoCloseable {
         String detail = "";
         if (!stalled.isEmpty()) {
             int first = stalled.iterator().next();
-            long at = committed.getOrDefault(first, 0L);
+            long at = looks.get(first).firstUnread();
             detail = stalled.size() + " of " + held.size() + " partitions held here have input waiting and issued no ID for "
-                    + TimeUnit.NANOSECONDS.toSeconds(detector.stillNanos(first, now)) + " s, e.g. partition " + first + ": " + (ends.get(first) - at) + " records past the committed offset " + at + ", "
+                    + TimeUnit.NANOSECONDS.toSeconds(detector.stillNanos(first, now)) + " s, e.g. partition " + first + ": " + (ends.get(first) - at) + " records past the first offset the group has yet to read, " + at + ", "
                     + looks.get(first).issued() + " IDs issued by its task";
         }
         stats.stalls().seen(stalled, System.currentTimeMillis(), detail);

@@ -44,6 +44,23 @@ class StallDetectorTest {
         assertThat(detector.stillNanos(1, 3660 * SECOND)).isZero();
     }
 
+    /**
+     * An input whose records retention deleted (its log start at its end) while the group's committed offset lies below
+     * them — none committed yet (a new application on an old topic), an expired one, a stamper down longer than the
+     * retention — has nothing to read: its task gets no record and never commits, and an idle input is no stall.
+     */
+    @Test
+    void shouldCallNoInputWaitingWhereRetentionDeletedEverythingPastTheCommittedOffset() {
+        for (long committed : new long[] {-1, 2}) {
+            StallDetector fresh = new StallDetector(60 * SECOND);
+            StallDetector.Look emptied = new StallDetector.Look(task0, 0, true, committed, 5, 5);
+            assertThat(emptied.inputWaiting()).as("committed %d", committed).isFalse();
+            fresh.observe(0, true, Map.of(0, emptied));
+            assertThat(fresh.observe(120 * SECOND, true, Map.of(0, emptied))).as("committed %d", committed).isEmpty();
+        }
+        assertThat(new StallDetector.Look(task0, 0, true, 2, 7, 5).inputWaiting()).as("two records past the log start").isTrue();
+    }
+
     @Test
     void shouldCountAnIdIssuedOrACommitAsProgress() {
         detector.observe(0, true, Map.of(0, look(task0, 10, 100, 150), 1, look(task1, 5, 50, 80)));
