@@ -190,6 +190,12 @@ class KubernetesManifestsTest {
         assertThat(podLabels).containsAllEntriesOf(set.getSpec().getSelector().getMatchLabels())
                 .containsAllEntriesOf(service.getSpec().getSelector())
                 .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
+        // a deployment's own label in every selector: a second deployment in the namespace (its overlay sets another value)
+        // selects none of these pods, nor these selectors its pods
+        for (Map<String, String> selector : List.of(set.getSpec().getSelector().getMatchLabels(), service.getSpec().getSelector(),
+                budget.getSpec().getSelector().getMatchLabels(), monitor.getSpec().getSelector().getMatchLabels())) {
+            assertThat(selector).containsEntry("app.kubernetes.io/instance", "snowstamp");
+        }
         assertThat(set.getSpec().getServiceName()).isEqualTo(service.getMetadata().getName());
         assertThat(service.getSpec().getClusterIP()).as("headless: one DNS name per pod").isEqualTo("None");
         ServicePort port = service.getSpec().getPorts().get(0);
@@ -211,17 +217,57 @@ class KubernetesManifestsTest {
 
     @Test
     void shouldRenderWithKubectlKustomize() throws Exception {
-        Path kubectl = Stream.of(System.getenv().getOrDefault("PATH", "").split(":")).map(dir -> Path.of(dir, "kubectl"))
+        List<JsonNode> rendered = kustomize(BASE);
+        assertThat(rendered.stream().map(doc -> doc.path("kind").asText() + "/" + doc.at("/metadata/name").asText()))
+                .containsExactlyInAnyOrderElementsOf(resources.keySet());
+    }
+
+    /**
+     * Two deployments in one namespace (operations.md, On Kubernetes): the overlay there, with its own name prefix and
+     * {@code app.kubernetes.io/instance}, selects its own pods only — from its StatefulSet, Service, budget (a pod under two
+     * budgets cannot be evicted) and monitor (a pod scraped under two jobs) — never the other deployment's.
+     */
+    @Test
+    void shouldLetASecondDeploymentInTheSameNamespaceSelectOnlyItsOwnPods(@org.junit.jupiter.api.io.TempDir Path overlay) throws Exception {
+        Files.writeString(overlay.resolve("kustomization.yaml"), """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                resources:
+                  - %s
+                namePrefix: blue-
+                labels:
+                  - pairs:
+                      app.kubernetes.io/instance: blue
+                    includeSelectors: true
+                    fields:
+                      - path: spec/selector/matchLabels
+                        kind: ServiceMonitor
+                        create: true
+                """.formatted(overlay.toAbsolutePath().relativize(BASE.toAbsolutePath())));
+        List<JsonNode> rendered = kustomize(overlay);
+        for (String pointer : List.of("/spec/selector/matchLabels", "/spec/template/metadata/labels")) {
+            assertThat(rendered).filteredOn(doc -> doc.path("kind").asText().equals("StatefulSet")).singleElement()
+                    .satisfies(doc -> assertThat(doc.at(pointer + "/app.kubernetes.io~1instance").asText()).as(pointer).isEqualTo("blue"));
+        }
+        for (String kind : List.of("Service", "PodDisruptionBudget", "ServiceMonitor")) {
+            String pointer = kind.equals("Service") ? "/spec/selector" : "/spec/selector/matchLabels";
+            assertThat(rendered).filteredOn(doc -> doc.path("kind").asText().equals(kind)).singleElement()
+                    .satisfies(doc -> assertThat(doc.at(pointer + "/app.kubernetes.io~1instance").asText()).as(kind).isEqualTo("blue"));
+        }
+    }
+
+    /** The documents {@code kubectl kustomize dir} renders (skips where kubectl is not installed). */
+    private static List<JsonNode> kustomize(Path dir) throws Exception {
+        Path kubectl = Stream.of(System.getenv().getOrDefault("PATH", "").split(":")).map(d -> Path.of(d, "kubectl"))
                 .filter(Files::isExecutable).findFirst().orElse(null);
         Assumptions.assumeTrue(kubectl != null, "kubectl is not installed: the base is not rendered here");
-        Process process = new ProcessBuilder(kubectl.toString(), "kustomize", BASE.toString()).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(kubectl.toString(), "kustomize", dir.toString()).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as(output).isZero();
-        List<String> kinds = new ArrayList<>();
-        YAML.readerFor(JsonNode.class).readValues(YAML.getFactory().createParser(output))
-                .forEachRemaining(doc -> kinds.add(((JsonNode) doc).path("kind").asText() + "/" + ((JsonNode) doc).at("/metadata/name").asText()));
-        assertThat(kinds).containsExactlyInAnyOrderElementsOf(resources.keySet());
+        List<JsonNode> docs = new ArrayList<>();
+        YAML.readerFor(JsonNode.class).readValues(YAML.getFactory().createParser(output)).forEachRemaining(doc -> docs.add((JsonNode) doc));
+        return docs;
     }
 
     private static Container stamper() {
