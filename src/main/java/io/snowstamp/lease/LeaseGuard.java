@@ -233,6 +233,11 @@ public final class LeaseGuard {
         throw new TaskMigratedException(name + ": lease " + lease.mine() + " lapsed while an ID was being taken");
     }
 
+    /** Whether a lease reader reads the changelog for this guard (false without a lease). */
+    public boolean reads() {
+        return lease != null;
+    }
+
     /** Whether a newer lease showed in the changelog: this task never issues again (false without a lease). */
     public boolean lost() {
         return lease != null && lease.lostTo() != null;

@@ -257,10 +257,16 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
                 TopicPartition tp = new TopicPartition(record.topic(), record.partition());
                 PartitionLease lease = readFor.get(tp);
                 if (lease != null) {
-                    LeaseMark mark = mark(record);
-                    lease.observe(record.offset(), mark, covered(record), counter(record), writer(record));
-                    if (mark != null) {
-                        highestEpochs.merge(tp, mark.epoch(), Math::max);
+                    LeaseRecord read = LeaseRecord.read(codecs.get(record.topic()), record);
+                    if (read.unreadable() != null) {
+                        warn("a record of {} at offset {} names no readable lease ({}): counted as another writer's (after"
+                                + " this task's own lease record: a newer build's, which holds the partition now)", tp,
+                                record.offset(), read.unreadable());
+                        lease.unreadable(record.offset());
+                    }
+                    lease.observe(record.offset(), read.mark(), read.covered(), read.counter(), read.writer());
+                    if (read.mark() != null) {
+                        highestEpochs.merge(tp, read.mark().epoch(), Math::max);
                     }
                 }
             }
@@ -334,40 +340,6 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             return consumer.position(tp, Duration.ofMillis(50)) >= end;
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             return false;
-        }
-    }
-
-    private LeaseMark mark(ConsumerRecord<byte[], byte[]> record) {
-        try {
-            return codecs.get(record.topic()).read(record.key(), record.value());
-        } catch (RuntimeException e) {
-            warn("a record of {} at offset {} names no readable lease ({}): counted as another writer's", record.topic() + "-"
-                    + record.partition(), record.offset(), e.getMessage());
-            return null;
-        }
-    }
-
-    private long covered(ConsumerRecord<byte[], byte[]> record) {
-        try {
-            return codecs.get(record.topic()).covered(record.key(), record.value());
-        } catch (RuntimeException e) {
-            return -1;      // mark() has said so
-        }
-    }
-
-    private String counter(ConsumerRecord<byte[], byte[]> record) {
-        try {
-            return codecs.get(record.topic()).counter(record.key(), record.value());
-        } catch (RuntimeException e) {
-            return null;    // mark() has said so
-        }
-    }
-
-    private long writer(ConsumerRecord<byte[], byte[]> record) {
-        try {
-            return codecs.get(record.topic()).writer(record.key(), record.value());
-        } catch (RuntimeException e) {
-            return -1;      // mark() has said so
         }
     }
 

@@ -185,6 +185,18 @@ public final class PartitionLease {
     }
 
     /**
+     * Verifier: the record at {@code offset} cannot be read by this build (a newer build's format). After this task's own
+     * lease record it is the write of a holder that took the partition since — a rolling upgrade, this task the old
+     * build's zombie — whose lease this build cannot see: the lease is lost, never "no lease named". (Before it, the
+     * restore would have failed on such a value, or {@link #observe} counts it as another writer's.)
+     */
+    void unreadable(long offset) {
+        if (ownOffset >= 0 && offset > ownOffset && lostTo == null) {
+            lostTo = new LeaseMark(mine.epoch() + 1, "a holder whose record at offset " + offset + " this build cannot read");
+        }
+    }
+
+    /**
      * Whether a record's {@code writer} is another holder whose write this task must supersede: one of an earlier epoch
      * (0: an earlier format's), or another holder of this task's epoch (the loser of the same start). A writer of a later
      * epoch holds a newer lease, whose record this task reads next and stops: never written over.

@@ -50,9 +50,21 @@ final class SegmentAcks implements WriteAcks.Listener {
         acks.unregister(partition, this);
     }
 
-    /** {@code maxId} of {@code tag} is in the log already: restored from the changelog. */
-    void restored(String tag, long maxId) {
+    /**
+     * A counter of {@code tag} opens on its stored segment up to {@code maxId}: whether that segment is in the log, so that
+     * its numbers may leave at once (then recorded so). A segment the counter resumes inside of (at-least-once, after a
+     * trusted marker) is in the log where the lease reader read a record of the tag covering it before this task's lease
+     * record: the store can hold what the changelog never took when Kafka Streams initializes the same task again
+     * without a restore (a suspended task resumed on this instance) or restores it over a store it kept (a dirty close
+     * under at-least-once, started here again), and a reservation whose write expired unseen would then be numbered in.
+     * False: the caller writes the segment again, and its numbers wait for that write ({@link #await}).
+     */
+    boolean opened(String tag, long maxId, boolean inside, LeaseGuard lease) {
+        if (inside && !acks.isImmediate() && lease.reads() && maxId > lease.coveredCounters().getOrDefault(tag, -1L)) {
+            return false;
+        }
         raise(tag, maxId);
+        return true;
     }
 
     /** {@code maxId} of {@code tag} was just written to the store (counts as acknowledged at once where acks are immediate). */

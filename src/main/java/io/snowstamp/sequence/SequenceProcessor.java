@@ -150,13 +150,13 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         segmentStore.writeUnder(new LeaseMark(leased.epoch(), leased.holder()).writer());
         Map<String, String> raised = new TreeMap<>();
         int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
-        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late, rival);
+        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late, rival, scan.fromOffset());
         boolean resumeInside = resume == null;
         // inside by a clean-close marker (at-least-once, or exactly-once right after one): until a write shows after it
         raises = new LeaseStartRaises(partition, segmentStore, tail, clock, tailScanned, resumeInside,
                 resumeInside && !afterExactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null);
         // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
-        int skipped = resumeInside || !tailScanned ? 0 : segmentStore.resumeAboveSegments(now);
+        int skipped = resumeInside ? 0 : segmentStore.resumeAboveSegments(now);
         checkpoint = leased;
         if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
@@ -238,11 +238,13 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     /** A counter for a tag first seen since the task started ({@link TagCounter#open}). */
     private TagCounter open(String tag) {
         TagSegment stored = segmentStore.segment(tag);
-        if (stored != null) {
-            // restored from the changelog, or raised to a number found in the output (issued: nothing left in it to number)
-            acks.restored(tag, stored.maxId());
+        TagCounter counter = TagCounter.open(stored, raises.resumeInside());
+        if (stored != null && !acks.opened(tag, stored.maxId(), counter.last < counter.end, lease)) {
+            // one the changelog may never have taken (SegmentAcks#opened): written again, its numbers wait for that write
+            counter.written = segmentStore.put(tag, stored);
+            counter.acked = counter.last;
         }
-        return TagCounter.open(stored, raises.resumeInside());
+        return counter;
     }
 
     /**

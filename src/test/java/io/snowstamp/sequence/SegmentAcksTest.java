@@ -76,7 +76,7 @@ class SegmentAcksTest {
                 STATES.serialize(null, new TagSegment(100, 0, 1, 100, 0, 1)))).isNull();   // another task's partition
         assertThat(acks.onSend(CHANGELOG, 3, SequenceState.CHECKPOINT_KEY.getBytes(StandardCharsets.UTF_8),
                 STATES.serialize(null, PartitionCheckpoint.NONE))).isNull();
-        segments.restored("orders", 5);                      // in the log already
+        assertThat(segments.opened("orders", 5, true, unchecked)).as("in the log already: no lease reader to say otherwise").isTrue();
 
         assertThat(segments.await("orders", 5, unchecked)).isEqualTo(5);
         assertThat(catchThrowable(() -> segments.await("orders", 6, unchecked))).isInstanceOf(TaskMigratedException.class);
@@ -84,6 +84,28 @@ class SegmentAcksTest {
         segments.close();
         assertThat(acks.onSend(CHANGELOG, 3, "orders".getBytes(StandardCharsets.UTF_8),
                 STATES.serialize(null, new TagSegment(100, 0, 1, 100, 0, 1)))).isNull();
+    }
+
+    /**
+     * A counter that resumes inside a stored segment numbers in it at once only where the lease reader read a record of the
+     * tag covering it before the task's own lease record: the store may hold a reservation of the task's earlier
+     * incarnation that the changelog never took.
+     */
+    @Test
+    void shouldTakeAStoredSegmentAsInTheLogOnlyWhereTheLeaseReaderReadIt() {
+        SegmentAcks segments = new SegmentAcks(acks, 3);
+        io.snowstamp.lease.LeaseMark mine = new io.snowstamp.lease.LeaseMark(2, "h");
+        io.snowstamp.lease.PartitionLease partitionLease = new io.snowstamp.lease.PartitionLease(3, mine,
+                io.snowstamp.lease.PartitionLease.NO_RESTORE_CHECK, 1_000_000_000L, 1_000_000_000L);
+        io.snowstamp.lease.LeaseRounds.observe(partitionLease, 0, null, 10, "orders");       // restored: 1..10
+        io.snowstamp.lease.LeaseRounds.observe(partitionLease, 1, mine, -1);
+        io.snowstamp.lease.LeaseGuard lease = io.snowstamp.lease.LeaseGuard.of(partitionLease,
+                new org.apache.kafka.streams.processor.TaskId(0, 3), "p3", io.snowstamp.lease.Ticker.SYSTEM);
+
+        assertThat(segments.opened("orders", 10, true, lease)).isTrue();
+        assertThat(segments.opened("orders", 20, true, lease)).as("11..20: the local store's only").isFalse();
+        assertThat(segments.opened("orders", 20, false, lease)).as("resumed above it: a new segment is reserved").isTrue();
+        assertThat(segments.opened("refund", 5, true, lease)).as("no record of the tag read").isFalse();
     }
 
     @Test

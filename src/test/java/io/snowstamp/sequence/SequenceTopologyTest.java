@@ -75,6 +75,8 @@ class SequenceTopologyTest {
         final List<Map.Entry<String, Long>> log = new ArrayList<>();
         final List<Long> scannedFrom = new ArrayList<>();
         int endOffsetCalls;
+        /** The partition's first offset: retention deleted what lies below it. */
+        int logStart;
         /** Runs inside each endOffset call (a read that takes long). */
         Runnable onEndOffset = () -> { };
 
@@ -92,7 +94,7 @@ class SequenceTopologyTest {
         @Override
         public Scan scan(int partition, long fromOffset) {
             scannedFrom.add(fromOffset);
-            int from = (int) Math.max(0, fromOffset);
+            int from = (int) Math.max(logStart, fromOffset);
             Map<String, Long> highest = new HashMap<>();
             for (Map.Entry<String, Long> record : log.subList(Math.min(from, log.size()), log.size())) {
                 if (record.getKey() != null) {
@@ -934,6 +936,55 @@ class SequenceTopologyTest {
 
         assertThat(tail.endOffsetCalls).as("the end was read").isPositive();
         assertThat(changelog.readRecordsToList()).as("nothing written after it").isEmpty();
+    }
+
+    /**
+     * Review: P numbers 1001..1005 of order in 1001..1010 (1004 and 1005 still on their way) and loses its lease. H runs
+     * without the tail guard (a setting rolled out one instance at a time) and resumes above the segments: that must be
+     * recorded at its start (issued up to 1010) like any such resume, or H's clean close — H never numbers order — vouches
+     * for issued 1003, and N, trusting it, issues 1004 again. Under exactly-once (H numbering another tag only) the same
+     * record makes H's exactly-once mark true: "every earlier holder's segment below".
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "H exactly-once: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void shouldRecordTheResumeAboveTheSegmentsAlsoWithoutTheTailGuard(boolean exactlyOnce) {
+        TestLeases granted = new TestLeases();
+        leases = granted;
+        startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once");
+        create("refund", 1, 10);
+        pipeUnread("order", 2);                             // 1004, 1005: P's, still on their way
+        granted.loseNewest();
+        assertThat(output.readRecordsToList()).hasSize(2);
+        drivers.stop(driver);
+        String guarantee = exactlyOnce ? "exactly_once_v2" : "at_least_once";
+        start(config(Keys.PROCESSING_GUARANTEE, guarantee, Keys.RECOVERY_TAIL_GUARD, "false"));     // H
+        if (exactlyOnce) {
+            assertThat(pipe("refund", 1)).containsExactly(1L);
+        }
+        stopReadingTheClose();                              // at-least-once: H's clean-close marker
+
+        start(config(Keys.PROCESSING_GUARANTEE, guarantee));                                          // N, tail guard on
+
+        assertThat(pipe("order", 1)).as("1004 and 1005 may still land from P").containsExactly(1011L);
+    }
+
+    /**
+     * Review: under exactly-once the numbers after the last periodic checkpoint are known only from the output. Where its
+     * records after the checkpoint were deleted before the next start read them (output retention: records keep their
+     * input's timestamp, so a backfill of old events goes at the next check; an application down longer than
+     * retention.ms; deleteRecords), the start resumes above the segments instead of after the checkpoint's issued.
+     */
+    @Test
+    void shouldResumeAboveTheSegmentsWhenTheOutputsRecordsAfterTheCheckpointWereDeleted() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        advance(10);                                        // checkpoint: covered offset 3, order issued 1003
+        assertThat(pipe("order", 2)).containsExactly(1004L, 1005L);     // committed, consumed
+        drivers.stop(driver);                               // a crash: under exactly-once nothing is written at the close
+        tail.logStart = tail.log.size();                    // retention deleted offsets 0..4
+
+        start(config);
+
+        assertThat(pipe("order", 1)).as("1004 and 1005 were committed and consumed").containsExactly(1011L);
     }
 
     @Test
