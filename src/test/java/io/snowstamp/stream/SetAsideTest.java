@@ -77,6 +77,43 @@ class SetAsideTest {
         assertThat(restored.peek()).isNull();
     }
 
+    /**
+     * A record restored set aside (the task's previous incarnation held it) and refused on its way out goes to the
+     * dead-letter topic naming the configured input topic, though this incarnation set nothing aside itself (it once named
+     * none: the topic came from the first record set aside).
+     */
+    @Test
+    void shouldNameTheInputTopicInTheDeadLetterOfARestoredRecordRefusedOnItsWayOut() {
+        KeyValueStore<Long, Record<byte[], byte[]>> store = store();
+        store.put(5L, record(105));
+        ValueField refusing = new ValueField() {
+            @Override
+            public Object inspect(byte[] value) {
+                throw new io.snowstamp.BadRecordException(io.snowstamp.BadRecordException.Code.FIELD_EXISTS, "refused");
+            }
+
+            @Override
+            public byte[] write(byte[] value, Object plan, long id, byte[] digits) {
+                return value;
+            }
+
+            @Override
+            public int maxGrowth() {
+                return 0;
+            }
+        };
+        SetAside aside = setAside(new PauseBuffer(store), refusing);
+        aside.restored(false);
+
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(this::punctuate);
+
+        assertThat(thrown).isInstanceOf(SetAsideRefused.class);
+        SetAsideRefused refused = (SetAsideRefused) thrown;
+        assertThat(refused.context(null).topic()).isEqualTo("in");
+        assertThat(refused.context(null).offset()).isEqualTo(105);
+        assertThat(stamped).isEmpty();
+    }
+
     /** Runs every punctuation scheduled so far, cancelled or not: Kafka Streams may still run one whose task moved on. */
     private void punctuate() {
         context.scheduledPunctuators().forEach(p -> p.getPunctuator().punctuate(0));
@@ -96,10 +133,14 @@ class SetAsideTest {
     }
 
     private SetAside setAside(PauseBuffer paused) {
+        return setAside(paused, null);
+    }
+
+    private SetAside setAside(PauseBuffer paused, ValueField values) {
         SourceHeaders sources = new SourceHeaders(false, false, PARTITION);
         TaskStats stats = new TaskStats(PARTITION, 1, 0, () -> 0L);
         StampedCheck check = new StampedCheck(PARTITION, "in", null, paused, stats, null, false);
-        return new SetAside(context, paused, sources, check, null, stats, PARTITION, false, "in", new SetAside.Stamping() {
+        return new SetAside(context, paused, sources, check, values, stats, PARTITION, false, "in", new SetAside.Stamping() {
             @Override
             public boolean leadExceeded() {
                 return false;
