@@ -121,7 +121,24 @@ final class TopicPreflight {
                         + " (files in topics/) or your own tooling");
             }
         }
-        return TopicAdmin.partitions(admin, config.topics().output()).orElseThrow(() -> new SnowstampException("topic "
+        int partitions = TopicAdmin.partitions(admin, config.topics().output()).orElseThrow(() -> new SnowstampException("topic "
                 + config.topics().output() + " does not exist: create it with 'snowstamp topics apply' (files in topics/) or your own tooling"));
+        refuseCompactedOutput(admin, config);
+        return partitions;
+    }
+
+    /**
+     * Sequence mode reads the output partition to learn the numbers issued since the last checkpoint (under exactly-once
+     * nothing else holds them): compaction, which keeps one record per key, can drop a tag's highest number, and the next
+     * start would issue it again. Not read without the tail guard.
+     */
+    private static void refuseCompactedOutput(Admin admin, SnowstampConfig config) {
+        String output = config.topics().output();
+        org.apache.kafka.clients.admin.ConfigEntry policy = TopicAdmin.configs(admin, output).get("cleanup.policy");
+        if (config.recovery().tailGuard() && policy != null && policy.value() != null && policy.value().contains("compact")) {
+            throw new SnowstampException("output topic " + output + " has cleanup.policy=" + policy.value() + "; accepted in"
+                    + " sequence mode: delete (compaction can drop a tag's highest number, which the next start reads there):"
+                    + " kafka-configs.sh --alter --entity-type topics --entity-name " + output + " --add-config cleanup.policy=delete");
+        }
     }
 }

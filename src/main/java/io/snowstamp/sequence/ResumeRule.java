@@ -34,21 +34,27 @@ final class ResumeRule {
      *       none): that holder wrote every tag before its marker, so another writer's record is a late write of another
      *       holder, sent before it saw a newer lease, restored as the tag's newest value wherever it landed.
      * </ul>
-     * Never where the output's records after the restored checkpoint were deleted before the scan ({@code scannedFrom},
-     * the scan's first offset, above the checkpoint's covered offset): under exactly-once they alone held the numbers issued
-     * since the checkpoint.
+     * Never where the output's records after the restored checkpoint were deleted before the {@code scan} (its first offset
+     * above the checkpoint's covered offset, or 0 when a holder never checkpointed), or the output ends below that offset
+     * (created again, truncated): under exactly-once those records alone held the numbers issued since the checkpoint.
      * Otherwise (at-least-once after a crash, a lost lease, a close that wrote no marker; or without the tail guard) a
      * record the previous holder sent may still land — from a producer retry, behind a slow follower, from a frozen
      * process — so every tag resumes above its reserved segment ({@code maxId}).
      */
     static String whyAboveSegments(boolean tailScanned, boolean exactlyOnce, PartitionCheckpoint restored, PartitionCheckpoint leased,
-                                   String late, String rival, long scannedFrom) {
+                                   String late, String rival, SequenceTail.Scan scan) {
         if (!tailScanned) {
             return "recovery.tail-guard=false";
         }
-        if (restored.coveredOffset() >= 0 && scannedFrom > restored.coveredOffset()) {
-            // what those records carried (exactly-once: the numbers after the last checkpoint) is known nowhere else
-            return "the output's records from offset " + restored.coveredOffset() + " to " + (scannedFrom - 1) + " were deleted"
+        // what the output's records after the checkpoint carried (exactly-once: the numbers since it) is known nowhere else;
+        // a holder that never checkpointed (covered -1: no tail guard) wrote from offset 0 on
+        long covered = Math.max(restored.coveredOffset(), 0);
+        if (!restored.holder().isEmpty() && scan.endOffset() < restored.coveredOffset()) {
+            return "the output partition ends at " + scan.endOffset() + ", below the checkpoint's " + restored.coveredOffset()
+                    + " (the topic created again, or its log truncated)";
+        }
+        if (!restored.holder().isEmpty() && scan.fromOffset() > covered) {
+            return "the output's records from offset " + covered + " to " + (scan.fromOffset() - 1) + " were deleted"
                     + " (retention, or records deleted) before this start read them";
         }
         if (exactlyOnce && afterExactlyOnce(restored, rival)) {

@@ -197,7 +197,8 @@ final class SegmentStore {
                 + scan.millis() + " ms, " + scan.highest().size() + " tags, from "
                 + (restored.coveredOffset() < 0 ? "the start of the partition (no checkpoint)"
                 : scan.fromOffset() < restored.coveredOffset() ? "the start of the partition (a late write behind the marker)"
-                : "checkpoint " + restored.coveredOffset());
+                : "checkpoint " + restored.coveredOffset())
+                + (scan.fromOffset() > Math.max(0, restored.coveredOffset()) ? ", the records before " + scan.fromOffset() + " deleted" : "");
         return tags + " tags in state; " + read;
     }
 }

@@ -150,7 +150,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         segmentStore.writeUnder(new LeaseMark(leased.epoch(), leased.holder()).writer());
         Map<String, String> raised = new TreeMap<>();
         int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
-        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late, rival, scan.fromOffset());
+        String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late, rival, scan);
         boolean resumeInside = resume == null;
         // inside by a clean-close marker (at-least-once, or exactly-once right after one): until a write shows after it
         raises = new LeaseStartRaises(partition, segmentStore, tail, clock, tailScanned, resumeInside,

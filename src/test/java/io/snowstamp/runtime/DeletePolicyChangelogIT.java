@@ -49,16 +49,39 @@ class DeletePolicyChangelogIT extends OnSharedBroker {
         assertThatCode(() -> TopicPreflight.check(config)).doesNotThrowAnyException();
     }
 
-    /** The topics of a new application whose state changelog exists with {@code policy}; its configuration. */
+    /**
+     * Sequence mode reads the output to learn the numbers issued since the last checkpoint; compaction could drop a tag's
+     * highest one there. Refused with the tail guard, accepted without it (the output is not read).
+     */
+    @ParameterizedTest
+    @CsvSource({"compact,true", "'compact,delete',true", "compact,false"})
+    void shouldRefuseACompactedOutputInSequenceModeWithTheTailGuard(String policy, boolean tailGuard) throws Exception {
+        SnowstampConfig config = setUp("sequence", "compact", policy, tailGuard);
+
+        if (tailGuard) {
+            assertThatThrownBy(() -> TopicPreflight.check(config)).isInstanceOf(SnowstampException.class)
+                    .hasMessageContaining("has cleanup.policy=" + policy + "; accepted in sequence mode: delete")
+                    .hasMessageContaining("--add-config cleanup.policy=delete");
+        } else {
+            assertThatCode(() -> TopicPreflight.check(config)).doesNotThrowAnyException();
+        }
+    }
+
     private SnowstampConfig setUp(String mode, String policy) throws Exception {
+        return setUp(mode, policy, "delete", true);
+    }
+
+    /** The topics of a new application whose state changelog exists with {@code policy}; its configuration. */
+    private SnowstampConfig setUp(String mode, String policy, String outputPolicy, boolean tailGuard) throws Exception {
         String app = TestBroker.unique("policy");
         boolean sequence = mode.equals("sequence");
         String changelog = sequence ? SequenceNames.changelogTopic(app) : Names.changelogTopic(app);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
             List<NewTopic> topics = new java.util.ArrayList<>();
-            for (String topic : List.of(app + "-in", app + "-out", app + "-dlq", app + "-tags")) {
+            for (String topic : List.of(app + "-in", app + "-dlq", app + "-tags")) {
                 topics.add(new NewTopic(topic, 2, (short) 1));
             }
+            topics.add(new NewTopic(app + "-out", 2, (short) 1).configs(Map.of("cleanup.policy", outputPolicy)));
             topics.add(new NewTopic(changelog, 2, (short) 1).configs(Map.of("cleanup.policy", policy)));
             admin.createTopics(topics).all().get();
             // created is not yet visible to every client: the check's own admin client must find them all
@@ -76,6 +99,7 @@ class DeletePolicyChangelogIT extends OnSharedBroker {
             settings.put("id.mode", "sequence");
             settings.put("sequence.tags-topic", app + "-tags");
         }
+        settings.put("recovery.tail-guard", Boolean.toString(tailGuard));
         return ConfigLoader.load(null, Map.of(), settings);
     }
 }

@@ -987,6 +987,40 @@ class SequenceTopologyTest {
         assertThat(pipe("order", 1)).as("1004 and 1005 were committed and consumed").containsExactly(1011L);
     }
 
+    /**
+     * Fifth review: the same after holders that never checkpointed (no tail guard: the covered offset stays -1, their
+     * records from offset 0 on), the tail guard then switched on while retention deleted those records.
+     */
+    @Test
+    void shouldResumeAboveTheSegmentsWhenTheOutputOfHoldersThatNeverCheckpointedWasDeleted() {
+        start(config(Keys.RECOVERY_TAIL_GUARD, "false"));                     // exactly-once, as every holder so far
+        create("order", 1001, 10);
+        assertThat(pipe("order", 7)).as("1011..1020 reserved at 1006").isEqualTo(range(1001, 1007));
+        drivers.stop(driver);                               // a crash: 1007 is in the output only
+        tail.logStart = tail.log.size();                    // retention deleted offsets 0..6
+
+        start(config());
+
+        assertThat(pipe("order", 1)).as("1001..1007 were committed and consumed").containsExactly(1021L);
+    }
+
+    /**
+     * Fifth review: the output topic deleted and created again (offsets from 0, its end below the checkpoint) while the
+     * changelog stays; the scan from the checkpoint finds nothing, and the numbers since it are known nowhere.
+     */
+    @Test
+    void shouldResumeAboveTheSegmentsWhenTheOutputEndsBelowTheCheckpoint() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        advance(10);                                        // checkpoint: covered offset 3, order issued 1003
+        assertThat(pipe("order", 2)).containsExactly(1004L, 1005L);     // committed, consumed
+        drivers.stop(driver);                               // a crash
+        tail.log.clear();                                   // the output topic created again: its end is 0, below 3
+
+        start(config);
+
+        assertThat(pipe("order", 1)).as("1004 and 1005 were committed and consumed").containsExactly(1011L);
+    }
+
     @Test
     void shouldRecordTheLastNumberIssuedBeforeEachCheckpoint() {
         SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
