@@ -223,8 +223,8 @@ class KubernetesManifestsTest {
     }
 
     /**
-     * Two deployments in one namespace (operations.md, On Kubernetes): the overlay there, with its own name prefix and
-     * {@code app.kubernetes.io/instance}, selects its own pods only — from its StatefulSet, Service, budget (a pod under two
+     * Two deployments in one namespace (operations.md, On Kubernetes): the overlay there, with its own name prefix,
+     * application id and {@code app.kubernetes.io/instance}, and without a second copy of the rules, selects its own pods only — from its StatefulSet, Service, budget (a pod under two
      * budgets cannot be evicted) and monitor (a pod scraped under two jobs) — never the other deployment's.
      */
     @Test
@@ -242,9 +242,23 @@ class KubernetesManifestsTest {
                     fields:
                       - path: spec/selector/matchLabels
                         kind: ServiceMonitor
-                        create: true
+                patches:
+                  - target: {kind: ConfigMap, name: snowstamp-settings}
+                    patch: |-
+                      - op: replace
+                        path: /data/SNOWSTAMP_APPLICATION_ID
+                        value: blue
+                  - patch: |-
+                      $patch: delete
+                      apiVersion: monitoring.coreos.com/v1
+                      kind: PrometheusRule
+                      metadata:
+                        name: snowstamp
                 """.formatted(overlay.toAbsolutePath().relativize(BASE.toAbsolutePath())));
         List<JsonNode> rendered = kustomize(overlay);
+        assertThat(rendered).filteredOn(doc -> doc.path("kind").asText().equals("ConfigMap")).singleElement()
+                .satisfies(doc -> assertThat(doc.at("/data/SNOWSTAMP_APPLICATION_ID").asText()).as("a group of its own").isEqualTo("blue"));
+        assertThat(rendered).as("the rules once per Prometheus: the first deployment's").noneMatch(doc -> doc.path("kind").asText().equals("PrometheusRule"));
         for (String pointer : List.of("/spec/selector/matchLabels", "/spec/template/metadata/labels")) {
             assertThat(rendered).filteredOn(doc -> doc.path("kind").asText().equals("StatefulSet")).singleElement()
                     .satisfies(doc -> assertThat(doc.at(pointer + "/app.kubernetes.io~1instance").asText()).as(pointer).isEqualTo("blue"));

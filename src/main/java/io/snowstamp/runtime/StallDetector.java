@@ -32,14 +32,17 @@ final class StallDetector {
      * @param start          the input's log start offset: below it nothing is left to read (retention deleted it), so a
      *                       committed offset below it — none yet, an expired one, a stamper down longer than the
      *                       retention — is no input waiting, and a task that gets no record never commits to move it
+     * @param undelivered    the main consumer caught up with the end without delivering a record since it was assigned the
+     *                       partition ({@link UndeliveredTails}): past the committed offset lie an aborted transaction or
+     *                       markers only, nothing for the task, which therefore commits nothing
      */
-    record Look(Object task, long issued, boolean leaseConfirmed, long committed, long end, long start) {
+    record Look(Object task, long issued, boolean leaseConfirmed, long committed, long end, long start, boolean undelivered) {
         Look(Object task, long issued, boolean leaseConfirmed, long committed, long end) {
-            this(task, issued, leaseConfirmed, committed, end, 0);
+            this(task, issued, leaseConfirmed, committed, end, 0, false);
         }
 
         boolean inputWaiting() {
-            return end >= 0 && end > firstUnread();
+            return end >= 0 && end > firstUnread() && !undelivered;
         }
 
         /** The first offset the group has yet to read that the log still holds. */

@@ -40,6 +40,7 @@ final class StallWatch implements AutoCloseable {
     private final String group;
     private final String input;
     private final StamperStats stats;
+    private final UndeliveredTails undelivered;
     private final java.util.function.BooleanSupplier running;
     private final Runnable restart;
     private final StallDetector detector;
@@ -57,8 +58,9 @@ final class StallWatch implements AutoCloseable {
      * @param running whether Kafka Streams is RUNNING (a stall counts only then)
      * @param restart restarts the stream threads (returns once done; throws when it could not)
      */
-    StallWatch(Properties client, String group, String input, StamperStats stats, Duration stallAfter,
+    StallWatch(Properties client, String group, String input, StamperStats stats, UndeliveredTails undelivered, Duration stallAfter,
                java.util.function.BooleanSupplier running, Runnable restart) {
+        this.undelivered = undelivered;
         Properties props = new Properties();
         props.putAll(client);
         props.put("client.id", group + "-stall-watch");
@@ -119,9 +121,10 @@ final class StallWatch implements AutoCloseable {
         });
         Map<Integer, StallDetector.Look> looks = new HashMap<>();
         held.forEach((partition, task) -> looks.put(partition, new StallDetector.Look(task, task.issued(), task.leaseConfirmed(),
-                committed.getOrDefault(partition, -1L), ends.getOrDefault(partition, -1L), starts.getOrDefault(partition, 0L))));
+                committed.getOrDefault(partition, -1L), ends.getOrDefault(partition, -1L), starts.getOrDefault(partition, 0L),
+                undelivered.contains(new TopicPartition(input, partition)))));
         Map<Integer, Long> waiting = new HashMap<>();
-        looks.forEach((partition, look) -> waiting.put(partition, Math.max(0, look.end() - look.firstUnread())));
+        looks.forEach((partition, look) -> waiting.put(partition, look.inputWaiting() ? look.end() - look.firstUnread() : 0));
         stats.stalls().waiting(waiting);
         long now = System.nanoTime();
         Set<Integer> stalled = detector.observe(now, running.getAsBoolean(), looks);

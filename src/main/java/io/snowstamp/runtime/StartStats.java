@@ -11,6 +11,12 @@ public final class StartStats {
     private final AtomicLong committedRequests = new AtomicLong();
     private final AtomicLong committedPartitions = new AtomicLong();
     private final AtomicLong held = new AtomicLong();
+    /** Input partitions caught up without a record delivered (the stall watch's, {@link UndeliveredTails}). */
+    private final UndeliveredTails undelivered = new UndeliveredTails();
+
+    UndeliveredTails undelivered() {
+        return undelivered;
+    }
 
     void committed(long requests, long partitions) {
         committedRequests.addAndGet(requests);

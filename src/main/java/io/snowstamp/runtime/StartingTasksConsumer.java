@@ -1,6 +1,7 @@
 package io.snowstamp.runtime;
 
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -33,6 +34,8 @@ final class StartingTasksConsumer implements InvocationHandler {
     private final StartStats stats;
     /** The fault test's stalled partition (null: none). */
     private final StallHook stallHook = StallHook.forNewConsumer();
+    /** What this consumer delivered, for the stall watch. */
+    private final UndeliveredTails.Poller delivered;
 
     /** Told the partitions whose committed offsets a request fetched (the tail prefetch: which tails it may read early). */
     private final java.util.function.Consumer<Set<TopicPartition>> committedFetched;
@@ -51,6 +54,7 @@ final class StartingTasksConsumer implements InvocationHandler {
         this.hold = hold;
         this.stats = stats;
         this.beforeEachPoll = beforeEachPoll;
+        this.delivered = stats.undelivered().new Poller();
     }
 
     /**
@@ -74,7 +78,9 @@ final class StartingTasksConsumer implements InvocationHandler {
                     beforeEachPoll.run();
                     beforePoll();
                     try {
-                        return forward(method, args);
+                        Object records = forward(method, args);
+                        delivered.afterPoll(consumer, (ConsumerRecords<?, ?>) records);
+                        return records;
                     } finally {
                         committed.dropAll();
                     }

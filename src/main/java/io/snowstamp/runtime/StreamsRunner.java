@@ -112,7 +112,7 @@ public final class StreamsRunner implements AutoCloseable {
         Duration stallAfter = config.recovery().stallAfter();
         if (!stallAfter.isZero() && config.idMode() == SnowstampConfig.IdMode.SNOWFLAKE) {
             stallWatch = new StallWatch(KafkaSettings.client(config.connection()), config.connection().applicationId(),
-                    config.topics().input(), stats, stallAfter, this::isRunning,
+                    config.topics().input(), stats, startStats.undelivered(), stallAfter, this::isRunning,
                     new StreamThreadRestart(() -> streams, stats, this::stopStuck));
         }
     }

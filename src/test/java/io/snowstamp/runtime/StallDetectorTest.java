@@ -53,12 +53,25 @@ class StallDetectorTest {
     void shouldCallNoInputWaitingWhereRetentionDeletedEverythingPastTheCommittedOffset() {
         for (long committed : new long[] {-1, 2}) {
             StallDetector fresh = new StallDetector(60 * SECOND);
-            StallDetector.Look emptied = new StallDetector.Look(task0, 0, true, committed, 5, 5);
+            StallDetector.Look emptied = new StallDetector.Look(task0, 0, true, committed, 5, 5, false);
             assertThat(emptied.inputWaiting()).as("committed %d", committed).isFalse();
             fresh.observe(0, true, Map.of(0, emptied));
             assertThat(fresh.observe(120 * SECOND, true, Map.of(0, emptied))).as("committed %d", committed).isEmpty();
         }
-        assertThat(new StallDetector.Look(task0, 0, true, 2, 7, 5).inputWaiting()).as("two records past the log start").isTrue();
+        assertThat(new StallDetector.Look(task0, 0, true, 2, 7, 5, false).inputWaiting()).as("two records past the log start").isTrue();
+    }
+
+    /**
+     * Past the committed offset an aborted transaction only (or markers), and the consumer caught up without delivering a
+     * record: Kafka Streams commits nothing for a task that got none, and an idle input is no stall (review of issue 44).
+     */
+    @Test
+    void shouldCallNoInputWaitingWhereTheConsumerCaughtUpWithoutDeliveringARecord() {
+        StallDetector.Look aborted = new StallDetector.Look(task0, 0, true, 0, 4, 0, true);
+        assertThat(aborted.inputWaiting()).isFalse();
+        detector.observe(0, true, Map.of(0, aborted));
+        assertThat(detector.observe(120 * SECOND, true, Map.of(0, aborted))).isEmpty();
+        assertThat(new StallDetector.Look(task0, 0, true, 0, 4, 0, false).inputWaiting()).as("records not delivered yet").isTrue();
     }
 
     @Test
