@@ -972,15 +972,21 @@ class SequenceTopologyTest {
      * Review: under exactly-once the numbers after the last periodic checkpoint are known only from the output. Where its
      * records after the checkpoint were deleted before the next start read them (output retention: records keep their
      * input's timestamp, so a backfill of old events goes at the next check; an application down longer than
-     * retention.ms; deleteRecords), the start resumes above the segments instead of after the checkpoint's issued.
+     * retention.ms; deleteRecords), or the output ends below the checkpoint (the topic deleted and created again: offsets
+     * from 0; fifth review), the start resumes above the segments instead of after the checkpoint's issued.
      */
-    @Test
-    void shouldResumeAboveTheSegmentsWhenTheOutputsRecordsAfterTheCheckpointWereDeleted() {
+    @org.junit.jupiter.params.ParameterizedTest(name = "output {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"trimmed by retention", "created again"})
+    void shouldResumeAboveTheSegmentsWhenTheOutputsRecordsAfterTheCheckpointAreGone(String how) {
         SnowstampConfig config = startWithOrderAt1003(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
         advance(10);                                        // checkpoint: covered offset 3, order issued 1003
         assertThat(pipe("order", 2)).containsExactly(1004L, 1005L);     // committed, consumed
         drivers.stop(driver);                               // a crash: under exactly-once nothing is written at the close
-        tail.logStart = tail.log.size();                    // retention deleted offsets 0..4
+        if (how.equals("created again")) {
+            tail.log.clear();                               // its end is 0, below 3
+        } else {
+            tail.logStart = tail.log.size();                // offsets 0..4 deleted
+        }
 
         start(config);
 
@@ -1002,23 +1008,6 @@ class SequenceTopologyTest {
         start(config());
 
         assertThat(pipe("order", 1)).as("1001..1007 were committed and consumed").containsExactly(1021L);
-    }
-
-    /**
-     * Fifth review: the output topic deleted and created again (offsets from 0, its end below the checkpoint) while the
-     * changelog stays; the scan from the checkpoint finds nothing, and the numbers since it are known nowhere.
-     */
-    @Test
-    void shouldResumeAboveTheSegmentsWhenTheOutputEndsBelowTheCheckpoint() {
-        SnowstampConfig config = startWithOrderAt1003(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
-        advance(10);                                        // checkpoint: covered offset 3, order issued 1003
-        assertThat(pipe("order", 2)).containsExactly(1004L, 1005L);     // committed, consumed
-        drivers.stop(driver);                               // a crash
-        tail.log.clear();                                   // the output topic created again: its end is 0, below 3
-
-        start(config);
-
-        assertThat(pipe("order", 1)).as("1004 and 1005 were committed and consumed").containsExactly(1011L);
     }
 
     @Test
