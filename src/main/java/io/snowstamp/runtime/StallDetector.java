@@ -32,7 +32,7 @@ final class StallDetector {
      * @param start          the input's log start offset: below it nothing is left to read (retention deleted it), so a
      *                       committed offset below it — none yet, an expired one, a stamper down longer than the
      *                       retention — is no input waiting, and a task that gets no record never commits to move it
-     * @param undelivered    the main consumer caught up with the end without delivering a record since it was assigned the
+     * @param undelivered    the main consumer read up to the end without delivering a record since it was assigned the
      *                       partition ({@link UndeliveredTails}): past the committed offset lie an aborted transaction or
      *                       markers only, nothing for the task, which therefore commits nothing
      */

@@ -122,7 +122,7 @@ final class StallWatch implements AutoCloseable {
         Map<Integer, StallDetector.Look> looks = new HashMap<>();
         held.forEach((partition, task) -> looks.put(partition, new StallDetector.Look(task, task.issued(), task.leaseConfirmed(),
                 committed.getOrDefault(partition, -1L), ends.getOrDefault(partition, -1L), starts.getOrDefault(partition, 0L),
-                undelivered.contains(new TopicPartition(input, partition)))));
+                undelivered.readWithoutRecord(new TopicPartition(input, partition), ends.getOrDefault(partition, -1L)))));
         Map<Integer, Long> waiting = new HashMap<>();
         looks.forEach((partition, look) -> waiting.put(partition, look.inputWaiting() ? look.end() - look.firstUnread() : 0));
         stats.stalls().waiting(waiting);

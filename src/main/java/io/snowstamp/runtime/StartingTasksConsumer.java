@@ -86,6 +86,14 @@ final class StartingTasksConsumer implements InvocationHandler {
                     }
                 }
             }
+            case "subscribe" -> {
+                // Kafka Streams' rebalance listener, told first what this consumer was given or lost (the stall watch)
+                for (int i = 0; args != null && i < args.length; i++) {
+                    if (args[i] instanceof org.apache.kafka.clients.consumer.ConsumerRebalanceListener listener) {
+                        args[i] = new ReassignmentListener(listener, delivered::reassigned);
+                    }
+                }
+            }
             case "pause" -> {
                 Collection<TopicPartition> partitions = (Collection<TopicPartition>) args[0];
                 hold.paused(partitions);

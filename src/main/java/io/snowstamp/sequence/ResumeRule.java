@@ -34,9 +34,8 @@ final class ResumeRule {
      *       none): that holder wrote every tag before its marker, so another writer's record is a late write of another
      *       holder, sent before it saw a newer lease, restored as the tag's newest value wherever it landed.
      * </ul>
-     * Never where the output's records after the restored checkpoint were deleted before the {@code scan} (its first offset
-     * above the checkpoint's covered offset, or 0 when a holder never checkpointed), or the output ends below that offset
-     * (created again, truncated): under exactly-once those records alone held the numbers issued since the checkpoint.
+     * Under exactly-once, never where the output's records after the restored checkpoint are gone ({@link #outputGone}):
+     * they alone held the numbers issued since the checkpoint.
      * Otherwise (at-least-once after a crash, a lost lease, a close that wrote no marker; or without the tail guard) a
      * record the previous holder sent may still land — from a producer retry, behind a slow follower, from a frozen
      * process — so every tag resumes above its reserved segment ({@code maxId}).
@@ -46,19 +45,8 @@ final class ResumeRule {
         if (!tailScanned) {
             return "recovery.tail-guard=false";
         }
-        // what the output's records after the checkpoint carried (exactly-once: the numbers since it) is known nowhere else;
-        // a holder that never checkpointed (covered -1: no tail guard) wrote from offset 0 on
-        long covered = Math.max(restored.coveredOffset(), 0);
-        if (!restored.holder().isEmpty() && scan.endOffset() < restored.coveredOffset()) {
-            return "the output partition ends at " + scan.endOffset() + ", below the checkpoint's " + restored.coveredOffset()
-                    + " (the topic created again, or its log truncated)";
-        }
-        if (!restored.holder().isEmpty() && scan.fromOffset() > covered) {
-            return "the output's records from offset " + covered + " to " + (scan.fromOffset() - 1) + " were deleted"
-                    + " (retention, or records deleted) before this start read them";
-        }
         if (exactlyOnce && afterExactlyOnce(restored, rival)) {
-            return null;
+            return outputGone(restored, scan);
         }
         if (!restored.closed()) {
             return restored.holder().isEmpty() ? "no previous holder"
@@ -71,6 +59,29 @@ final class ResumeRule {
         if (late != null) {
             return "tag '" + late + "' was written last by another holder than the clean close of epoch " + restored.epoch()
                     + " (a late write)";
+        }
+        return null;
+    }
+
+    /**
+     * Exactly-once resumes after the numbers the output shows past the checkpoint: why it cannot (null: it can) where
+     * those records are gone — deleted before this start read them (retention, deleteRecords: the scan begins above the
+     * checkpoint's covered offset, or above 0 after a holder that never checkpointed, without the tail guard), or the
+     * partition ends below that offset (the topic created again, a truncated log). (Behind an at-least-once marker its own
+     * {@code issued} counts, and without one every tag resumes above its segment anyway.)
+     */
+    private static String outputGone(PartitionCheckpoint restored, SequenceTail.Scan scan) {
+        long covered = Math.max(restored.coveredOffset(), 0);
+        if (restored.holder().isEmpty()) {
+            return null;
+        }
+        if (scan.endOffset() < restored.coveredOffset()) {
+            return "the output partition ends at " + scan.endOffset() + ", below the checkpoint's " + restored.coveredOffset()
+                    + " (the topic created again, or its log truncated)";
+        }
+        if (scan.fromOffset() > covered) {
+            return "the output's records from offset " + covered + " to " + (scan.fromOffset() - 1) + " were deleted"
+                    + " (retention, or records deleted) before this start read them";
         }
         return null;
     }

@@ -123,8 +123,8 @@ public final class SequenceTopology {
         return new LeaseCodec() {
             @Override
             public LeaseMark read(byte[] key, byte[] value) {
-                if (key == null || isTag(key)) {
-                    return null;
+                if (key == null || isTag(key) || value == null) {
+                    return null;        // a tombstone (snowstamp writes none) names no lease
                 }
                 SequenceState.PartitionCheckpoint checkpoint = (SequenceState.PartitionCheckpoint) serde.deserialize(null, value);
                 return new LeaseMark(checkpoint.epoch(), checkpoint.holder());

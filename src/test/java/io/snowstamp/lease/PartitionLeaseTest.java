@@ -249,6 +249,9 @@ class PartitionLeaseTest {
         LeaseRecord future = LeaseRecord.read(codec, new org.apache.kafka.clients.consumer.ConsumerRecord<>("c", 0, 6, key, value));
         assertThat(future.mark()).isNull();
         assertThat(future.unreadable()).contains("format version 5");
+
+        LeaseRecord tombstone = LeaseRecord.read(codec, new org.apache.kafka.clients.consumer.ConsumerRecord<>("c", 0, 7, key, null));
+        assertThat(tombstone.unreadable()).as("a tombstone names no lease; it does not end one").isNull();
     }
 
     @Test

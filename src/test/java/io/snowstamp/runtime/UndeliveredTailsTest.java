@@ -12,47 +12,48 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which input partitions the stall watch must not call waiting: their consumer caught up with the end without delivering a
- * record since it was assigned them (an aborted transaction, markers). Once a record was delivered the partition is
- * judged as any other (a task that got a record and stopped is what the watch is for).
+ * What the stall watch does not call waiting: input up to where a consumer read a partition without delivering a record
+ * since it was assigned it (an aborted transaction, markers). Input past that position (records produced since that the
+ * consumer has not read: paused, a fetch stuck, a thread blocked), and any partition that delivered a record, are judged as
+ * any other — the stalls the watch is for.
  */
 class UndeliveredTailsTest {
     private static final TopicPartition IDLE = new TopicPartition("in", 0);
     private static final TopicPartition BUSY = new TopicPartition("in", 1);
 
-    @Test
-    void shouldNameAPartitionCaughtUpWithoutADeliveredRecordUntilOneIsDelivered() throws Exception {
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-        consumer.assign(List.of(IDLE, BUSY));
-        consumer.updateBeginningOffsets(Map.of(IDLE, 0L, BUSY, 0L));
-        consumer.updateEndOffsets(Map.of(IDLE, 4L, BUSY, 1L));
-        consumer.seek(IDLE, 4);                             // past an aborted transaction: nothing delivered
-        consumer.seek(BUSY, 1);
-        UndeliveredTails tails = new UndeliveredTails();
-        UndeliveredTails.Poller poller = tails.new Poller();
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    private final UndeliveredTails tails = new UndeliveredTails();
+    private final UndeliveredTails.Poller poller = tails.new Poller();
 
-        poller.afterPoll(consumer, new ConsumerRecords<>(Map.of(BUSY, List.of(new ConsumerRecord<>("in", 1, 0, new byte[0], new byte[0]))),
-                Map.of()));
-
-        assertThat(tails.contains(IDLE)).isTrue();
-        assertThat(tails.contains(BUSY)).as("it delivered a record").isFalse();
-
-        poller.afterPoll(consumer, new ConsumerRecords<>(Map.of(IDLE, List.of(new ConsumerRecord<>("in", 0, 4, new byte[0], new byte[0]))),
-                Map.of()));
-        assertThat(tails.contains(IDLE)).as("a record came").isFalse();
+    private static ConsumerRecords<byte[], byte[]> delivered(TopicPartition partition, long offset) {
+        return new ConsumerRecords<>(Map.of(partition, List.of(new ConsumerRecord<>(partition.topic(), partition.partition(), offset,
+                new byte[0], new byte[0]))), Map.of());
     }
 
     @Test
-    void shouldNotNameAPartitionWhoseConsumerIsBehind() {
-        MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    void shouldNotCallWaitingWhatAConsumerReadWithoutDeliveringARecordButWhatCameSince() {
+        consumer.assign(List.of(IDLE, BUSY));
+        consumer.seek(IDLE, 4);                             // past an aborted transaction: nothing delivered
+        consumer.seek(BUSY, 1);
+
+        poller.afterPoll(consumer, delivered(BUSY, 0));
+
+        assertThat(tails.readWithoutRecord(IDLE, 4)).isTrue();
+        assertThat(tails.readWithoutRecord(IDLE, 5)).as("a record produced since, not read (paused, stuck)").isFalse();
+        assertThat(tails.readWithoutRecord(BUSY, 1)).as("it delivered a record").isFalse();
+    }
+
+    @Test
+    void shouldForgetAPartitionThatDeliveredARecordOrWasAssignedAgain() {
         consumer.assign(List.of(IDLE));
-        consumer.updateBeginningOffsets(Map.of(IDLE, 0L));
-        consumer.updateEndOffsets(Map.of(IDLE, 4L));
-        consumer.seek(IDLE, 2);                             // paused, or its fetch stuck: records not delivered yet
-        UndeliveredTails tails = new UndeliveredTails();
+        consumer.seek(IDLE, 4);
+        poller.afterPoll(consumer, ConsumerRecords.empty());
+        assertThat(tails.readWithoutRecord(IDLE, 4)).isTrue();
 
-        tails.new Poller().afterPoll(consumer, ConsumerRecords.empty());
+        poller.afterPoll(consumer, delivered(IDLE, 4));
+        assertThat(tails.readWithoutRecord(IDLE, 4)).as("a record came").isFalse();
 
-        assertThat(tails.contains(IDLE)).isFalse();
+        poller.reassigned(List.of(IDLE));                   // given again (a rebalance): nothing delivered since
+        assertThat(tails.readWithoutRecord(IDLE, 4)).isFalse();
     }
 }

@@ -1010,6 +1010,19 @@ class SequenceTopologyTest {
         assertThat(pipe("order", 1)).as("1001..1007 were committed and consumed").containsExactly(1021L);
     }
 
+    /** Behind an at-least-once clean-close marker its own issued counts: output records deleted since cost no gap. */
+    @Test
+    void shouldContinueWithoutAGapAfterACleanCloseWhoseOutputRecordsWereDeletedSince() {
+        SnowstampConfig config = startWithOrderAt1003(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
+        readOutput();
+        drivers.stop(driver);                               // a clean stop: the marker records issued 1003
+        tail.logStart = tail.log.size();                    // retention deleted every record while the stamper was down
+
+        start(config);
+
+        assertThat(pipe("order", 1)).containsExactly(1004L);
+    }
+
     @Test
     void shouldRecordTheLastNumberIssuedBeforeEachCheckpoint() {
         SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "10s");
