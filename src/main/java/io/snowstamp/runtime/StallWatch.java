@@ -136,7 +136,7 @@ final class StallWatch implements AutoCloseable {
             int first = stalled.iterator().next();
             long at = looks.get(first).firstUnread();
             detail = stalled.size() + " of " + held.size() + " partitions held here have input waiting and issued no ID for "
-                    + TimeUnit.NANOSECONDS.toSeconds(detector.stillNanos(first, now)) + " s, e.g. partition " + first + ": " + (ends.get(first) - at) + " records past the first offset the group has yet to read, " + at + ", "
+                    + TimeUnit.NANOSECONDS.toSeconds(detector.stillNanos(first, now)) + " s, e.g. partition " + first + ": " + (ends.get(first) - at) + " records past the committed offset " + at + ", "
                     + looks.get(first).issued() + " IDs issued by its task";
         }
         stats.stalls().seen(stalled, System.currentTimeMillis(), detail);

@@ -36,14 +36,23 @@ class StallIT extends OnSharedBroker {
     @TempDir
     Path work;
 
-    @Test
-    void shouldNoticeAPartitionThatStopsStampingWithInputWaitingAndRestartItsStreamThread() throws Exception {
+    /**
+     * @param idleFirst the partitions idle for a while before the input comes (the watch has looked at them with nothing
+     *                  delivered: an idle partition that then stalls is a stall all the same)
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "idle first: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void shouldNoticeAPartitionThatStopsStampingWithInputWaitingAndRestartItsStreamThread(boolean idleFirst) throws Exception {
         Stamper.Topics topics = Stamper.Topics.create(broker.bootstrapServers(), 2);
         Stamper stamper = Stamper.of(work, broker.bootstrapServers(), io.snowstamp.testing.TestBroker.unique("stall"), topics, "s1")
                 .with("recovery.stall-after", "4s").with("admin.port", "0")
                 .withJvmArg("-Dsnowstamp.test.stall-partition=0");
         try (ChildJvm child = stamper.start()) {
             String admin = child.adminUrl();
+            if (idleFirst) {
+                Http.await(admin + "/health/ready", r -> r.status() == 200, 60);
+                Thread.sleep(3000);
+            }
             produce(topics.in());
             // partition 1 stamps; partition 0 waits behind the stalled consumer until the watch sees it
             Http.Response stalled = Http.await(admin + "/health/ready",
