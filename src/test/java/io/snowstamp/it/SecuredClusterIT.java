@@ -221,6 +221,59 @@ class SecuredClusterIT {
         }
     }
 
+    /**
+     * Sequence mode on the same documented ACLs, plus READ on the tags topic (its row): it numbers every record. The
+     * output's DESCRIBE_CONFIGS is not among them, so the start's compaction check of the output is a WARN, not a stop.
+     */
+    @Test
+    void shouldNumberInSequenceModeWithTheDocumentedAcls() throws Exception {
+        String app = "secured-seq";
+        try (Admin admin = Admin.create(client(ADMIN_JAAS))) {
+            createTopics(admin, "seq-in", "seq-out", "seq-dlq", "seq-tags");
+            List<AclBinding> acls = new ArrayList<>(documentedAcls("User:stamper", app, "seq-in", "seq-out", "seq-dlq"));
+            acls.add(allow(ResourceType.TOPIC, "seq-tags", PatternType.LITERAL, "User:stamper", AclOperation.READ));
+            admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+        }
+        awaitAclsApplied("seq-in");
+        Properties producerProps = client(ADMIN_JAAS);
+        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < 200; i++) {         // the key is the tag
+                producer.send(new ProducerRecord<>("seq-in", (i % 2 == 0 ? "order" : "refund").getBytes(StandardCharsets.UTF_8),
+                        ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        Map<String, String> settings = stamperSettings(app, "seq-in", "seq-out", "seq-dlq");
+        settings.put("id.mode", "sequence");
+        settings.put("sequence.tags-topic", "seq-tags");
+        settings.put("sequence.auto-create", "true");
+        try (StreamsRunner runner = new StreamsRunner(ConfigLoader.load(null, Map.of(), settings), System::currentTimeMillis)) {
+            runner.start();
+            Properties props = client(ADMIN_JAAS);
+            props.put("group.id", "seq-check");
+            props.put("auto.offset.reset", "earliest");
+            props.put("isolation.level", "read_committed");
+            java.util.Set<String> numbers = new java.util.HashSet<>();
+            int records = 0;
+            try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                    props, new org.apache.kafka.common.serialization.ByteArrayDeserializer(), new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+                consumer.subscribe(List.of("seq-out"));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (records < 200 && System.nanoTime() < deadline) {
+                    assertThat(runner.state().isRunningOrRebalancing() || runner.state() == org.apache.kafka.streams.KafkaStreams.State.CREATED)
+                            .as("stamper died: %s", runner.state()).isTrue();
+                    for (var record : consumer.poll(Duration.ofMillis(500))) {
+                        records++;
+                        numbers.add(new String(record.key() == null ? new byte[0] : record.key(), StandardCharsets.UTF_8) + "/"
+                                + new String(record.headers().lastHeader(io.snowstamp.state.IdHeader.ID).value(), StandardCharsets.US_ASCII));
+                    }
+                }
+            }
+            assertThat(records).as("every record numbered").isEqualTo(200);
+            assertThat(numbers).as("no number twice per tag").hasSize(200);
+        }
+    }
+
     @Test
     void shouldStopWithAClearAuthorizationErrorWhenAnAclIsMissing() throws Exception {
         String app = "secured-missing";
