@@ -91,7 +91,7 @@ class ReferenceDocsTest {
 
                 Any `kafka.*` key passes to every Kafka client and to Kafka Streams (`kafka.security.protocol=SASL_SSL`,
                 `kafka.commit.interval.ms=...`), except `kafka.application.id`, `kafka.processing.guarantee`,
-                `kafka.state.dir`, `kafka.errors.dead.letter.queue.topic.name` and the exception handlers, which are
+                `kafka.state.dir`, `kafka.errors.dead.letter.queue.topic.name` and the processing and production exception handlers, which are
                 refused with the snowstamp key to use instead. The Kafka settings snowstamp changes from Kafka's
                 defaults, and why, are in [benchmarks.md](benchmarks.md#performance) (a `kafka.*` key wins over each);
                 client telemetry (KIP-714) is off unless `kafka.enable.metrics.push=true`. Logging is set by

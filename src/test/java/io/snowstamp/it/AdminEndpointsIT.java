@@ -227,8 +227,9 @@ class AdminEndpointsIT extends OnSharedBroker {
                             s.labels().get("partition")).isPositive());
             assertThat(PrometheusText.named(samples, "snowstamp_restore_duration_seconds")).hasSize(4);
             assertThat(PrometheusText.named(samples, "snowstamp_resume_source")).hasSize(4)
-                    .allSatisfy(s -> assertThat(s.labels().get("source")).as("resumed above the restored state or the tail,"
-                            + " not the clock alone").isIn("state.lastId", "state.reservedUntil", "tail", "clock"));
+                    .allSatisfy(s -> assertThat(s.labels().get("source")).as("a documented source (what proves the restore:"
+                            + " the records restored above and epoch 2 below, the first run's lease + 1)")
+                            .isIn("state.lastId", "state.reservedUntil", "tail", "clock"));
             assertThat(PrometheusText.sum(samples, "snowstamp_ids_issued_total")).as("a new process counts from 0").isZero();
             assertStateMatchesTheChangelog(second, app, 2);
         }

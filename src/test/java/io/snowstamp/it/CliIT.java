@@ -157,6 +157,16 @@ class CliIT extends OnSharedBroker {
         Cli.Result second = Cli.run(demo);
         assertThat(second.exitCode()).as(second.toString()).isZero();
         assertThat(second.out()).contains("records=600 duplicates=0 missing=0 extra=0");
+        // the README's promise: the new IDs continue above the old ones (not only none repeated)
+        assertThat(idRange(second.lastLine())[0]).as("the second run's lowest ID against the first run's highest")
+                .isGreaterThan(idRange(first.lastLine())[1]);
+    }
+
+    /** The lowest and highest ID of a demo's last line ("... with IDs MIN..MAX (workers ..."). */
+    private static long[] idRange(String line) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("with IDs (\\d+)\\.\\.(\\d+) ").matcher(line);
+        assertThat(m.find()).as(line).isTrue();
+        return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))};
     }
 
     @Test

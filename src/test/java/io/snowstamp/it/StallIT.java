@@ -60,6 +60,16 @@ class StallIT extends OnSharedBroker {
             assertThat(stalled.json().get("stalledPartitions").toString()).isEqualTo("[0]");
             assertThat(stalled.json().get("reason").asText()).contains("partition 0: " + PER_PARTITION + " records past the committed offset");
             assertThat(Http.get(admin + "/health/live").status()).as("live stays up: the watch replaces the threads").isEqualTo(200);
+            // the metrics operations.md names for this, from the same judgement (the partition stays stalled until the new
+            // thread stamps it, seconds after the restart)
+            var during = io.snowstamp.testing.PrometheusText.parse(Http.get(admin + "/metrics").body());
+            assertThat(io.snowstamp.testing.PrometheusText.sum(during, "snowstamp_stalled_partitions")).isEqualTo(1.0);
+            assertThat(io.snowstamp.testing.PrometheusText.named(during, "snowstamp_input_waiting_records"))
+                    .filteredOn(sample -> "0".equals(sample.labels().get("partition"))).singleElement()
+                    .satisfies(sample -> assertThat(sample.value()).isEqualTo(PER_PARTITION));
+            assertThat(io.snowstamp.testing.PrometheusText.named(during, "snowstamp_input_stuck_seconds"))
+                    .filteredOn(sample -> "0".equals(sample.labels().get("partition"))).singleElement()
+                    .satisfies(sample -> assertThat(sample.value()).isGreaterThanOrEqualTo(4.0));
 
             List<ConsumerRecord<byte[], byte[]>> out = broker.consume(topics.out(), 2 * PER_PARTITION, Duration.ofSeconds(90));
             assertThat(out).as(child.logs()).hasSize(2 * PER_PARTITION);

@@ -205,6 +205,11 @@ class WorkerRegistryIT extends OnSharedBroker {
                 }
                 assertThat(outcomes.stream().filter(WorkerRegistry.Lease.class::isInstance).count())
                         .as("round %d: exactly one claim holds (%s)", round, outcomes).isEqualTo(1);
+                // id-spaces.md: the loser is refused with the winner's name
+                String winner = (outcomes.get(0) instanceof WorkerRegistry.Lease ? "one-" : "two-") + round;
+                assertThat(outcomes).filteredOn(ClaimRefusedException.class::isInstance).singleElement()
+                        .satisfies(refused -> assertThat(((ClaimRefusedException) refused).getMessage())
+                                .contains("overlap application " + winner + " "));
                 RegistryView view = one.readable().view();
                 assertThat(view.verdicts().stream().filter(v -> v.claim().space().equals(space) && v.granted()).count())
                         .as("round %d: one granted claim in the registry", round).isEqualTo(1);
@@ -216,6 +221,35 @@ class WorkerRegistryIT extends OnSharedBroker {
             pool.shutdownNow();
         }
         System.out.println("concurrent claim rounds: " + rounds + ", rounds where both claims were appended and the later one withdrew: " + raced);
+    }
+
+    /** id-spaces.md: with {@code id.worker-offset=auto} the loser of a simultaneous claim takes the next free range. */
+    @Test
+    void shouldGrantBothOfTwoSimultaneousAutoClaimsDisjointRanges() throws Exception {
+        String registry = registry();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (WorkerRegistry one = client(registry); WorkerRegistry two = client(registry)) {
+            for (int round = 0; round < 5; round++) {
+                String space = "auto-race-" + round;
+                CyclicBarrier start = new CyclicBarrier(2);
+                List<Future<WorkerRegistry.Lease>> results = new ArrayList<>();
+                for (WorkerRegistry registryClient : List.of(one, two)) {
+                    String app = (registryClient == one ? "one-" : "two-") + round;
+                    results.add(pool.submit(() -> {
+                        start.await(30, TimeUnit.SECONDS);
+                        return registryClient.claim(request(space, app, SNOWFLAKE, 4, -1));
+                    }));
+                }
+                WorkerRegistry.Lease first = results.get(0).get(60, TimeUnit.SECONDS);
+                WorkerRegistry.Lease second = results.get(1).get(60, TimeUnit.SECONDS);
+                assertThat(first.firstWorker() + first.count() <= second.firstWorker()
+                        || second.firstWorker() + second.count() <= first.firstWorker())
+                        .as("round %d: ranges %d+%d and %d+%d", round, first.firstWorker(), first.count(), second.firstWorker(),
+                                second.count()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test

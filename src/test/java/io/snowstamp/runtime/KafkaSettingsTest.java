@@ -60,6 +60,15 @@ class KafkaSettingsTest {
                         + " set (none: snowstamp's dead-letter handler is required) instead");
     }
 
+    /** configuration.md: the processing and production exception handlers are refused (a failed write must stop it). */
+    @Test
+    void shouldRefuseReplacingTheWriteFailureHandler() {
+        assertThatThrownBy(() -> streams(config("kafka.production.exception.handler", "x.Y")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("kafka.production.exception.handler=x.Y is invalid: accepted nothing here,"
+                        + " set (none: a failed write must stop the stamper) instead");
+    }
+
     @Test
     void shouldBuildTheStreamsPropertiesFromTheConfig() {
         Properties props = streamsUntuned(config("application.id", "stamper", "dlq.topic", "dead"));

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.ResourceLock;
-import org.slf4j.LoggerFactory;
 
 import java.util.Collections;
 import java.util.List;
@@ -51,7 +50,7 @@ class UnderReplicatedChangelogIT {
             cluster.createTopic(topic, full, Map.of());
         }
         cluster.createTopic(Names.changelogTopic(app), Collections.nCopies(2, nodes.subList(0, replicas)), Map.of("cleanup.policy", "compact"));
-        Logger logger = (Logger) LoggerFactory.getLogger(TopicPreflight.class);
+        Logger logger = io.snowstamp.testing.Logback.logger(TopicPreflight.class);
         ListAppender<ILoggingEvent> events = new ListAppender<>();
         events.start();
         logger.addAppender(events);

@@ -1,0 +1,26 @@
+package io.snowstamp.testing;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import org.slf4j.ILoggerFactory;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Logback's logger for a class, for a test that attaches an appender. While another thread of the JVM is still
+ * initialising SLF4J (a test running beside it, the first to log), {@link LoggerFactory#getLogger} hands out a
+ * substitute that is no Logback logger: wait the initialisation out instead of failing on a cast.
+ */
+public final class Logback {
+    private Logback() {
+    }
+
+    public static Logger logger(Class<?> type) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        ILoggerFactory factory = LoggerFactory.getILoggerFactory();
+        while (!(factory instanceof LoggerContext) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            factory = LoggerFactory.getILoggerFactory();
+        }
+        return ((LoggerContext) factory).getLogger(type);
+    }
+}
