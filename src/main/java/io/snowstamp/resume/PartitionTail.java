@@ -133,6 +133,16 @@ public final class PartitionTail implements AutoCloseable {
         }
     }
 
+    /**
+     * The log start of the opened {@code partition}, read now (not the cached {@link #beginning}): where a caller decides
+     * from it whether records it needed were deleted, a stale value would hide the deletion — the read below it starts at
+     * the real log start ({@code auto.offset.reset=earliest}) without a word.
+     */
+    public long beginningNow(int partition) {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        return consumer.beginningOffsets(List.of(tp), timeout).get(tp);
+    }
+
     /** End-offset requests sent so far by this reader (one per {@link #open}, one per {@link #openAll}). */
     public long endOffsetRequests() {
         return endOffsetRequests.get();

@@ -83,7 +83,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
     private TagRegistry registry;
     private int partition;
     private PartitionCheckpoint checkpoint;
-    private Cancellable checkpointer;
+    /** The checkpoint's punctuation and the late writes' ({@link #settleLateWrites}); cancelled at close. */
+    private final java.util.List<Cancellable> scheduled = new java.util.ArrayList<>();
     /** whether the tail was scanned at start */
     private boolean tailScanned;
     /** What the first number under the lease raises the tags above, and whether they resume inside their segments. */
@@ -175,7 +176,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 resumeInside ? "tags resume after their last number issued (" + advanced + " advanced by the tail)"
                         : "tags resume above their reserved segments (" + resume + "; " + skipped + " recorded as issued up to"
                                 + " their segment's end)");
-        checkpointer = context.schedule(settings.checkpointInterval(), PunctuationType.WALL_CLOCK_TIME, ignored -> checkpoint());
+        scheduled.add(context.schedule(settings.checkpointInterval(), PunctuationType.WALL_CLOCK_TIME, ignored -> checkpoint()));
+        scheduled.add(context.schedule(LateWrites.every(settings.checkpointInterval()), PunctuationType.WALL_CLOCK_TIME,
+                ignored -> settleLateWrites()));
     }
 
     @Override
@@ -289,15 +292,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * partition — so a restored checkpoint implies the entries before it were restored too.
      */
     private void checkpoint() {
-        if (lease == LeaseGuard.none() || !lease.mayWrite()) {
-            return;     // a zombie with no input (no record checks its lease): its lower tag writes would become newest
-        }
-        // no input, no first number: raised here, or a lower restored value stays newest and compaction drops the higher
-        if (!raises.leaseRaised() && raises.raiseFromLease(lease, checkpoint)) {
-            counters.clear();
-        }
-        LateWrites.rewrite(lease, raises.leaseRaised(), segmentStore, counters, clock, partition);
-        if (!tailScanned) {
+        if (!settleLateWrites() || !tailScanned) {
             return;
         }
         long end;
@@ -307,12 +302,19 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             log.warn("sequence partition {}: no checkpoint this time: {}", partition, e.getMessage());
             return;
         }
-        if (end > checkpoint.coveredOffset() && lease.mayWrite()) {     // again: the read of the end may have taken long
+        // below the covered offset too: the topic created again (or its log truncated) while this holder ran. Again: the
+        // read of the end may have taken long
+        if (end != checkpoint.coveredOffset() && lease.mayWrite()) {
             long now = clock.getAsLong();
             recordIssued(now);
             checkpoint = checkpoint.withCoveredOffset(end, now);
             store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
         }
+    }
+
+    /** {@link LateWrites#settle}: false where this task may not write. */
+    private boolean settleLateWrites() {
+        return LateWrites.settle(lease, raises, checkpoint, segmentStore, counters, clock, partition);
     }
 
     /**
@@ -345,10 +347,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         if (issuedAtStop != null) {
             issuedAtStop.close();
         }
-        if (checkpointer != null) {
-            checkpointer.cancel();
-            checkpointer = null;
-        }
+        scheduled.forEach(Cancellable::cancel);
+        scheduled.clear();
         boolean marked = !exactlyOnce && checkpoint != null && lease != LeaseGuard.none() && lease.mayWrite() && markClosed();
         lease.release();
         lease = LeaseGuard.none();

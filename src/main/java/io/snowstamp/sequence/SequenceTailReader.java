@@ -37,6 +37,9 @@ public final class SequenceTailReader implements SequenceTail, AutoCloseable {
             Map<String, Long> highest = new HashMap<>();
             long scanned = from >= bounds.end() ? 0
                     : tail.read(partition, from, bounds.end(), started + timeout.toNanos(), record -> note(record, highest));
+            // the log start read after the scan: records deleted since the cached one was read (or during the scan) were
+            // skipped unseen, and the start must know it (ResumeRule: the output's records gone)
+            from = Math.max(from, Math.min(tail.beginningNow(partition), bounds.end()));
             return new Scan(highest, scanned, from, bounds.end(), (System.nanoTime() - started) / 1_000_000);
         } catch (SnowstampException e) {
             throw e;
