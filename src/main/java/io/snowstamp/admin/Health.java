@@ -64,6 +64,12 @@ final class Health {
         KafkaStreams.State state = runner.state();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("state", state.name());
+        if (runner.stats().isStopping() && state == KafkaStreams.State.RUNNING) {
+            // the clean stop writes the last IDs first (up to 5 s) while Kafka Streams still runs: drain it now
+            body.put("status", "not-ready");
+            body.put("reason", "stopping");
+            return new Check(false, body);
+        }
         if (state != KafkaStreams.State.RUNNING) {
             body.put("status", "not-ready");
             body.put("reason", runner.failure() != null ? Errors.oneLine(runner.failure())

@@ -150,7 +150,8 @@ public final class StamperStats {
         stopping = true;
     }
 
-    boolean isStopping() {
+    /** Whether this instance stops cleanly ({@link #stopping}): no longer ready, though Kafka Streams may still run. */
+    public boolean isStopping() {
         return stopping;
     }
 

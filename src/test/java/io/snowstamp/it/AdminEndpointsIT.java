@@ -235,11 +235,37 @@ class AdminEndpointsIT extends OnSharedBroker {
         }
     }
 
+    /** operations.md: ready answers 503 while the instance stops, from the stop's first step (the last IDs' wait) on. */
+    @Test
+    void shouldAnswerNotReadyWhileStopping() throws Exception {
+        App app = App.create();
+        try (Instance instance = start(app, "admin-stop")) {
+            awaitReady(instance);
+            Thread stopper = new Thread(() -> instance.runner().close(Duration.ofSeconds(30)));
+            stopper.start();
+            Http.Response stopping = Http.await(instance.url("/health/ready"), r -> r.status() == 503, 30);
+            assertThat(stopping.json().get("reason").asText()).isIn("stopping", "Kafka Streams is PENDING_SHUTDOWN, not RUNNING",
+                    "Kafka Streams is NOT_RUNNING, not RUNNING");
+            assertThat(Http.get(instance.url("/health/ready")).status()).as("and stays so").isEqualTo(503);
+            stopper.join(60_000);
+        }
+    }
+
     @ParameterizedTest(name = "group.protocol={0}")
     @ValueSource(strings = {"classic", "streams"})
     void shouldShowThePartitionsOfEveryInstanceInState(String groupProtocol) throws Exception {
         App app = App.create();
+        // design.md: under the streams protocol the start warns that a commit without offsets goes unchecked
+        ch.qos.logback.classic.Logger runnerLog = io.snowstamp.testing.Logback.logger(StreamsRunner.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = new ch.qos.logback.core.read.ListAppender<>();
+        logged.start();
+        runnerLog.addAppender(logged);
         try (Instance a = start(app, "admin-a", groupProtocol); Instance b = start(app, "admin-b", groupProtocol)) {
+            runnerLog.detachAppender(logged);
+            if (groupProtocol.equals("streams")) {
+                assertThat(logged.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                        .anySatisfy(line -> assertThat(line).startsWith("group.protocol=streams: a commit of records without input offsets"));
+            }
             awaitReady(a);
             awaitReady(b);
             // the rebalance that spreads the partitions may still be on its way: wait for two owners

@@ -68,6 +68,16 @@ class FailFastIT extends OnSharedBroker {
         assertThat(result.err()).as(result.toString()).contains("cannot reach Kafka at " + address, "connection refused");
     }
 
+    /** operations.md: an unknown host fails at once, like a refused connection (RFC 2606: .invalid never resolves). */
+    @Test
+    void shouldGiveUpWithinSecondsNamingAnUnknownHost() {
+        Cli.Result result = timed("verify", "--bootstrap-servers", "no-such-host.invalid:9092");
+
+        assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+        assertOneErrorLine(result.err(), result.toString());
+        assertThat(result.err()).contains("cannot reach Kafka at no-such-host.invalid:9092 (no-such-host.invalid:9092: unknown host)");
+    }
+
     @Test
     void shouldGiveUpAfterTimeoutWhenTheAddressAcceptsConnectionsButNoKafkaAnswers() throws Exception {
         try (ServerSocket silent = new ServerSocket()) {

@@ -82,15 +82,18 @@ class SequenceIT extends OnSharedBroker {
     }
 
     private StreamsRunner runner(Setup setup, String... more) throws Exception {
+        StreamsRunner runner = new StreamsRunner(config(setup, more), System::currentTimeMillis);
+        runner.start();
+        assertThat(runner.awaitRunning(Duration.ofSeconds(120))).isTrue();
+        return runner;
+    }
+
+    private SnowstampConfig config(Setup setup, String... more) {
         Map<String, String> settings = new HashMap<>(setup.settings(more));
         settings.put("kafka.bootstrap.servers", broker.bootstrapServers());
         settings.putIfAbsent("state.dir", work.resolve("state").toString());
         settings.putIfAbsent("instance.id", "seq-it");
-        SnowstampConfig config = ConfigLoader.load(null, Map.of(), settings);
-        StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
-        runner.start();
-        assertThat(runner.awaitRunning(Duration.ofSeconds(120))).isTrue();
-        return runner;
+        return ConfigLoader.load(null, Map.of(), settings);
     }
 
     private static Cli.Result cli(Setup setup, String[] more, String... command) {
@@ -190,6 +193,31 @@ class SequenceIT extends OnSharedBroker {
             tags.put(node.get("tag").asText(), node);
         }
         return tags;
+    }
+
+    /**
+     * sequences.md: {@code /health/*} work in sequence mode (ready = Kafka Streams RUNNING); {@code /state} says where the
+     * tags are instead of per-partition worker state; per-partition metrics are snowflake only.
+     */
+    @Test
+    void shouldServeHealthAndStateInSequenceMode() throws Exception {
+        Setup setup = Setup.create("seq-admin", 2, 2);
+        cli(setup, "tags", "create", "order");
+        SnowstampConfig config = config(setup, "admin.port", "0");
+        StreamsRunner runner = new StreamsRunner(config, System::currentTimeMillis);
+        try (runner; io.snowstamp.admin.AdminServer admin = io.snowstamp.admin.AdminServer.start(config, runner, System::currentTimeMillis)) {
+            String base = "http://127.0.0.1:" + admin.getPort();
+            assertThat(io.snowstamp.testing.Http.get(base + "/health/ready").status()).as("before Kafka Streams runs").isEqualTo(503);
+            runner.start();
+            io.snowstamp.testing.Http.await(base + "/health/ready", r -> r.status() == 200, 120);
+            produce(setup.in, "order", 5);
+            awaitRecords(setup, 5);
+            assertThat(io.snowstamp.testing.Http.get(base + "/health/live").status()).isEqualTo(200);
+            JsonNode state = io.snowstamp.testing.Http.get(base + "/state").json();
+            assertThat(state.get("notes").toString()).contains("id.mode=sequence", "tags list");
+            String metrics = io.snowstamp.testing.Http.get(base + "/metrics").body();
+            assertThat(metrics).contains("snowstamp_ready").doesNotContain("snowstamp_since_last_stamp_seconds{");
+        }
     }
 
     @Test
