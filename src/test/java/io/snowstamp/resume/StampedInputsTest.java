@@ -131,4 +131,39 @@ class StampedInputsTest {
                 .isEqualTo(3_000 - 512 - 2_048);
         assertThat(found.scanned()).isEqualTo(512 + 2_048);
     }
+
+    /**
+     * More output since the last commit than the start reads back (about a million records, the documented bound): the
+     * read stops at the cap, through the guard's real one, and says it is incomplete (the task then logs that older
+     * copies may remain) rather than calling what it saw everything.
+     */
+    @Test
+    void shouldStopAtTheCapOfRecordsAndCallTheReadIncomplete() {
+        long records = TailGuard.MAX_STAMPED_INPUTS_READ + 10_000;
+        OutputPartitions outputs = new OutputPartitions(OUTPUT, 4)
+                .partition(3, 0, records, i -> text("events.raw/3/" + (FIRST_INPUT + i)));
+        TailGuard guard = new TailGuard(new PartitionTail(outputs, OUTPUT, TIMEOUT), null, TIMEOUT, "events.raw");
+
+        StampedInputs found = guard.stampedInputs(3, "events.raw", FIRST_INPUT);
+
+        assertThat(found.complete()).as("no input below the committed offset was reached, nor the beginning").isFalse();
+        assertThat(found.scanned()).isEqualTo(TailGuard.MAX_STAMPED_INPUTS_READ);
+        assertThat(outputs.lowestRead(3)).isEqualTo(records - TailGuard.MAX_STAMPED_INPUTS_READ);
+        assertThat(found.contains(FIRST_INPUT + records - 1)).isTrue();
+        assertThat(found.contains(FIRST_INPUT + records - TailGuard.MAX_STAMPED_INPUTS_READ)).isTrue();
+        assertThat(found.contains(FIRST_INPUT + records - TailGuard.MAX_STAMPED_INPUTS_READ - 1)).as("past the cap").isFalse();
+    }
+
+    /** A read the deadline cuts short fails: a partial set would let the task stamp again inputs that have a copy. */
+    @Test
+    void shouldFailRatherThanAnswerWhenTheOutputIsNotReadInTime() {
+        OutputPartitions outputs = new OutputPartitions(OUTPUT, 4).partition(3, 0, 3_000, StampedInputsTest::afterForeign)
+                .stallAt(3, 2_800);     // the newest window's first 312 records come, then nothing
+
+        assertThatThrownBy(() -> StampedInputs.read(new PartitionTail(outputs, OUTPUT, TIMEOUT), 3, "events.raw", FIRST_INPUT + 500,
+                TailGuard.MAX_STAMPED_INPUTS_READ, System.nanoTime() + Duration.ofMillis(300).toNanos()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not read to their end");
+        assertThat(outputs.served()).as("the fake did hand out part of the window").isEqualTo(312);
+    }
 }

@@ -20,7 +20,7 @@ import java.util.function.LongFunction;
  * out once). {@code poll} serves up to {@value #BATCH} records of every assigned, unpaused partition from its position,
  * as a fetch would; a {@link #stallAt stalled} partition serves nothing from that offset on (a leader that stopped
  * answering), each empty poll taking a few milliseconds as a real one waits. Records it handed out are counted, and
- * the lowest offset asked for is kept, so a test can say how far back a reader went. Used by one thread.
+ * the lowest offset served is kept, so a test can say how far back a reader went. Used by one thread.
  */
 public final class OutputPartitions extends MockConsumer<byte[], byte[]> {
     /** Records per partition per poll, as the tail reader's {@code max.poll.records} would cut a fetch. */
