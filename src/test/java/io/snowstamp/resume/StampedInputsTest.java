@@ -4,6 +4,7 @@ import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.OutputPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -156,6 +157,7 @@ class StampedInputsTest {
 
     /** A read the deadline cuts short fails: a partial set would let the task stamp again inputs that have a copy. */
     @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)  // a read without a deadline fails here instead of hanging
     void shouldFailRatherThanAnswerWhenTheOutputIsNotReadInTime() {
         OutputPartitions outputs = new OutputPartitions(OUTPUT, 4).partition(3, 0, 3_000, StampedInputsTest::afterForeign)
                 .stallAt(3, 2_800);     // the newest window's first 312 records come, then nothing

@@ -1,16 +1,19 @@
 package io.snowstamp.resume;
 
+import io.snowstamp.SnowstampException;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.OutputPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The tail guard on a fake output partition: it reads back past a newest stretch that holds none of the worker's IDs
@@ -88,5 +91,44 @@ class TailGuardTest {
                 .isEqualTo(LAYOUT.encode(T0 + END - 1, DATACENTER, WORKER + 100, 0));
         assertThat(outputs.lowestRead(0)).as("the newest window was enough there").isEqualTo(END - 512);
         assertThat(results.get(1).highestId()).isEqualTo(ownId(END - FOREIGN - 1));
+    }
+
+    /**
+     * The output's leader stops answering after part of the newest window: the guard must fail, naming the setting
+     * to raise, within the timeout, and never start the task on the highest ID of the part it read (which is below what
+     * the unread records may hold).
+     */
+    @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)  // a read without a deadline fails here instead of hanging
+    void shouldStopTheTaskNamingTheTimeoutWhenTheTailCannotBeReadInTime() {
+        OutputPartitions outputs = new OutputPartitions(OUTPUT, 2)
+                .partition(1, 0, END, i -> record(IdHeader.ID, IdHeader.ascii(ownId(i))))
+                .stallAt(1, END - 100);
+        Duration timeout = Duration.ofMillis(300);
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> guard(outputs, timeout).highestIssued(1, DATACENTER, WORKER))
+                .isInstanceOf(SnowstampException.class)
+                .hasMessageContaining("recovery.tail-guard-timeout")
+                .hasMessageContaining(OUTPUT + "-1");
+        // the timeout, plus room for a slow, shared machine: not the minutes of a read that never ends
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        assertThat(outputs.served()).as("part of the window came: a maximum was there to return").isEqualTo(412);
+    }
+
+    /** The batch fails as a whole too (its callers then read each partition alone, which fails as above). */
+    @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)  // a read without a deadline fails here instead of hanging
+    void shouldFailTheBatchWhenAConsumerNeverReturnsRecords() {
+        OutputPartitions outputs = new OutputPartitions(OUTPUT, 2)
+                .partition(0, 0, END, i -> record(IdHeader.ID, IdHeader.ascii(ownId(i))))
+                .partition(1, 0, END, i -> record(IdHeader.ID, IdHeader.ascii(ownId(i))))
+                .stallAt(0, 0)
+                .stallAt(1, 0);
+
+        assertThatThrownBy(() -> guard(outputs, Duration.ofMillis(300)).highestIssued(Map.of(0, WORKER, 1, WORKER), DATACENTER))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not read to their end");
+        assertThat(outputs.served()).isZero();
     }
 }
