@@ -38,7 +38,7 @@ public final class PartitionTail implements AutoCloseable {
 
     private final String topic;
     private final Duration timeout;
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
     /** A read of the topic succeeded once: READ access is proven (see {@link #open}). */
     private boolean readProven;
     /**
@@ -57,6 +57,11 @@ public final class PartitionTail implements AutoCloseable {
 
     /** @param clientProps connection and security settings of the cluster */
     public PartitionTail(Properties clientProps, String topic, String clientId, Duration timeout) {
+        this(new KafkaConsumer<>(consumerProps(clientProps, clientId), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+                topic, timeout);
+    }
+
+    private static Properties consumerProps(Properties clientProps, String clientId) {
         Properties props = new Properties();
         props.putAll(clientProps);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
@@ -68,7 +73,15 @@ public final class PartitionTail implements AutoCloseable {
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         // the reads stop at a known end offset: never let the broker hold a fetch open waiting for more
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
-        this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return props;
+    }
+
+    /**
+     * On a consumer the caller made (tests: a fake of the output partition); it must read {@code read_uncommitted}, and
+     * this reader closes it.
+     */
+    public PartitionTail(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer, String topic, Duration timeout) {
+        this.consumer = consumer;
         this.topic = topic;
         this.timeout = timeout;
     }

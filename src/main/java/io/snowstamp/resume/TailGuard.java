@@ -48,7 +48,12 @@ public final class TailGuard implements TailProbe, AutoCloseable {
      *                   ({@link Result#sources}), for a start under at-least-once; null: not collected
      */
     public TailGuard(Properties clientProps, String topic, IdLayout layout, Duration timeout, String inputTopic) {
-        this.tail = new PartitionTail(clientProps, topic, "snowstamp-tail-guard-" + topic, timeout);
+        this(new PartitionTail(clientProps, topic, "snowstamp-tail-guard-" + topic, timeout), layout, timeout, inputTopic);
+    }
+
+    /** On a reader the caller made (tests: a fake consumer of the output partition); this guard closes it. */
+    TailGuard(PartitionTail tail, IdLayout layout, Duration timeout, String inputTopic) {
+        this.tail = tail;
         this.layout = layout;
         this.timeout = timeout;
         this.inputTopic = inputTopic;

@@ -71,9 +71,14 @@ final class StallWatch implements AutoCloseable {
         this.running = running;
         this.restart = restart;
         this.detector = new StallDetector(stallAfter.toNanos());
-        this.pacing = new RestartPacing(stallAfter.toNanos(), stallAfter.toNanos() * MAX_GAP_FACTOR);
+        this.pacing = pacing(stallAfter);
         long period = Math.max(100, Math.min(10_000, stallAfter.toMillis() / 4));
         thread.scheduleWithFixedDelay(this::checkSafely, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** The pacing of the restarts: {@code stallAfter} first, doubled after each, up to {@link #MAX_GAP_FACTOR} times it. */
+    static RestartPacing pacing(Duration stallAfter) {
+        return new RestartPacing(stallAfter.toNanos(), stallAfter.toNanos() * MAX_GAP_FACTOR);
     }
 
     private void checkSafely() {

@@ -24,7 +24,12 @@ public final class SequenceTailReader implements SequenceTail, AutoCloseable {
 
     /** @param clientProps connection and security settings of the cluster */
     public SequenceTailReader(Properties clientProps, String topic, Duration timeout) {
-        this.tail = new PartitionTail(clientProps, topic, "snowstamp-sequence-tail-" + topic, timeout);
+        this(new PartitionTail(clientProps, topic, "snowstamp-sequence-tail-" + topic, timeout), timeout);
+    }
+
+    /** On a reader the caller made (tests: a fake consumer of the output partition); this reader closes it. */
+    SequenceTailReader(PartitionTail tail, Duration timeout) {
+        this.tail = tail;
         this.timeout = timeout;
     }
 

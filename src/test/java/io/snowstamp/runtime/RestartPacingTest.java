@@ -56,4 +56,26 @@ class RestartPacingTest {
         }
         assertThat(restarts).as("gaps between restarts in 30 minutes").containsExactly(75L, 120L, 240L, 240L, 240L, 240L, 240L, 240L);
     }
+
+    /**
+     * The pacing the stall watch really uses ({@link StallWatch#pacing}, its {@code MAX_GAP_FACTOR}), under a stall no
+     * restart cures, looked at every 10 s as the watch does for a {@code recovery.stall-after} of 60 s: each pause twice
+     * the last, up to 16 times {@code recovery.stall-after} (operations.md), then steady.
+     */
+    @Test
+    void shouldCapThePauseTheWatchUsesAtSixteenTimesStallAfter() {
+        RestartPacing watched = StallWatch.pacing(java.time.Duration.ofSeconds(60));
+        assertThat(watched.restartNow(0, true)).isTrue();
+        java.util.List<Long> gaps = new java.util.ArrayList<>();
+        long last = 0;
+        for (long now = 10; now <= 6 * 3_600; now += 10) {
+            if (watched.restartNow(now * SECOND, true)) {
+                gaps.add(now - last);
+                last = now;
+            }
+        }
+        assertThat(gaps).as("seconds between restarts in six hours").startsWith(60L, 120L, 240L, 480L, 960L, 960L)
+                .allSatisfy(gap -> assertThat(gap).isLessThanOrEqualTo(16 * 60L));
+        assertThat(watched.gapNanos()).isEqualTo(16 * 60 * SECOND);
+    }
 }
