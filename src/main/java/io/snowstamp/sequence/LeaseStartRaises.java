@@ -37,6 +37,8 @@ final class LeaseStartRaises {
     private LeaseMark trustedMarker;
     /** whether {@link #raiseFromLease} ran with the lease record read back: every segment before it is known and raised */
     private boolean leaseRaised;
+    /** whether {@link #atFirstNumber} ran: the tail was read again after the previous owner stopped */
+    private boolean tailReadAgain;
 
     LeaseStartRaises(int partition, SegmentStore segmentStore, SequenceTail tail, LongSupplier clock, boolean tailScanned,
                      boolean resumeInside, LeaseMark trustedMarker) {
@@ -58,7 +60,19 @@ final class LeaseStartRaises {
     boolean atFirstNumber(LeaseGuard lease, PartitionCheckpoint checkpoint) {
         boolean changed = raiseFromLease(lease, checkpoint);
         changed |= distrustALateMarker(lease, checkpoint);
-        return rescanTail(checkpoint) || changed;
+        changed |= rescanTail(checkpoint);
+        tailReadAgain = true;
+        return changed;
+    }
+
+    /**
+     * Whether the tail was read again at the first number. Until then a checkpoint must not move the covered offset: the
+     * previous owner's records after the start's scan (under exactly-once, its aborted transaction's: read_uncommitted
+     * readers may have seen their numbers) are in no tag's {@code issued} yet, and the read again at the first number
+     * starts at the covered offset (the eighth review: a checkpoint in the takeover wait moved it past them).
+     */
+    boolean tailReadAgain() {
+        return tailReadAgain;
     }
 
     /**

@@ -292,7 +292,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
      * partition — so a restored checkpoint implies the entries before it were restored too.
      */
     private void checkpoint() {
-        if (!settleLateWrites() || !tailScanned) {
+        if (!settleLateWrites() || !tailScanned || (lease.reads() && !raises.tailReadAgain())) {
             return;
         }
         long end;
