@@ -66,6 +66,12 @@ class SequenceOwnersModelTest {
     private static final StringSerializer KEYS = new StringSerializer();
     /** Schedules of the default suite; the {@code full} tier's soak runs more. */
     private static final int SCHEDULES = 150;
+    /**
+     * Schedules past the default range that the default run adds, each of which forwards a number twice without a rule
+     * the default range alone no longer reaches (found by running schedules 150..1199 with the rule removed): the writes
+     * at a start above the segments (304, 363), the {@code issued} writes before the marker (305, 382).
+     */
+    private static final List<Long> PINNED = List.of(304L, 305L, 363L, 382L);
 
     private enum Ending { CLEAN, CRASH, ZOMBIE }
 
@@ -140,7 +146,12 @@ class SequenceOwnersModelTest {
         long forwarded = 0;
         int markers = 0;
         List<String> failures = new ArrayList<>();
-        for (int schedule = 0; schedule < schedules; schedule++) {
+        List<Long> seeds = new ArrayList<>();
+        for (long schedule = 0; schedule < schedules; schedule++) {
+            seeds.add(schedule);
+        }
+        PINNED.stream().filter(seed -> seed >= schedules).forEach(seeds::add);
+        for (long schedule : seeds) {
             List<Owner> owners = run(schedule);
             markers += trustedMarkers;
             List<String> twice = twice(owners);
