@@ -351,7 +351,7 @@ public final class StreamsRunner implements AutoCloseable {
             // the last commits write every task's exact last ID: the changelog names it after a clean stop. Where commits
             // skip it (exactly-once with the tail guard) each thread writes them at its next stop check: wait for that
             stats.stopping();
-            awaitLastIds(timeout);
+            awaitLastIds(stats, timeout);
             // leave the group: the partitions move to the other instances now, not after the session timeout
             boolean clean = streams.close(CloseOptions.timeout(timeout)
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
@@ -373,14 +373,8 @@ public final class StreamsRunner implements AutoCloseable {
         }
     }
 
-    private void awaitLastIds(Duration timeout) {
-        awaitLastIds(stats, timeout);
-    }
-
     /**
      * At most half the stop's time, and 5 s: a thread held in a long wait writes its tasks' last IDs when it commits.
-     * Static for its test (no Kafka Streams needed).
-     *
      * @return how many tasks' last IDs were left unwritten (WARNed when any); -1 when interrupted
      */
     static int awaitLastIds(StamperStats stats, Duration timeout) {
