@@ -25,6 +25,7 @@ import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.Durations;
 import io.snowstamp.config.Keys;
 import io.snowstamp.config.SnowstampConfig;
+import io.snowstamp.runtime.CleanStopBudget;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,6 +66,8 @@ class KubernetesManifestsTest {
             "PrometheusRule", PrometheusRule.class);
     /** The resident set beyond the heap, measured (operations.md#sizing). */
     private static final long NON_HEAP_BYTES = 150L << 20;
+    /** What the grace period leaves the JVM to exit after {@code run} returns (no timeout of the code bounds it). */
+    private static final Duration JVM_EXIT = Duration.ofSeconds(3);
 
     private static final Map<String, HasMetadata> resources = new LinkedHashMap<>();
 
@@ -124,11 +127,14 @@ class KubernetesManifestsTest {
         Duration shutdown = args.stream().filter(a -> a.startsWith("--shutdown-timeout=")).findFirst()
                 .map(a -> Durations.parse(a.substring(a.indexOf('=') + 1))).orElse(Duration.ofSeconds(30));
         long grace = set.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
-        // a clean stop's worst case: the stall watch's client (5 s), the last IDs (5 s), Kafka Streams' close (the timeout),
-        // the topology's clients (tail reader 5 s, fence 5 s, lease reader 5 + 3 x 2 s), the registry's release (a heartbeat
-        // under way 6 s, the stopped record's read and write, four client closes of 5 s: 26 s), the JVM's exit
-        assertThat(grace).as("terminationGracePeriodSeconds covers the clean stop's worst case")
-                .isGreaterThanOrEqualTo(5 + 5 + shutdown.toSeconds() + 21 + 26 + 3);
+        // a clean stop's worst case, step by step from the timeouts in the code (a timeout grown there fails here): the
+        // stall watch's client, the last IDs, Kafka Streams' close (the timeout), the topology's clients, the registry's
+        // release at the manifests' settings, and the JVM's exit
+        Duration worstCase = CleanStopBudget.stallWatch().plus(CleanStopBudget.lastIds()).plus(shutdown)
+                .plus(CleanStopBudget.topologyClients()).plus(CleanStopBudget.registryRelease(manifestConfig()))
+                .plus(JVM_EXIT);
+        assertThat(Duration.ofSeconds(grace)).as("terminationGracePeriodSeconds covers the clean stop's worst case")
+                .isGreaterThanOrEqualTo(worstCase);
 
         long limit = bytes(stamper.getResources().getLimits().get("memory"));
         assertThat(bytes(stamper.getResources().getRequests().get("memory"))).as("guaranteed memory").isEqualTo(limit);
@@ -153,7 +159,24 @@ class KubernetesManifestsTest {
     }
 
     @Test
-    void shouldConfigureWithRealKeysThatLoadAndCredentialsFromASecret() throws Exception {
+    void shouldCoverTheRegistrysRecordOfTheCleanStopInTheGracePeriod() throws Exception {
+        SnowstampConfig config = manifestConfig();
+        assertThat(config.registry().enabled()).as("the worker registry is on in the manifests").isTrue();
+        Duration shutdown = stamper().getArgs().stream().filter(a -> a.startsWith("--shutdown-timeout=")).findFirst()
+                .map(a -> Durations.parse(a.substring(a.indexOf('=') + 1))).orElse(Duration.ofSeconds(30));
+        StatefulSet set = resource("StatefulSet/snowstamp");
+        long grace = set.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
+        // the release's read of the registry and its write of the stopped record wait for Kafka too (RegistryClaim.close,
+        // WorkerRegistry.stopped): past the grace period the kill leaves the claim without its clean-stop mark
+        Duration worstCase = CleanStopBudget.stallWatch().plus(CleanStopBudget.lastIds()).plus(shutdown)
+                .plus(CleanStopBudget.topologyClients()).plus(CleanStopBudget.registryRelease(config))
+                .plus(CleanStopBudget.registryStoppedRecord(config)).plus(JVM_EXIT);
+        assertThat(Duration.ofSeconds(grace)).as("terminationGracePeriodSeconds covers the registry's stopped record too")
+                .isGreaterThanOrEqualTo(worstCase);
+    }
+
+    /** The stamper's environment in the manifests: the ConfigMap's settings and the container's own variables. */
+    private static Map<String, String> manifestEnvironment() throws Exception {
         ConfigMap settings = resource("ConfigMap/snowstamp-settings");
         Map<String, String> env = new HashMap<>(settings.getData());
         for (EnvVar var : stamper().getEnv()) {
@@ -161,6 +184,18 @@ class KubernetesManifestsTest {
                 env.put(var.getName(), var.getValue().replace("$(POD_NAME)", "snowstamp-0").replace("$(POD_IP)", "10.1.2.3"));
             }
         }
+        return env;
+    }
+
+    /** The settings the stamper runs with in the manifests. */
+    private static SnowstampConfig manifestConfig() throws Exception {
+        return ConfigLoader.load(null, manifestEnvironment(), Map.of());
+    }
+
+    @Test
+    void shouldConfigureWithRealKeysThatLoadAndCredentialsFromASecret() throws Exception {
+        ConfigMap settings = resource("ConfigMap/snowstamp-settings");
+        Map<String, String> env = manifestEnvironment();
         assertThat(env.keySet()).allSatisfy(name -> assertThat(Keys.fromEnvironmentName(name)).as(name + " names a key").isNotNull());
         SnowstampConfig config = ConfigLoader.load(null, env, Map.of());
         assertThat(config.connection().instanceId()).isEqualTo("snowstamp-0");

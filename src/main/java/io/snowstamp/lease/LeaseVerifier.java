@@ -44,6 +44,12 @@ import java.util.concurrent.locks.LockSupport;
  * a frozen one wakes up with its term run out. Thread-safe.
  */
 public final class LeaseVerifier implements Leases, AutoCloseable {
+    /**
+     * The longest its close waits for its reader thread, and for each of its three clients (producer, admin, consumer): a
+     * clean stop's worst case counts them (the Kubernetes grace period).
+     */
+    public static final Duration THREAD_STOP_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration CLIENT_CLOSE_TIMEOUT = Duration.ofSeconds(2);
     private static final Logger log = LoggerFactory.getLogger(LeaseVerifier.class);
     /** How long a confirmation lets a task issue, from the moment its request was sent. */
     public static final Duration TERM = Duration.ofMillis(1500);
@@ -357,14 +363,14 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         consumer.wakeup();
         LockSupport.unpark(thread);
         try {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
+            thread.join(THREAD_STOP_TIMEOUT.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        producer.close(Duration.ofSeconds(2));
-        admin.close(Duration.ofSeconds(2));
+        producer.close(CLIENT_CLOSE_TIMEOUT);
+        admin.close(CLIENT_CLOSE_TIMEOUT);
         if (!thread.isAlive()) {
-            consumer.close(Duration.ofSeconds(2));
+            consumer.close(CLIENT_CLOSE_TIMEOUT);
         }
     }
 }

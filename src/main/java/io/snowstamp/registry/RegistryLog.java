@@ -38,6 +38,8 @@ public final class RegistryLog implements AutoCloseable {
     /** Keys starting with this are not claims (reserved for later record kinds): readers skip them. */
     public static final String RESERVED_PREFIX = "_";
     private static final Duration POLL = Duration.ofMillis(200);
+    /** The longest each of its clients' close takes (producer, admin): a clean stop's worst case counts them (the Kubernetes grace period). */
+    public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private final String topic;
     private final Duration timeout;
@@ -82,7 +84,7 @@ public final class RegistryLog implements AutoCloseable {
             describe(admin, topic, timeout);
             return new RegistryLog(client, topic, timeout, admin);
         } catch (RuntimeException e) {
-            admin.close(Duration.ofSeconds(5));
+            admin.close(CLOSE_TIMEOUT);
             throw e;
         }
     }
@@ -274,8 +276,8 @@ public final class RegistryLog implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        producer.close(Duration.ofSeconds(5));
-        admin.close(Duration.ofSeconds(5));
+        producer.close(CLOSE_TIMEOUT);
+        admin.close(CLOSE_TIMEOUT);
     }
 
 }

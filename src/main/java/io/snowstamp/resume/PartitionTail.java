@@ -28,6 +28,8 @@ import java.util.function.Consumer;
  * and the sequence tail scan share. One consumer, no group; its owner serializes the calls.
  */
 public final class PartitionTail implements AutoCloseable {
+    /** The longest its consumer's close takes: part of a clean stop's worst case (the Kubernetes grace period counts it). */
+    public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
     /** A partition's offsets when it was opened. */
     public record Bounds(long begin, long end) {
     }
@@ -262,6 +264,6 @@ public final class PartitionTail implements AutoCloseable {
 
     @Override
     public void close() {
-        consumer.close(Duration.ofSeconds(5));
+        consumer.close(CLOSE_TIMEOUT);
     }
 }

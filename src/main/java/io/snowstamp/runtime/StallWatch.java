@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
  * {@code stallAfter} (at most every 10 s). Snowflake mode (the tasks' stats).
  */
 final class StallWatch implements AutoCloseable {
+    /** The longest its client's close takes: part of a clean stop's worst case (the Kubernetes grace period counts it). */
+    static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
     private static final Logger log = LoggerFactory.getLogger(StallWatch.class);
     private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
     /** The longest pause between two restarts, in multiples of {@code stallAfter}. */
@@ -165,6 +167,6 @@ final class StallWatch implements AutoCloseable {
     @Override
     public void close() {
         thread.shutdownNow();
-        admin.close(Duration.ofSeconds(5));
+        admin.close(CLOSE_TIMEOUT);
     }
 }

@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
 public final class StreamsRunner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamsRunner.class);
     /** The longest a clean stop waits for its tasks' last IDs to be written before it closes Kafka Streams. */
-    private static final Duration LAST_IDS_WAIT = Duration.ofSeconds(5);
+    static final Duration LAST_IDS_WAIT = Duration.ofSeconds(5);
 
     /** Not final: with id.worker-offset=auto the registry's grant replaces the offset at start. */
     private SnowstampConfig config;
@@ -351,7 +351,7 @@ public final class StreamsRunner implements AutoCloseable {
             // the last commits write every task's exact last ID: the changelog names it after a clean stop. Where commits
             // skip it (exactly-once with the tail guard) each thread writes them at its next stop check: wait for that
             stats.stopping();
-            awaitLastIds(timeout);
+            awaitLastIds(stats, timeout);
             // leave the group: the partitions move to the other instances now, not after the session timeout
             boolean clean = streams.close(CloseOptions.timeout(timeout)
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
@@ -373,8 +373,11 @@ public final class StreamsRunner implements AutoCloseable {
         }
     }
 
-    /** At most half the stop's time, and 5 s: a thread held in a long wait writes its tasks' last IDs when it commits. */
-    private void awaitLastIds(Duration timeout) {
+    /**
+     * At most half the stop's time, and 5 s: a thread held in a long wait writes its tasks' last IDs when it commits.
+     * @return how many tasks' last IDs were left unwritten (WARNed when any); -1 when interrupted
+     */
+    static int awaitLastIds(StamperStats stats, Duration timeout) {
         Duration limit = timeout.dividedBy(2).compareTo(LAST_IDS_WAIT) < 0 ? timeout.dividedBy(2) : LAST_IDS_WAIT;
         try {
             int unwritten = stats.awaitLastIds(limit);
@@ -382,8 +385,10 @@ public final class StreamsRunner implements AutoCloseable {
                 log.warn("{} tasks' last IDs not written within {}: the changelog's lastId of their partitions stays what"
                         + " their last heartbeat or reservation saw", unwritten, io.snowstamp.config.Durations.format(limit));
             }
+            return unwritten;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return -1;
         }
     }
 

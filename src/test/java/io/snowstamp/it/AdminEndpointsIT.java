@@ -6,6 +6,7 @@ import io.snowstamp.admin.AdminServer;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.id.DecodedId;
+import io.snowstamp.id.IdLayout;
 import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Http;
@@ -161,7 +162,56 @@ class AdminEndpointsIT extends OnSharedBroker {
                     .as("Kafka Streams' own metrics, through Micrometer's binder").isGreaterThanOrEqualTo(RECORDS);
 
             assertStateMatchesTheChangelog(instance, app, 1);
+            assertStateShowsTheRunningTasks(instance, RECORDS);
         }
+    }
+
+    /**
+     * The fields of /state the changelog cannot tell (operations.md, Admin endpoints): the running tasks' newest IDs,
+     * lead and resume decisions, the heartbeat, this instance's lease reader, worker offset and ID space. One instance
+     * with all four partitions, idle after stamping {@code stamped} records.
+     */
+    private static void assertStateShowsTheRunningTasks(Instance instance, long stamped) {
+        JsonNode state = Http.get(instance.url("/state")).json();
+        java.time.Instant at = instant(state.get("at"));
+        IdLayout layout = instance.config().ids().layout();
+
+        assertThat(state.get("workerOffset").asLong()).as("the default id.worker-offset").isZero();
+        assertThat(state.has("idSpace")).as("present, null with the worker registry off: %s", state).isTrue();
+        assertThat(state.get("idSpace").isNull()).isTrue();
+        JsonNode reader = state.get("leaseReader");
+        assertThat(reader.get("leasesHeld").asInt()).as("one lease per partition: %s", reader).isEqualTo(4);
+        assertThat(reader.get("behindPartitions").asInt()).as("%s", reader).isBetween(0, 4);
+        assertThat(reader.get("lastRoundMs").asLong()).as("%s", reader).isBetween(0L, 30_000L);
+        assertThat(reader.get("oldestConfirmationMs").asLong()).as("%s", reader).isBetween(0L, 30_000L);
+
+        long issued = 0;
+        for (JsonNode partition : state.get("partitions")) {
+            int p = partition.get("partition").asInt();
+            long lastId = partition.get("lastId").asLong();
+            long newestId = partition.get("newestId").asLong();
+            // the running task knows what it issued since the last state write: never behind the store
+            assertThat(newestId).as("partition %d: %s", p, partition).isPositive();
+            if (lastId >= 0) {
+                assertThat(newestId).as("partition %d: %s", p, partition).isGreaterThanOrEqualTo(lastId);
+            }
+            DecodedId newest = layout.decode(newestId);
+            assertThat(newest.worker()).as("partition %d", p).isEqualTo(p);
+            // idle since its last stamp: its lead is how far that ID's time is behind the clock (within the test's span)
+            assertThat(partition.get("leadMillis").asLong()).as("partition %d: %s", p, partition)
+                    .isBetween(-240_000L, 10_000L)
+                    .isEqualTo(newest.wallMillis() - at.toEpochMilli());
+            java.time.Instant heartbeat = instant(partition.get("heartbeatAt"));
+            assertThat(heartbeat).as("partition %d: %s", p, partition).isNotNull()
+                    .isAfterOrEqualTo(instant(partition.get("acquiredAt"))).isBeforeOrEqualTo(at);
+            JsonNode resume = partition.get("resume");
+            assertThat(resume).as("partition %d: the running task's resume decision: %s", p, partition).isNotNull();
+            assertThat(resume.get("source").asText()).as("a first start: nothing stored, nothing in the output").isEqualTo("clock");
+            assertThat(resume.get("above").asLong()).isLessThan(newestId);
+            assertThat(resume.get("tailGuardMillis").asLong()).isGreaterThanOrEqualTo(0);
+            issued += partition.get("issuedSinceTaskStart").asLong();
+        }
+        assertThat(issued).as("every record stamped once, by the tasks running now").isEqualTo(stamped);
     }
 
     @Test

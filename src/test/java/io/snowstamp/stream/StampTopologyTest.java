@@ -288,6 +288,58 @@ class StampTopologyTest {
         assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
     }
 
+    @Test
+    void shouldStampEverySetAsideInputWithAWarningWhenTheReadFurtherBackFails() throws Exception {
+        java.util.concurrent.CountDownLatch readMayFail = new java.util.concurrent.CountDownLatch(1);
+        tailProbe = new TailProbe() {
+            @Override
+            public Result highestIssued(int partition, long datacenter, long worker) {
+                // the newest records only: nothing below the first input the task will see (0), so the check reads further back
+                return new Result(-1, 1, 5, 6, 0, tail(false, "events.raw/0/5"));
+            }
+
+            @Override
+            public io.snowstamp.resume.StampedInputs stampedInputs(int partition, String inputTopic, long from) {
+                try {
+                    // fail only once the records are set aside: the promise is about those
+                    readMayFail.await(5, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                throw new SnowstampException("output not read within recovery.tail-guard-timeout");
+            }
+        };
+        ch.qos.logback.classic.Logger logger = io.snowstamp.testing.Logback.logger(StampProcessor.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines = new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        List<TestRecord<byte[], byte[]>> out = new ArrayList<>();
+        try {
+            start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
+            assertThat(pipe(3)).as("set aside while the read runs").isEmpty();
+            readMayFail.countDown();
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (out.size() < 3 && System.nanoTime() < deadline) {
+                driver.advanceWallClockTime(Duration.ofMillis(10));
+                out.addAll(output.readRecordsToList());
+            }
+        } finally {
+            logger.detachAppender(lines);
+        }
+
+        // a failed read may cost copies, never a loss: every input set aside comes out stamped, in order
+        assertThat(out).as("every set-aside input stamped").extracting(r -> header(r, IdHeader.SOURCE))
+                .containsExactly("events.raw/0/0", "events.raw/0/1", "events.raw/0/2");
+        assertThat(out).extracting(StampTopologyTest::id).allMatch(id -> id > 0).doesNotHaveDuplicates();
+        assertThat(dlq.isEmpty()).as("nothing dead-lettered").isTrue();
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isZero();
+        assertThat(lines.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+                .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).singleElement().asString()
+                .contains("partition 0: cannot read which inputs from offset 0 on are already stamped",
+                        "output not read within recovery.tail-guard-timeout", "stamping them all", "nothing is lost");
+        assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
+    }
+
     /** Advances the driver's wall clock 10 ms at a time (the drain's punctuation) until {@code done}; at most 10 s. */
     private void drainUntil(java.util.function.BooleanSupplier done) {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
