@@ -350,7 +350,15 @@ public final class WorkerRegistry implements AutoCloseable {
 
     /** Marks the lease's claims as stopped cleanly (the last heartbeat), so that {@code workers release} needs no --force. */
     public void stopped(Lease lease) {
-        heartbeats.stopped(lease);
+        stopped(lease, timeout);
+    }
+
+    /**
+     * {@link #stopped(Lease)} with every wait for Kafka over within {@code bound}: a stop must end in time (a pod's grace
+     * period), and a missing mark only costs {@code workers release --force} later.
+     */
+    public void stopped(Lease lease, Duration bound) {
+        heartbeats.stopped(lease, System.nanoTime() + bound.toNanos());
     }
 
     /** Note of the last record of an application that stopped cleanly. */

@@ -44,10 +44,9 @@ public final class CleanStopBudget {
 
     /**
      * The worker registry's record of the clean stop ({@code WorkerRegistry#stopped}), between the heartbeat and the
-     * closes: a read of the registry, then a write per claimed key (one here), each bounded by the registry's timeout,
-     * which {@link RegistryClaim#claim} sets to {@code recovery.tail-guard-timeout}.
+     * closes: a read of the registry, then a write per claimed key, all within one bound of its own.
      */
     public static Duration registryStoppedRecord(SnowstampConfig config) {
-        return config.recovery().tailGuardTimeout().multipliedBy(2);
+        return RegistryClaim.STOPPED_RECORD_BOUND;
     }
 }
