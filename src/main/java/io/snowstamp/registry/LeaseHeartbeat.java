@@ -116,15 +116,15 @@ final class LeaseHeartbeat {
     }
 
     /** {@link WorkerRegistry#stopped}: same contract. */
-    void stopped(Lease lease, long deadline) {
-        RegistryLog.Snapshot snapshot = WorkerRegistry.readable(registry, registry.read(deadline));
+    void stopped(Lease lease) {
+        RegistryLog.Snapshot snapshot = owner.readable();
         RegistryView view = snapshot.view();
         long now = clock.getAsLong();
         for (String key : lease.keys()) {
             view.verdict(key).filter(RegistryView.Verdict::granted).ifPresent(verdict -> {
                 Claim claim = verdict.claim();
                 registry.append(claim.withState(Claim.State.ACTIVE, now, view.order(verdict.entry()), snapshot.registryId(), claim.marks(),
-                        WorkerRegistry.STOPPED_NOTE), deadline);
+                        WorkerRegistry.STOPPED_NOTE));
             });
         }
     }

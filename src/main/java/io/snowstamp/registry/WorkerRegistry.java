@@ -350,15 +350,7 @@ public final class WorkerRegistry implements AutoCloseable {
 
     /** Marks the lease's claims as stopped cleanly (the last heartbeat), so that {@code workers release} needs no --force. */
     public void stopped(Lease lease) {
-        stopped(lease, timeout);
-    }
-
-    /**
-     * {@link #stopped(Lease)} with every wait for Kafka over within {@code bound}: a stop must end in time (a pod's grace
-     * period), and a missing mark only costs {@code workers release --force} later.
-     */
-    public void stopped(Lease lease, Duration bound) {
-        heartbeats.stopped(lease, System.nanoTime() + bound.toNanos());
+        heartbeats.stopped(lease);
     }
 
     /** Note of the last record of an application that stopped cleanly. */

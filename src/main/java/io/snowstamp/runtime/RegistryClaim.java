@@ -109,13 +109,6 @@ final class RegistryClaim implements AutoCloseable {
         };
     }
 
-    /**
-     * How long the clean stop's record in the registry (a read, then a write per claim) may wait for Kafka: bounded on its
-     * own, not by {@code recovery.tail-guard-timeout} (60 s each), so that the stop ends within the grace period
-     * Kubernetes gives it (operations.md) even when Kafka is slow then.
-     */
-    static final Duration STOPPED_RECORD_BOUND = Duration.ofSeconds(10);
-
     /** Stops the heartbeat and records a clean stop (so that {@code workers release} needs no --force). */
     @Override
     public void close() {
@@ -124,7 +117,7 @@ final class RegistryClaim implements AutoCloseable {
             if (!heartbeats.awaitTermination(30, TimeUnit.SECONDS)) {
                 heartbeats.shutdownNow();
             }
-            registry.stopped(lease, STOPPED_RECORD_BOUND);
+            registry.stopped(lease);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {

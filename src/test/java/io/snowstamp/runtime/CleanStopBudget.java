@@ -44,9 +44,10 @@ public final class CleanStopBudget {
 
     /**
      * The worker registry's record of the clean stop ({@code WorkerRegistry#stopped}), between the heartbeat and the
-     * closes: a read of the registry, then a write per claimed key, all within one bound of its own.
+     * closes: a read of the registry, then a write per claimed key (one here), each bounded by the registry's timeout,
+     * which {@link RegistryClaim#claim} sets to {@code recovery.tail-guard-timeout}.
      */
     public static Duration registryStoppedRecord(SnowstampConfig config) {
-        return RegistryClaim.STOPPED_RECORD_BOUND;
+        return config.recovery().tailGuardTimeout().multipliedBy(2);
     }
 }
