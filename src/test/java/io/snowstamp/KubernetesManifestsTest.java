@@ -158,23 +158,6 @@ class KubernetesManifestsTest {
         }
     }
 
-    @Test
-    void shouldCoverTheRegistrysRecordOfTheCleanStopInTheGracePeriod() throws Exception {
-        SnowstampConfig config = manifestConfig();
-        assertThat(config.registry().enabled()).as("the worker registry is on in the manifests").isTrue();
-        Duration shutdown = stamper().getArgs().stream().filter(a -> a.startsWith("--shutdown-timeout=")).findFirst()
-                .map(a -> Durations.parse(a.substring(a.indexOf('=') + 1))).orElse(Duration.ofSeconds(30));
-        StatefulSet set = resource("StatefulSet/snowstamp");
-        long grace = set.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds();
-        // the release's read of the registry and its write of the stopped record wait for Kafka too (RegistryClaim.close,
-        // WorkerRegistry.stopped): past the grace period the kill leaves the claim without its clean-stop mark
-        Duration worstCase = CleanStopBudget.stallWatch().plus(CleanStopBudget.lastIds()).plus(shutdown)
-                .plus(CleanStopBudget.topologyClients()).plus(CleanStopBudget.registryRelease(config))
-                .plus(CleanStopBudget.registryStoppedRecord(config)).plus(JVM_EXIT);
-        assertThat(Duration.ofSeconds(grace)).as("terminationGracePeriodSeconds covers the registry's stopped record too")
-                .isGreaterThanOrEqualTo(worstCase);
-    }
-
     /** The stamper's environment in the manifests: the ConfigMap's settings and the container's own variables. */
     private static Map<String, String> manifestEnvironment() throws Exception {
         ConfigMap settings = resource("ConfigMap/snowstamp-settings");

@@ -41,13 +41,4 @@ public final class CleanStopBudget {
     public static Duration registryRelease(SnowstampConfig config) {
         return config.registry().heartbeatTimeout().plus(RegistryLog.CLOSE_TIMEOUT.multipliedBy(4));
     }
-
-    /**
-     * The worker registry's record of the clean stop ({@code WorkerRegistry#stopped}), between the heartbeat and the
-     * closes: a read of the registry, then a write per claimed key (one here), each bounded by the registry's timeout,
-     * which {@link RegistryClaim#claim} sets to {@code recovery.tail-guard-timeout}.
-     */
-    public static Duration registryStoppedRecord(SnowstampConfig config) {
-        return config.recovery().tailGuardTimeout().multipliedBy(2);
-    }
 }
