@@ -170,7 +170,7 @@ class SequenceOwnersModelTest {
                 + " starts after a trusted marker, " + failed + " schedules with a number forwarded twice");
         assertThat(forwarded).as("the schedules number").isGreaterThan(schedules * 100L);
         assertThat(markers).as("some starts resume inside the segments after a marker").isGreaterThan(schedules / 10);
-        assertThat(failures).as("schedules in which a number of a tag was forwarded twice (%d of %d)", failed, schedules)
+        assertThat(failures).as("schedules in which a number of a tag was forwarded twice (%d of %d)", failed, seeds.size())
                 .allMatch(failure -> KNOWN_OPEN.stream().anyMatch(known -> failure.startsWith("schedule " + known + " ")));
     }
 
