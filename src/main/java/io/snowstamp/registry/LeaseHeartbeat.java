@@ -115,17 +115,35 @@ final class LeaseHeartbeat {
                 beats.topic(), offset);
     }
 
-    /** {@link WorkerRegistry#stopped}: same contract. */
+    /** A hand-over's target recorded as stopped: on the claimant's log, within its timeout. */
     void stopped(Lease lease) {
-        RegistryLog.Snapshot snapshot = owner.readable();
+        stopped(lease, registry, registry.deadline());
+    }
+
+    /**
+     * {@link WorkerRegistry#stopped}: the clean stop of a running application, a last heartbeat on the heartbeats' own
+     * log, every wait over by {@code timeout}. Its log's write guard (a quarter of its timeout left) fits that deadline;
+     * the claimant's log, with a longer timeout, would refuse every write under a short deadline.
+     */
+    void stopped(Lease lease, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (beats == null) {
+            beats = RegistryLog.openUnchecked(client, registry.topic(), timeout);
+        }
+        stopped(lease, beats, deadline);
+    }
+
+    private void stopped(Lease lease, RegistryLog log, long deadline) {
+        RegistryLog.Snapshot snapshot = WorkerRegistry.readable(log, log.read(deadline));
         RegistryView view = snapshot.view();
         long now = clock.getAsLong();
         for (String key : lease.keys()) {
-            view.verdict(key).filter(RegistryView.Verdict::granted).ifPresent(verdict -> {
+            RegistryView.Verdict verdict = view.verdict(key).filter(RegistryView.Verdict::granted).orElse(null);
+            if (verdict != null) {
                 Claim claim = verdict.claim();
-                registry.append(claim.withState(Claim.State.ACTIVE, now, view.order(verdict.entry()), snapshot.registryId(), claim.marks(),
-                        WorkerRegistry.STOPPED_NOTE));
-            });
+                log.append(claim.withState(Claim.State.ACTIVE, now, view.order(verdict.entry()), snapshot.registryId(), claim.marks(),
+                        WorkerRegistry.STOPPED_NOTE), deadline);
+            }
         }
     }
 

@@ -244,7 +244,7 @@ public final class RegistryLog implements AutoCloseable {
         }
     }
 
-    private long deadline() {
+    long deadline() {
         return System.nanoTime() + timeout.toNanos();
     }
 

@@ -308,7 +308,7 @@ public final class WorkerRegistry implements AutoCloseable {
             throw new ClaimRefusedException((plan.kind() == HandOver.Kind.HAND_OVER ? "released workers " + plan.range() + " of "
                     + plan.source() + " with their marks, but could not claim them for " + plan.target() + ": " : "") + e.getMessage());
         }
-        stopped(lease);
+        heartbeats.stopped(lease);     // the target is not running: the registry's own timeout
         return lease;
     }
 
@@ -348,9 +348,13 @@ public final class WorkerRegistry implements AutoCloseable {
         heartbeats.heartbeat(request, lease, timeout);
     }
 
-    /** Marks the lease's claims as stopped cleanly (the last heartbeat), so that {@code workers release} needs no --force. */
-    public void stopped(Lease lease) {
-        heartbeats.stopped(lease);
+    /**
+     * Marks the lease's claims as stopped cleanly (the last heartbeat), so that {@code workers release} needs no --force.
+     * Every wait for Kafka ends by {@code timeout}: a running application's clean stop passes its heartbeat timeout, so
+     * that the stop fits the time a pod is given (a write starts only while a quarter of it is left).
+     */
+    public void stopped(Lease lease, Duration timeout) {
+        heartbeats.stopped(lease, timeout);
     }
 
     /** Note of the last record of an application that stopped cleanly. */

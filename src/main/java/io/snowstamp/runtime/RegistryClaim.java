@@ -26,9 +26,12 @@ final class RegistryClaim implements AutoCloseable {
     private final WorkerRegistry.Request request;
     private final WorkerRegistry.Lease lease;
     private final ScheduledExecutorService heartbeats;
+    /** The heartbeat timeout: the longest the heartbeat under way at the stop, and then the record of the stop, may take. */
+    private final Duration stopTimeout;
 
-    private RegistryClaim(WorkerRegistry registry, WorkerRegistry.Request request, WorkerRegistry.Lease lease) {
+    private RegistryClaim(WorkerRegistry registry, WorkerRegistry.Request request, WorkerRegistry.Lease lease, Duration stopTimeout) {
         this.registry = registry;
+        this.stopTimeout = stopTimeout;
         this.request = request;
         this.lease = lease;
         this.heartbeats = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -60,7 +63,7 @@ final class RegistryClaim implements AutoCloseable {
                             ids.datacenterId(), settings.autoOffset() ? " (id.worker-offset=auto chose " + lease.firstWorker() + ")" : "",
                             lease.marks().values().stream().anyMatch(mark -> mark >= 0)
                                     ? "; released marks to resume above: " + lease.marks() : "");
-            RegistryClaim claim = new RegistryClaim(registry, request, lease);
+            RegistryClaim claim = new RegistryClaim(registry, request, lease, settings.heartbeatTimeout());
             long every = settings.heartbeat().toMillis();
             // a fixed delay, and each heartbeat bounded by its timeout: what the grace of a claimant after a
             // recreated registry counts on (RegistrySettings.grace)
@@ -114,10 +117,10 @@ final class RegistryClaim implements AutoCloseable {
     public void close() {
         heartbeats.shutdown();      // a heartbeat under way finishes: interrupting it would only leave a half-done write
         try {
-            if (!heartbeats.awaitTermination(30, TimeUnit.SECONDS)) {
+            if (!heartbeats.awaitTermination(stopTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 heartbeats.shutdownNow();
             }
-            registry.stopped(lease);
+            registry.stopped(lease, stopTimeout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {

@@ -395,6 +395,45 @@ class WorkerRegistryIT extends OnSharedBroker {
         }
     }
 
+    /**
+     * operations.md (the grace period): a running application's clean stop records itself within the heartbeat timeout
+     * (6 s at the default registry.heartbeat), not the registry's own 30 s. It lands (a bound below the registry log's
+     * write guard once refused every record); when Kafka does not answer its read, it gives up by then.
+     */
+    @Test
+    void shouldRecordACleanStopWithinTheHeartbeatTimeoutAndGiveUpByThen() throws Exception {
+        Duration heartbeatTimeout = ConfigLoader.load(null, Map.of(), Map.of()).registry().heartbeatTimeout();
+        String registry = registry();
+        try (WorkerRegistry client = awaitClient(registry)) {
+            WorkerRegistry.Lease lease = client.claim(request("default", "stops", SNOWFLAKE, 2, 0));
+            client.stopped(lease, heartbeatTimeout);
+            assertThat(client.readable().entries()).filteredOn(e -> e.claim().application().equals("stops"))
+                    .last().satisfies(e -> assertThat(e.claim().note()).isEqualTo(WorkerRegistry.STOPPED_NOTE));
+        }
+        // the stop's read forced to wait for what never comes: the registry recreated inside its first poll (one record
+        // at a time), so it waits for an end offset of the deleted topic (as in the test above)
+        String recreated = registry();
+        Properties slow = clientProps();
+        slow.put("interceptor.classes", RecreateWhileRead.class.getName());
+        slow.put("max.poll.records", "1");
+        slow.put("max.partition.fetch.bytes", "1");
+        try (WorkerRegistry client = new WorkerRegistry(slow, recreated, Duration.ofSeconds(30), System::currentTimeMillis)) {
+            WorkerRegistry.Request asks = request("default", "stops-slowly", SNOWFLAKE, 2, 0);
+            WorkerRegistry.Lease lease = client.claim(asks);
+            for (int beat = 0; beat < 3; beat++) {
+                client.heartbeat(asks, lease, heartbeatTimeout);
+            }
+            java.util.concurrent.CompletableFuture<Void> armed = RecreateWhileRead.arm(recreated);
+            long started = System.nanoTime();
+            Throwable failed = catchThrowable(() -> client.stopped(lease, heartbeatTimeout));
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            armed.get(1, TimeUnit.SECONDS);
+            assertThat(failed).as("the read never completes").isInstanceOf(io.snowstamp.SnowstampException.class);
+            assertThat(took).as("over by the heartbeat timeout (and a consumer's close), not the registry's 30 s")
+                    .isLessThan(heartbeatTimeout.plusSeconds(5));
+        }
+    }
+
     @Test
     void shouldExtendAClaimWhenTheNextWorkersAreFreeAndRefuseWhenTheyAreNot() {
         String registry = uncheckedRegistry();

@@ -35,10 +35,11 @@ public final class CleanStopBudget {
     }
 
     /**
-     * The worker registry's release ({@link RegistryClaim#close}): a heartbeat under way finishes, then the registry's two
-     * logs (its own and its heartbeats') close a producer and an admin client each.
+     * The worker registry's release ({@link RegistryClaim#close}): a heartbeat under way finishes, the record of the clean
+     * stop (a read, a write per claim: one heartbeat timeout in all), then the registry's two logs (its own and its
+     * heartbeats') close a producer and an admin client each.
      */
     public static Duration registryRelease(SnowstampConfig config) {
-        return config.registry().heartbeatTimeout().plus(RegistryLog.CLOSE_TIMEOUT.multipliedBy(4));
+        return config.registry().heartbeatTimeout().multipliedBy(2).plus(RegistryLog.CLOSE_TIMEOUT.multipliedBy(4));
     }
 }
