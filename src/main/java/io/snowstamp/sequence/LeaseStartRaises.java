@@ -149,6 +149,12 @@ final class LeaseStartRaises {
             return false;     // without the tail guard, counters resume above whole reserved segments
         }
         SequenceTail.Scan scan = tail.scan(partition, checkpoint.coveredOffset());
+        if (scan.endOffset() >= 0 && scan.endOffset() < checkpoint.coveredOffset()) {
+            // the partition ends below what the checkpoint covers: created again (or truncated) since the start's scan,
+            // and every record it holds may be the previous owner's, sent during the takeover (a read from the covered
+            // offset would see none of them)
+            scan = tail.scan(partition, 0);
+        }
         if (scan.endOffset() < 0) {
             return false;
         }

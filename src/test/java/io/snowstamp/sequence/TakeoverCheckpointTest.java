@@ -181,4 +181,31 @@ class TakeoverCheckpointTest {
         assertThat(n).as("above Z's aborted 1004, 1005: read_uncommitted readers may have seen them").containsExactly(1006L);
         assertThat(twice()).as("(tag, number) in the output partition twice").isEmpty();
     }
+
+    /**
+     * The output topic created again during a takeover, before the new holder's first number: Z's numbers sent in the
+     * takeover land at the new topic's first offsets, below the covered offset the tail is read again from. The read
+     * again starts at the new topic's beginning when the partition ends below that offset (a read-only review found
+     * the gap: N numbered 1006 again).
+     */
+    @Test
+    void shouldReadTheWholeOutputAgainAtTheFirstNumberWhenItWasCreatedAgainDuringTheTakeover() {
+        RoundTicker ticker = new RoundTicker();
+        leases = new RealTermLeases(ticker);
+        SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "1s");
+        start(config);
+        ticker.park(LeaseRounds.TAKEOVER_WAIT_NANOS + 1);
+        assertThat(pipe("order", 5)).containsExactly(1001L, 1002L, 1003L, 1004L, 1005L);
+        advance(1000);                                            // covered 5
+        List<Long> inFlight = pipeUnread("order", 2);             // 1006, 1007 on their way
+        drivers.stop(driver);                                     // Z cut off
+
+        start(config);                                            // N: restore, scan from 5 (nothing new), lease taken
+        assertThat(checkpoint().coveredOffset()).isEqualTo(5);
+        tail.log.clear();                                         // the output topic created again
+        inFlight.forEach(n -> tail.append("order", n));           // Z's records land at its offsets 0, 1
+
+        assertThat(pipe("order", 1)).as("above Z's 1006, 1007 in the new topic").containsExactly(1008L);
+        assertThat(twice()).as("(tag, number) in the output partition twice").isEmpty();
+    }
 }
