@@ -149,7 +149,21 @@ class TakeoverCheckpointTest {
     }
 
     /**
-     * Exactly-once, sequence.checkpoint-interval=1s (allowed: 100 ms .. 1 h). Z numbers 1001..1003 (committed,
+     * Z, exactly-once with sequence.checkpoint-interval=1s (allowed: 100 ms .. 1 h): past its own takeover wait, numbers
+     * 1001.. ({@code committed} of them, in the output), then a checkpoint covers them; returns the configuration.
+     */
+    private SnowstampConfig cutOffAfter(RoundTicker ticker, int committed) {
+        leases = new RealTermLeases(ticker);
+        SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "1s");
+        start(config);
+        ticker.park(LeaseRounds.TAKEOVER_WAIT_NANOS + 1);
+        assertThat(pipe("order", committed)).hasSize(committed).startsWith(1001L).endsWith(1000L + committed);
+        advance(1000);
+        return config;
+    }
+
+    /**
+     * Z numbers 1001..1003 (committed,
      * in the output), then 1004, 1005 in a transaction it can no longer commit and is cut off. N restores, scans the
      * output (up to 1003), takes its lease. Z's 1004, 1005 land in the output (read_uncommitted sees them). N's periodic
      * checkpoint runs during its takeover wait (mayWrite is true: confirmed within the term) and moves the covered offset
@@ -159,12 +173,7 @@ class TakeoverCheckpointTest {
     @Test
     void shouldNotMoveTheCoveredOffsetPastThePreviousOwnersRecordsBeforeTheFirstNumber() {
         RoundTicker ticker = new RoundTicker();
-        leases = new RealTermLeases(ticker);
-        SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "1s");
-        start(config);
-        ticker.park(LeaseRounds.TAKEOVER_WAIT_NANOS + 1);       // Z's own takeover wait
-        assertThat(pipe("order", 3)).containsExactly(1001L, 1002L, 1003L);
-        advance(1000);
+        SnowstampConfig config = cutOffAfter(ticker, 3);
         List<Long> inFlight = pipeUnread("order", 2);            // Z's open transaction: never committed
         assertThat(inFlight).containsExactly(1004L, 1005L);
         drivers.stop(driver);                                     // Z cut off (exactly-once: no marker)
@@ -190,13 +199,7 @@ class TakeoverCheckpointTest {
      */
     @Test
     void shouldReadTheWholeOutputAgainAtTheFirstNumberWhenItWasCreatedAgainDuringTheTakeover() {
-        RoundTicker ticker = new RoundTicker();
-        leases = new RealTermLeases(ticker);
-        SnowstampConfig config = config(Keys.SEQUENCE_CHECKPOINT_INTERVAL, "1s");
-        start(config);
-        ticker.park(LeaseRounds.TAKEOVER_WAIT_NANOS + 1);
-        assertThat(pipe("order", 5)).containsExactly(1001L, 1002L, 1003L, 1004L, 1005L);
-        advance(1000);                                            // covered 5
+        SnowstampConfig config = cutOffAfter(new RoundTicker(), 5);     // covered 5
         List<Long> inFlight = pipeUnread("order", 2);             // 1006, 1007 on their way
         drivers.stop(driver);                                     // Z cut off
 
