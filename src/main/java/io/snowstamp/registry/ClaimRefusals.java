@@ -35,6 +35,16 @@ final class ClaimRefusals {
                     + " of layout " + other.layout() + " in ID space " + request.space() + ": IDs of two layouts can collide outside"
                     + " any worker range; use the same id.* layout settings, or another id.space for IDs that never meet");
         }
+        if (other.input().equals(request.input()) && other.output().equals(request.output())) {
+            // most likely the same stamper under a new application.id: a new range would stamp the whole input again
+            throw new ClaimRefusedException("application " + request.application() + " stamps " + request.input() + " into "
+                    + request.output() + " like " + describe(other, now) + ", which holds workers " + candidate.range()
+                    + " of ID space " + request.space() + ": if this is " + other.application() + " under a new application.id,"
+                    + " hand its workers and resume points over with 'snowstamp recover --from-changelog " + other.application()
+                    + " --from-output " + request.output() + " --to-application-id " + request.application() + " --apply'"
+                    + " (recovery.md, Application id change); a new range (id.worker-offset=auto) would stamp the whole input"
+                    + " again with new IDs");
+        }
         long free = view.firstFree(request.space(), request.datacenter(), request.application(), request.partitions(),
                 request.layout().maxWorker(), List.of());
         throw new ClaimRefusedException("id.worker-offset=" + request.offset() + " claims workers " + candidate.range() + " of ID space "

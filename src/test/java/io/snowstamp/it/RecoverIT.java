@@ -178,8 +178,12 @@ class RecoverIT extends OnSharedBroker {
         movedSettings.putAll(NO_TAIL_GUARD);
         Throwable refused = catchThrowable(() -> FrozenStamper.start(broker, topics, moved, "it-2", work.resolve("state-refused"), clock,
                 Map.of("id.worker-registry", "on", "registry.topic", registry)));
+        // README: "a startup error naming the old application and the fix" — the hand-over, not a new range (auto would
+        // stamp the whole input again)
         assertThat(refused).as("the old application still holds workers 0..1").isInstanceOf(ClaimRefusedException.class)
-                .hasMessageContaining("overlap application " + old + " (workers 0..1");
+                .hasMessageContaining("like application " + old + " (workers 0..1")
+                .hasMessageContaining("'snowstamp recover --from-changelog " + old + " --from-output " + topics.out()
+                        + " --to-application-id " + moved + " --apply'");
 
         Cli.Result dryRun = Cli.run(registered(topics, registry, "recover", "--from-changelog", old, "--to-application-id", moved));
         assertThat(dryRun.exitCode()).as(dryRun.toString()).isZero();

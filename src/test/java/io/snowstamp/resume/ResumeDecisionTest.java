@@ -67,6 +67,26 @@ class ResumeDecisionTest {
         assertThat(byLastId.describe(LAYOUT)).contains("from state.lastId", "state.reservedUntil=none", "tail=off");
     }
 
+    /**
+     * README and id-spaces.md: the worker registry's mark (a released claim's highest ID for the worker, maybe another
+     * application's in another output topic) is the fifth input of the max, named {@code registry=} in the line.
+     */
+    @Test
+    void shouldResumeAboveTheRegistryMarkWhenItLeadsStateTailAndClock() {
+        long last = idAt(NOW + 5_000, 7);
+        long reserved = idAt(NOW + 6_000, LAYOUT.maxSequence());
+        long tailId = idAt(NOW + 9_000, 1);
+        long mark = idAt(NOW + 3_600_000, 3);       // issued by an application whose clock ran an hour ahead of this one
+
+        ResumeDecision decision = ResumeDecision.decide(LAYOUT, 0, WORKER, state(last, reserved), tail(tailId), mark, NOW, 0);
+        assertThat(decision.resumeAbove()).isEqualTo(mark);
+        assertThat(decision.source()).isEqualTo("registry");
+        assertThat(decision.describe(LAYOUT)).contains("from registry", "registry=" + mark + " (");
+
+        ResumeDecision below = ResumeDecision.decide(LAYOUT, 0, WORKER, state(last, reserved), tail(tailId), idAt(NOW + 1_000, 0), NOW, 0);
+        assertThat(below.source()).as("a mark below the tail decides nothing").isEqualTo("tail");
+    }
+
     @Test
     void shouldNameTheClockButKeepTheHighWaterMarkWhenTheClockIsAhead() {
         long old = idAt(NOW - 60_000, 5);
