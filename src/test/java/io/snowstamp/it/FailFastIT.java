@@ -92,6 +92,23 @@ class FailFastIT extends OnSharedBroker {
         }
     }
 
+    /** operations.md: without --timeout the broker check's bound is 15 s (a command's own timeout may be minutes). */
+    @Test
+    void shouldGiveUpAfter15SecondsWithoutATimeoutWhenNoKafkaAnswers() throws Exception {
+        try (ServerSocket silent = new ServerSocket()) {
+            silent.bind(new InetSocketAddress("127.0.0.1", 0), 50);
+            String address = "127.0.0.1:" + silent.getLocalPort();
+            long started = System.nanoTime();
+            Cli.Result result = Cli.run("verify", "--bootstrap-servers", address);
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+            assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+            assertOneErrorLine(result.err(), result.toString());
+            assertThat(result.err()).contains("Kafka at " + address + " did not answer within 15s");
+            assertThat(took).as("the check's 15 s, not a client's minute").isBetween(Duration.ofSeconds(14), Duration.ofSeconds(30));
+        }
+    }
+
     @Test
     void shouldSayATopicIsMissingWithinSecondsForEveryCommandThatNeedsOne() {
         String missing = TestBroker.unique("nope");
