@@ -21,9 +21,20 @@ record LeaseClients(Admin admin, Consumer<byte[], byte[]> consumer, Producer<byt
      * @param producer a byte-array producer's settings (acks=all)
      */
     static LeaseClients open(Properties client, Properties consumer, Properties producer, String clientId) {
+        return new LeaseClients(Admin.create(adminProperties(client, clientId)),
+                new KafkaConsumer<>(readerProperties(consumer, clientId)), new KafkaProducer<>(writerProperties(producer, clientId)));
+    }
+
+    /** The admin client's settings: {@code client}'s, named. */
+    static Properties adminProperties(Properties client, String clientId) {
         Properties adminProps = new Properties();
         adminProps.putAll(client);
         adminProps.put("client.id", clientId + "-lease-admin");
+        return adminProps;
+    }
+
+    /** The reader's settings: {@code consumer}'s, with what the lease's reads need forced. */
+    static Properties readerProperties(Properties consumer, String clientId) {
         Properties consumerProps = new Properties();
         consumerProps.putAll(consumer);
         consumerProps.put("client.id", clientId + "-lease-reader");
@@ -37,6 +48,11 @@ record LeaseClients(Admin admin, Consumer<byte[], byte[]> consumer, Producer<byt
         // next one is what reads a newly taken lease back: a round that had to wait for it took 0.4-0.7 s while hundreds of
         // leases were taken at once, and every first confirmation waited for it. Idle, the reader fetches only within rounds
         consumerProps.put("fetch.max.wait.ms", "10");
+        return consumerProps;
+    }
+
+    /** The writer's settings: {@code producer}'s, acks=all forced. */
+    static Properties writerProperties(Properties producer, String clientId) {
         Properties producerProps = new Properties();
         producerProps.putAll(producer);
         producerProps.put("client.id", clientId + "-lease-writer");
@@ -45,6 +61,6 @@ record LeaseClients(Admin admin, Consumer<byte[], byte[]> consumer, Producer<byt
         // them in a handful of requests instead of one each (at 1,024 partitions, ~1,000 requests), against a
         // takeover wait of a term
         producerProps.put("linger.ms", "5");
-        return new LeaseClients(Admin.create(adminProps), new KafkaConsumer<>(consumerProps), new KafkaProducer<>(producerProps));
+        return producerProps;
     }
 }

@@ -88,16 +88,24 @@ final class StamperTopology implements AutoCloseable {
         Map<String, LeaseCodec> codecs = config.idMode() == SnowstampConfig.IdMode.SEQUENCE
                 ? Map.of(SequenceNames.changelogTopic(applicationId), SequenceTopology.leaseCodec())
                 : Map.of(Names.changelogTopic(applicationId), StampTopology.leaseCodec());
-        return new LeaseVerifier(tuned(KafkaSettings.client(connection), connection), tuned(KafkaSettings.consumer(connection), connection),
-                tuned(KafkaSettings.producer(connection), connection), codecs, applicationId + "-" + connection.instanceId());
+        return new LeaseVerifier(properties(OwnClient.LEASE_ADMIN, connection), properties(OwnClient.LEASE_READER, connection),
+                properties(OwnClient.LEASE_WRITER, connection), codecs, applicationId + "-" + connection.instanceId());
     }
 
+    /** The stamper's own clients beside Kafka Streams', each made from {@link #properties}. */
+    enum OwnClient { LEASE_ADMIN, LEASE_READER, LEASE_WRITER, TAIL_READER, TRANSACTION_FENCE }
+
     /**
-     * The stamper's own clients beside Kafka Streams' (the lease's reads, the tail guard, the fence) with
-     * the request timeout Streams' clients get: they must find a leader that moved away from a frozen
-     * broker as soon as the stamper does ({@link Tuning#REQUEST_TIMEOUT_MS}).
+     * The settings of one of the stamper's own clients, with the request timeout Streams' clients get: they must find a
+     * leader that moved away from a frozen broker as soon as the stamper does ({@link Tuning#REQUEST_TIMEOUT_MS}).
+     * Package-private for TuningTest.
      */
-    private static Properties tuned(Properties props, ConnectionSettings connection) {
+    static Properties properties(OwnClient client, ConnectionSettings connection) {
+        Properties props = switch (client) {
+            case LEASE_READER -> KafkaSettings.consumer(connection);
+            case LEASE_WRITER -> KafkaSettings.producer(connection);
+            case LEASE_ADMIN, TAIL_READER, TRANSACTION_FENCE -> KafkaSettings.client(connection);
+        };
         Tuning.requestTimeout(props, connection);
         return props;
     }
@@ -120,7 +128,7 @@ final class StamperTopology implements AutoCloseable {
         RecoverySettings recovery = config.recovery();
         String output = config.topics().output();
         TailGuard tailGuard = recovery.tailGuard()
-                ? new TailGuard(tuned(KafkaSettings.client(connection), connection), output, config.ids().layout(), recovery.tailGuardTimeout(),
+                ? new TailGuard(properties(OwnClient.TAIL_READER, connection), output, config.ids().layout(), recovery.tailGuardTimeout(),
                         StampTopology.skipsStampedInputs(config) ? config.topics().input() : null) : null;
         TransactionFence fence = fence(config);
         String changelog = Names.changelogTopic(connection.applicationId());
@@ -147,7 +155,7 @@ final class StamperTopology implements AutoCloseable {
                                             LeaseVerifier leases) {
         RecoverySettings recovery = config.recovery();
         SequenceTailReader tail = recovery.tailGuard()
-                ? new SequenceTailReader(tuned(KafkaSettings.client(config.connection()), config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
+                ? new SequenceTailReader(properties(OwnClient.TAIL_READER, config.connection()), config.topics().output(), recovery.tailGuardTimeout()) : null;
         String applicationId = config.connection().applicationId();
         WriteAcks acks = acks(config.connection(), SequenceNames.changelogTopic(applicationId));
         // exactly-once: the periodic checkpoint writes each tag's issued, a clean stop's last commit the exact one
@@ -173,7 +181,7 @@ final class StamperTopology implements AutoCloseable {
     private static TransactionFence fence(SnowstampConfig config) {
         ConnectionSettings connection = config.connection();
         return connection.processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2
-                ? new TransactionFence(tuned(KafkaSettings.client(connection), connection), connection.applicationId(),
+                ? new TransactionFence(properties(OwnClient.TRANSACTION_FENCE, connection), connection.applicationId(),
                 config.topics().output(), config.recovery().tailGuardTimeout())
                 : null;
     }

@@ -1,5 +1,6 @@
 package io.snowstamp.lease;
 
+import io.snowstamp.testing.AnsweringTicker;
 import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.apache.kafka.streams.processor.TaskId;
@@ -15,6 +16,8 @@ class LeaseGuardTest {
     private static final long TERM = TimeUnit.MILLISECONDS.toNanos(200);
     private static final LeaseMark MINE = new LeaseMark(2, "a/t1");
     private static final TaskId TASK = new TaskId(0, 3);
+    /** The documents' bound on a wait for a confirmation (design.md, operations.md), not the code's constant. */
+    private static final long TWENTY_SECONDS = TimeUnit.SECONDS.toNanos(20);
 
     private static PartitionLease lease() {
         return new PartitionLease(3, MINE, 10, TERM, TERM);
@@ -82,6 +85,48 @@ class LeaseGuardTest {
 
         assertThat(thrown).isInstanceOf(TaskMigratedException.class).hasMessageContaining("not confirmed by the changelog in time");
         assertThat(parked).as("a record reached the task during its takeover").isTrue();
+    }
+
+    /**
+     * design.md: after 20 s without a confirmation a task gives its partition back. The path that runs: the record is set
+     * aside while {@link LeaseGuard#mustWait} says so, and that wait counts from when the input started waiting.
+     */
+    @Test
+    void shouldGiveUpASetAsideWaitForAConfirmationTwentySecondsAfterItStartedNotBefore() {
+        AnsweringTicker ticker = new AnsweringTicker();
+        PartitionLease lease = lease();
+        lease.observe(10, MINE);
+        lease.confirmed(0, 0, Long.MAX_VALUE);
+        lease.confirmed(TERM, TERM, Long.MAX_VALUE);
+        LeaseGuard guard = LeaseGuard.of(lease, TASK, "partition 3", ticker);
+        ticker.park(TERM);
+        assertThat(guard.check()).as("issuing").isTrue();
+        ticker.park(TERM);                                  // the term ran out; no confirmation comes from here on
+        long waitingSince = ticker.nanoTime();
+
+        assertThat(guard.mustWait(waitingSince)).isTrue();
+        ticker.park(TWENTY_SECONDS - 1);
+        assertThat(guard.mustWait(waitingSince)).as("a nanosecond under 20 s: still set aside").isTrue();
+        ticker.park(1);
+        Throwable thrown = catchThrowable(() -> guard.mustWait(waitingSince));
+
+        assertThat(thrown).isInstanceOf(TaskMigratedException.class)
+                .hasMessageStartingWith("partition 3: lease epoch 2 held by a/t1 not confirmed by the changelog in time");
+    }
+
+    /** A new lease's set-aside wait counts from when the lease was taken, not from its first record (as {@link LeaseGuard#check}). */
+    @Test
+    void shouldGiveUpASetAsideWaitOfANewLeaseNeverConfirmedTwentySecondsAfterItWasTaken() {
+        AnsweringTicker ticker = new AnsweringTicker();
+        LeaseGuard guard = LeaseGuard.of(lease(), TASK, "partition 3", ticker);     // its record never read back
+
+        ticker.park(TWENTY_SECONDS - 1);
+        assertThat(guard.mustWait(ticker.nanoTime())).as("a nanosecond under 20 s after the take").isTrue();
+        ticker.park(1);
+        Throwable thrown = catchThrowable(() -> guard.mustWait(ticker.nanoTime()));
+
+        assertThat(thrown).as("its input only started waiting now").isInstanceOf(TaskMigratedException.class)
+                .hasMessageStartingWith("partition 3: lease epoch 2 held by a/t1 not confirmed by the changelog in time");
     }
 
     @Test

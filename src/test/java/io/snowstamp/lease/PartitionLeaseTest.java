@@ -12,6 +12,8 @@ class PartitionLeaseTest {
     private static final long MS = 1_000_000L;
     private static final long TERM = 2_000 * MS;
     private static final long WAIT = 2_040 * MS;
+    /** design.md, "What it rests on": each host's monotonic clock within 2 % of real time. */
+    private static final double RHO = 0.02;
     private static final LeaseMark OLD = new LeaseMark(4, "host-a/t1");
     private static final LeaseMark NEW = new LeaseMark(5, "host-b/t1");
 
@@ -146,41 +148,90 @@ class PartitionLeaseTest {
      */
     @Test
     void shouldNeverLetTwoOwnersIssueAtTheSameTime() {
+        assertOwnersNeverOverlap(TERM, WAIT, 1, 1, 1_500, 300);
+    }
+
+    /**
+     * The same on the shipped term and takeover wait (README, design.md: 1.5 s and T + 5 %), with the monotonic clocks as
+     * far apart as design.md's "What it rests on" allows (each within ρ = 2 % of real time): the old owner's runs slow,
+     * stretching its term, the new owner's fast, shortening its wait. Answers and rounds come within tens of milliseconds,
+     * so that schedules reach the few tens of milliseconds the margin is about: a wait of the term alone fails here.
+     */
+    @Test
+    void shouldNeverLetTwoOwnersIssueAtTheSameTimeOnTheShippedTermWithClocksTwoPercentApart() {
+        assertOwnersNeverOverlap(LeaseVerifier.TERM.toNanos(), LeaseVerifier.TAKEOVER_WAIT_NANOS, 1 - RHO, 1 + RHO, 20, 30);
+    }
+
+    /**
+     * The numbers the documents give (README: a read "within the last 1.5 s"; design.md: the term T = 1.5 s and a first
+     * ID after a confirmation sent T + 5 % after the first), and the wait's bound in design.md's argument: the old owner's
+     * term lasts up to T / (1 − ρ) of real time, the new owner's wait at least W / (1 + ρ), so W ≥ T·(1 + ρ)/(1 − ρ).
+     */
+    @Test
+    void shouldShipTheDocumentedTermAndATakeoverWaitThatOutlastsItOnClocksTwoPercentApart() {
+        assertThat(LeaseVerifier.TERM).isEqualTo(java.time.Duration.ofMillis(1_500));
+        assertThat(LeaseVerifier.TAKEOVER_WAIT_NANOS).as("T + 5 %").isEqualTo(1_575 * MS);
+        assertThat((double) LeaseVerifier.TAKEOVER_WAIT_NANOS).as("T·(1 + ρ)/(1 − ρ)")
+                .isGreaterThanOrEqualTo(LeaseVerifier.TERM.toNanos() * (1 + RHO) / (1 - RHO));
+    }
+
+    /**
+     * Random schedules of rounds of both owners on real time; each owner's lease reads its own monotonic clock, running at
+     * {@code oldRate} and {@code newRate} of real time. The old owner is permitted before the schedule starts, its term
+     * long over, and from a time about when the new lease is committed none of its rounds is answered any more (cut off,
+     * or its reader frozen): it issues out its term.
+     *
+     * @param maxLatencyMs the longest a round takes from its send to its answer
+     * @param maxStepMs    the longest between two rounds (of either owner)
+     */
+    private static void assertOwnersNeverOverlap(long term, long wait, double oldRate, double newRate, int maxLatencyMs,
+                                                 int maxStepMs) {
         Random random = new Random(42);
         for (int run = 0; run < 2_000; run++) {
-            PartitionLease old = permitted(OLD);
-            PartitionLease taker = lease(NEW, 101);
+            PartitionLease old = new PartitionLease(3, OLD, 0, term, wait);
+            old.observe(0, OLD);
+            old.confirmed(-2 * wait - term, -2 * wait - term, Long.MAX_VALUE);
+            old.confirmed(-wait - term, -wait - term, Long.MAX_VALUE);
+            PartitionLease taker = new PartitionLease(3, NEW, 101, term, wait);
             long newRecordAt = (1_000 + random.nextInt(5_000)) * MS;       // when the new lease is committed
+            long oldCutOffAt = newRecordAt - random.nextInt(2 * maxLatencyMs) * MS;
             long lastOldIssue = Long.MIN_VALUE;
             long firstNewIssue = Long.MAX_VALUE;
             boolean oldSawNew = false;
             boolean newSawOwn = false;
-            for (long t = 0; t < 20_000 * MS; t += (1 + random.nextInt(300)) * MS) {
-                long latency = random.nextInt(1_500) * MS;                   // slow answers, up to most of a term
+            for (long t = 0; t < 20_000 * MS; t += (1 + random.nextInt(maxStepMs)) * MS) {
+                long latency = random.nextInt(maxLatencyMs) * MS;
                 long answeredAt = t + random.nextInt((int) (latency / MS) + 1) * MS;
                 if (random.nextBoolean()) {
-                    if (!oldSawNew && answeredAt >= newRecordAt) {
-                        old.observe(101, NEW);
-                        oldSawNew = true;
+                    if (t < oldCutOffAt) {
+                        if (!oldSawNew && answeredAt >= newRecordAt) {
+                            old.observe(101, NEW);
+                            oldSawNew = true;
+                        }
+                        old.confirmed(local(t, oldRate), local(t + latency, oldRate), Long.MAX_VALUE);
                     }
-                    old.confirmed(t, t + latency, Long.MAX_VALUE);
                 } else {
                     if (!newSawOwn && answeredAt >= newRecordAt) {
                         taker.observe(101, NEW);
                         newSawOwn = true;
                     }
-                    taker.confirmed(t, t + latency, Long.MAX_VALUE);
+                    taker.confirmed(local(t, newRate), local(t + latency, newRate), Long.MAX_VALUE);
                 }
                 long now = t + latency + random.nextInt(100) * MS;
-                if (old.check(now) == Verdict.ISSUE) {
+                if (old.check(local(now, oldRate)) == Verdict.ISSUE) {
                     lastOldIssue = Math.max(lastOldIssue, now);
                 }
-                if (taker.check(now) == Verdict.ISSUE) {
+                if (taker.check(local(now, newRate)) == Verdict.ISSUE) {
                     firstNewIssue = Math.min(firstNewIssue, now);
                 }
             }
             assertThat(lastOldIssue).as("run %d", run).isLessThan(firstNewIssue);
         }
+    }
+
+    /** A monotonic clock's reading at real time {@code real} when it runs at {@code rate} of real time. */
+    private static long local(long real, double rate) {
+        return Math.round(real * rate);
     }
 
     @Test

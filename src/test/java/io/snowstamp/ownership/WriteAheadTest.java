@@ -143,6 +143,27 @@ class WriteAheadTest {
         assertThat(ticker.nanoTime()).isBetween(AckWait.MAX_WAIT_NANOS, AckWait.MAX_WAIT_NANOS + 10_000_000);
     }
 
+    /**
+     * design.md: a reservation not acknowledged and read back within 20 s gives the partition back. The path that runs:
+     * the record is set aside while {@link WriteAhead#mustWait} says so, and that wait counts from when the input started
+     * waiting.
+     */
+    @Test
+    void shouldGiveUpASetAsideWaitForItsReservationTwentySecondsAfterItStartedNotBefore() {
+        WriteAhead ahead = ahead(1_000, 0);
+        ackAfterNanos = Long.MAX_VALUE / 4;                     // never acknowledged
+        long waitingSince = ticker.nanoTime();
+
+        assertThat(ahead.mustWait(T, waitingSince)).as("sends the reservation, does not wait for it").isTrue();
+        ticker.park(java.util.concurrent.TimeUnit.SECONDS.toNanos(20) - 1);
+        assertThat(ahead.mustWait(T, waitingSince)).as("a nanosecond under 20 s: still set aside").isTrue();
+        ticker.park(1);
+        Throwable thrown = catchThrowable(() -> ahead.mustWait(T, waitingSince));
+
+        assertThat(thrown).isInstanceOf(TaskMigratedException.class).hasMessageStartingWith("partition 0: reservation not acknowledged in time");
+        assertThat(written).as("sent once").containsExactly(until(T + 1_000));
+    }
+
     @Test
     void shouldKeepTheHighestAcknowledgementWhateverOrderTheyCome() {
         WriteAhead ahead = ahead(1_000, 0);

@@ -78,4 +78,18 @@ class TuningTest {
         assertThat(streams(config("kafka.producer.request.timeout.ms", "30000")))
                 .containsEntry("producer.request.timeout.ms", "30000").containsEntry("request.timeout.ms", "3000");
     }
+
+    /**
+     * design.md: a 3 s request timeout "for every client of the stamper, the lease's included" (README: clients that give
+     * up on a silent broker after 3 s): the clients it makes beside Kafka Streams' too, as it makes them.
+     */
+    @Test
+    void shouldGiveUpOnAFrozenBrokerWithinSecondsInEachOfTheStampersOwnClientsUnlessTold() {
+        for (StamperTopology.OwnClient client : StamperTopology.OwnClient.values()) {
+            assertThat(StamperTopology.properties(client, config().connection())).as(client.name())
+                    .containsEntry("request.timeout.ms", "3000");
+            assertThat(StamperTopology.properties(client, config("kafka.request.timeout.ms", "10000").connection()))
+                    .as(client.name() + ", told").containsEntry("request.timeout.ms", "10000");
+        }
+    }
 }

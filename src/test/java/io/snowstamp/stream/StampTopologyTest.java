@@ -652,8 +652,7 @@ class StampTopologyTest {
     @Test
     void shouldSendARecordTooLargeForMaxRequestSizeToTheDeadLetterTopicInBothModes() {
         start(config("kafka.max.request.size", "20000"));
-        byte[] big = new byte[19_900];
-        java.util.Arrays.fill(big, (byte) 'x');
+        byte[] big = filled(19_900);
         input.pipeInput(bytes("big"), big);
         input.pipeInput(bytes("small"), bytes("ok"));
 
@@ -662,6 +661,48 @@ class StampTopologyTest {
         assertThat(header(dead.get(0), IdHeader.ERROR)).isEqualTo("too-large");
         assertThat(dead.get(0).value()).isEqualTo(big);
         assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("small");
+    }
+
+    /**
+     * operations.md: {@code too-large} is a record that "comes within 1 KiB of the producer's max.request.size (key +
+     * value + headers) ... in header mode too". At the edge: key and value exactly 1 KiB under it are stamped, a byte more
+     * is not; a header counts.
+     */
+    @Test
+    void shouldDeadLetterARecordWithinOneKibOfMaxRequestSizeAndStampOneJustOutsideIt() {
+        start(config("kafka.max.request.size", "20000"));
+        int fits = 20_000 - 1_024 - 1;                  // the value beside a key of one byte
+        input.pipeInput(bytes("a"), filled(fits));
+        input.pipeInput(bytes("b"), filled(fits + 1));
+        input.pipeInput(new TestRecord<>(bytes("c"), filled(fits - 100),
+                new RecordHeaders().add("trace", filled(100))));
+
+        assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("a");
+        assertThat(dlq.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8) + "=" + header(r, IdHeader.ERROR))
+                .containsExactly("b=too-large", "c=too-large");
+    }
+
+    /** The same in JSON mode, whose member adds to the value: about 1.1 KiB under the limit is stamped, 0.9 KiB under is not. */
+    @Test
+    void shouldDeadLetterAJsonRecordWithinOneKibOfMaxRequestSize() {
+        start(config("kafka.max.request.size", "20000", Keys.STAMP_JSON_FIELD, "id"));
+        input.pipeInput(bytes("a"), jsonOf(20_000 - 1_126 - 1));
+        input.pipeInput(bytes("b"), jsonOf(20_000 - 922 - 1));
+
+        assertThat(output.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8)).containsExactly("a");
+        assertThat(dlq.readRecordsToList()).extracting(r -> new String(r.key(), UTF_8) + "=" + header(r, IdHeader.ERROR))
+                .containsExactly("b=too-large");
+    }
+
+    private static byte[] filled(int length) {
+        byte[] value = new byte[length];
+        java.util.Arrays.fill(value, (byte) 'x');
+        return value;
+    }
+
+    /** A JSON object of exactly {@code length} bytes. */
+    private static byte[] jsonOf(int length) {
+        return ("{\"p\":\"" + "x".repeat(length - 8) + "\"}").getBytes(UTF_8);
     }
 
     @Test
