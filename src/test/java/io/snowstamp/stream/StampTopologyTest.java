@@ -288,8 +288,12 @@ class StampTopologyTest {
         assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
     }
 
-    @Test
-    void shouldStampEverySetAsideInputWithAWarningWhenTheReadFurtherBackFails() throws Exception {
+    /** Either failure: a timeout (the WARN names the setting to raise, issue 41) or a refusal (it does not). */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void shouldStampEverySetAsideInputWithAWarningWhenTheReadFurtherBackFails(boolean ranOutOfTime) throws Exception {
+        RuntimeException failure = ranOutOfTime ? new org.apache.kafka.common.errors.TimeoutException("1 not read to their end in 60 s")
+                : new org.apache.kafka.common.errors.TopicAuthorizationException("Not authorized to access topics: [events.stamped]");
         java.util.concurrent.CountDownLatch readMayFail = new java.util.concurrent.CountDownLatch(1);
         tailProbe = new TailProbe() {
             @Override
@@ -306,7 +310,7 @@ class StampTopologyTest {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-                throw new SnowstampException("output not read within recovery.tail-guard-timeout");
+                throw failure;
             }
         };
         ch.qos.logback.classic.Logger logger = io.snowstamp.testing.Logback.logger(StampProcessor.class);
@@ -335,8 +339,10 @@ class StampTopologyTest {
         assertThat(stats.tasks().get(0).skippedStampedInputs()).isZero();
         assertThat(lines.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
                 .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).singleElement().asString()
-                .contains("partition 0: cannot read which inputs from offset 0 on are already stamped",
-                        "output not read within recovery.tail-guard-timeout", "stamping them all", "nothing is lost");
+                .contains("partition 0: cannot read which inputs from offset 0 on are already stamped (" + failure.getMessage() + ")",
+                        "stamping them all", "nothing is lost")
+                .satisfies(line -> assertThat(line.contains("(it ran out of time: raise recovery.tail-guard-timeout)"))
+                        .as("names the setting to raise").isEqualTo(ranOutOfTime));
         assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
     }
 
