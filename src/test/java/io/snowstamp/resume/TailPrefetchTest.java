@@ -241,22 +241,16 @@ class TailPrefetchTest {
     /** The batch's WARN names the setting to raise when the read ran out of time, and only then (issue 41). */
     @Test
     void shouldNameTheTimeoutInTheWarningOnlyWhenTheBatchRanOutOfTime() throws Exception {
-        ch.qos.logback.classic.Logger logger = io.snowstamp.testing.Logback.logger(TailPrefetch.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines = new ch.qos.logback.core.read.ListAppender<>();
-        lines.start();
-        logger.addAppender(lines);
-        try {
+        var lines = io.snowstamp.testing.Logback.capture(TailPrefetch.class, () -> {
             restored(0, 1);
             batchFailure = new org.apache.kafka.common.errors.TimeoutException("2 not read to their end in 60 s");
             start(0);
             restored(2, 3);
             batchFailure = new IllegalStateException("partition 3 of events.stamped does not exist");
             start(2);
-        } finally {
-            logger.detachAppender(lines);
-        }
+        });
 
-        assertThat(lines.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).containsExactly(
+        assertThat(lines).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).containsExactly(
                 "cannot read the tails of 2 partitions in one go (2 not read to their end in 60 s); each of their tasks reads its own"
                         + " at its start (it ran out of time: raise recovery.tail-guard-timeout)",
                 "cannot read the tails of 2 partitions in one go (partition 3 of events.stamped does not exist); each of their tasks"

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.snowstamp.testing.Logback;
 import java.time.Duration;
 import java.util.List;
@@ -32,16 +30,11 @@ class TransactionFenceTest {
 
     /** What the fence logged while {@code use} ran on a fence with the check's {@code timeout}. */
     private static List<ILoggingEvent> logged(Duration timeout, java.util.function.Consumer<TransactionFence> use) throws Exception {
-        Logger logger = Logback.logger(TransactionFence.class);
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        logger.addAppender(lines);
-        try (TransactionFence fence = new TransactionFence(unreachable(), "app", "events.stamped", timeout)) {
-            use.accept(fence);
-        } finally {
-            logger.detachAppender(lines);
-        }
-        return lines.list;
+        return Logback.capture(TransactionFence.class, () -> {
+            try (TransactionFence fence = new TransactionFence(unreachable(), "app", "events.stamped", timeout)) {
+                use.accept(fence);
+            }
+        });
     }
 
     /** The client gives up before the fence does: the line carries the client's reason, not the name of its class. */

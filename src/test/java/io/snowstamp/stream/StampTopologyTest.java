@@ -88,8 +88,13 @@ class StampTopologyTest {
     }
 
     private TopologyTestDriver start(SnowstampConfig config) {
-        // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
         stats = new StamperStats();
+        return startKeepingStats(config);
+    }
+
+    /** Starts the task again in the same process: its counters go on in the instance's {@link #stats}. */
+    private TopologyTestDriver startKeepingStats(SnowstampConfig config) {
+        // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
         driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, stats, worker -> -1,
                         PredecessorFence.none(), leases, null, WriteAcks.immediate(),
                         org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE),
@@ -1000,6 +1005,44 @@ class StampTopologyTest {
         } finally {
             logger.detachAppender(warnings);
         }
+    }
+
+    /**
+     * operations.md, Metrics and Logs: the per-partition counters keep counting across a task restart in the same process,
+     * {@code snowstamp_lease_epoch} shows the running task's epoch, and the wall clock falling behind the IDs and catching
+     * up are one line each (issue 41).
+     */
+    @Test
+    void shouldKeepCountingAcrossATaskRestartShowTheNewEpochAndLogTheClockBehindAndCaughtUp() throws Exception {
+        SnowstampConfig config = config();
+        var lines = io.snowstamp.testing.Logback.capture(LeadWatch.class, () -> {
+            start(config);
+            pipe(3);
+            assertThat(stats.tasks().get(0).epoch()).as("the first task's lease").isEqualTo(1);
+            clock.addAndGet(-HOUR);
+            pipe(2);        // issued above the last ID, an hour ahead of the clock
+            drivers.stop(driver);
+            startKeepingStats(config);
+            pipe(4);
+            assertThat(stats.tasks().get(0).epoch()).as("the running task's lease, after the restart").isEqualTo(2)
+                    .isEqualTo(storedState().epoch());
+            StamperStats.Totals behind = stats.totals().get(0);
+            clock.addAndGet(2 * HOUR);
+            pipe(1);
+            StamperStats.Totals all = stats.totals().get(0);
+
+            assertThat(all.issued()).as("the IDs of both tasks").isEqualTo(10);
+            assertThat(behind.clockBehindEvents()).as("IDs issued while behind, in both tasks").isEqualTo(6);
+            assertThat(all.clockBehindEvents()).as("none once caught up").isEqualTo(6);
+        });
+        // one of each per task: the restarted task finds the clock behind again (the excess-lead WARNs are another promise)
+        List<ch.qos.logback.classic.spi.ILoggingEvent> clockLines = lines.stream()
+                .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.INFO).toList();
+        assertThat(clockLines).extracting(e -> String.valueOf(e.getKeyValuePairs().get(0).value)).as("the lines' events")
+                .containsExactly("clock-behind", "clock-behind", "clock-caught-up");
+        assertThat(clockLines.get(0).getFormattedMessage()).startsWith("partition 0 worker 5: the wall clock is ")
+                .contains("ms behind the last ID");
+        assertThat(clockLines.get(2).getFormattedMessage()).isEqualTo("partition 0 worker 5: the wall clock caught up with the IDs");
     }
 
     @Test
