@@ -5,6 +5,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.time.Duration;
@@ -185,7 +186,7 @@ public final class PartitionTail implements AutoCloseable {
      * Hands every record at offsets {@code from..to-1} of the opened partition to {@code sink}.
      *
      * @return how many records were read
-     * @throws IllegalStateException when {@code deadlineNanos} (a {@link System#nanoTime()}) passes first
+     * @throws TimeoutException when {@code deadlineNanos} (a {@link System#nanoTime()}) passes first
      */
     public long read(int partition, long from, long to, long deadlineNanos, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
         return readAll(Map.of(partition, new Range(from, to)), deadlineNanos, (p, record) -> sink.accept(record));
@@ -198,7 +199,7 @@ public final class PartitionTail implements AutoCloseable {
      *
      * @param ranges partitions opened by {@link #openAll} or {@link #open}, and what to read of each
      * @return how many records were read
-     * @throws IllegalStateException when {@code deadlineNanos} (a {@link System#nanoTime()}) passes first
+     * @throws TimeoutException when {@code deadlineNanos} (a {@link System#nanoTime()}) passes first
      */
     public long readAll(Map<Integer, Range> ranges, long deadlineNanos, BiConsumer<Integer, ConsumerRecord<byte[], byte[]>> sink) {
         Map<TopicPartition, Long> until = new HashMap<>();
@@ -228,7 +229,7 @@ public final class PartitionTail implements AutoCloseable {
                 return read;
             }
             if (System.nanoTime() > deadlineNanos) {
-                throw new IllegalStateException("read " + read + " records of the tails of partitions " + new TreeMap<>(ranges)
+                throw new TimeoutException("read " + read + " records of the tails of partitions " + new TreeMap<>(ranges)
                         + "; " + reading.size() + " not read to their end in " + timeout.toSeconds() + " s");
             }
             ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(100));
@@ -244,6 +245,21 @@ public final class PartitionTail implements AutoCloseable {
             }
             readProven = true;
         }
+    }
+
+    /**
+     * What a person can do about a failed read of the output's tails: raise {@code recovery.tail-guard-timeout} when it ran
+     * out of time (its own deadline, or a request of the consumer's: Kafka's timeout either way); nothing to add otherwise,
+     * the error says it (a missing ACL, a partition that does not exist).
+     */
+    public static String hint(Throwable error) {
+        Throwable t = error;
+        for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {   // bounded: initCause can make a cycle
+            if (t instanceof TimeoutException) {
+                return " (it ran out of time: raise recovery.tail-guard-timeout)";
+            }
+        }
+        return "";
     }
 
     /** The end offset of {@code partition} (assigned while asking, or the consumer warns that it cannot keep the high watermark). */

@@ -71,7 +71,7 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         } catch (SnowstampException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw timedOut(partition, e);
+            throw unreadable(partition, e);
         }
     }
 
@@ -163,10 +163,9 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         }
     }
 
-    private SnowstampException timedOut(int partition, RuntimeException cause) {
+    private SnowstampException unreadable(int partition, RuntimeException cause) {
         return new SnowstampException("tail guard cannot read output partition " + tail.topic() + "-" + partition + " (" + cause.getMessage()
-                + "); the task will not start without knowing the IDs already issued"
-                + " (raise recovery.tail-guard-timeout, or check the principal may read " + tail.topic() + ")", cause);
+                + "); the task will not start without knowing the IDs already issued" + PartitionTail.hint(cause), cause);
     }
 
     @Override

@@ -270,8 +270,8 @@ public final class TailPrefetch implements TailProbe {
             fence.fence(partitions);
             results = batch.highestIssued(workers, datacenter);
         } catch (RuntimeException e) {
-            log.warn("cannot read the tails of {} partitions in one go ({}); each of their tasks reads its own at its start",
-                    partitions.size(), e.getMessage());
+            log.warn("cannot read the tails of {} partitions in one go ({}); each of their tasks reads its own at its start{}",
+                    partitions.size(), e.getMessage(), PartitionTail.hint(e));
             return false;
         }
         long readAt = nanoClock.getAsLong();

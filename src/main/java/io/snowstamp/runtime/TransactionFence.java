@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@link PredecessorFence} through the Admin API (KIP-664 list/describe transactions, KIP-618
@@ -127,8 +128,14 @@ final class TransactionFence implements PredecessorFence, AutoCloseable {
             warned = true;
             log.atLevel(first ? org.slf4j.event.Level.WARN : org.slf4j.event.Level.INFO).log("{}: cannot check for a previous"
                     + " owner's open transaction ({}); if one is open, the broker aborts it after transaction.timeout.ms and"
-                    + " read_committed consumers wait until then{}", partitions, e.getMessage(), first ? " (later ones at INFO)" : "");
+                    + " read_committed consumers wait until then{}", partitions, reason(e), first ? " (later ones at INFO)" : "");
         }
+    }
+
+    /** Why the check failed, for people: a timeout carries no message of its own, so it is named here with its setting. */
+    private String reason(Exception e) {
+        return e instanceof TimeoutException ? "Kafka did not answer within " + timeoutMillis + " ms, recovery.tail-guard-timeout"
+                : Errors.oneLine(e);
     }
 
     /**

@@ -87,8 +87,7 @@ public final class SequenceTailReader implements SequenceTail, AutoCloseable {
 
     private SnowstampException failed(int partition, String reason, RuntimeException cause) {
         return new SnowstampException("sequence tail scan cannot read output partition " + tail.topic() + "-" + partition + " (" + reason
-                + "); the task will not start without knowing the numbers already issued"
-                + " (raise recovery.tail-guard-timeout, or check the principal may read " + tail.topic() + ")", cause);
+                + "); the task will not start without knowing the numbers already issued" + PartitionTail.hint(cause), cause);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.snowstamp.stream;
 
+import io.snowstamp.resume.PartitionTail;
 import io.snowstamp.resume.StampedInputs;
 import io.snowstamp.resume.TailProbe;
 import org.slf4j.Logger;
@@ -171,8 +172,8 @@ final class StampedCheck {
         } catch (RuntimeException e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             log.warn("partition {}: cannot read which inputs from offset {} on are already stamped ({}); stamping them all"
-                    + " (copies of inputs already in the output are possible, nothing is lost; a read that ran out of time:"
-                    + " raise recovery.tail-guard-timeout)", partition, stampedFrom, cause.getMessage());
+                    + " (copies of inputs already in the output are possible, nothing is lost){}", partition, stampedFrom,
+                    cause.getMessage(), PartitionTail.hint(cause));
             return null;
         }
     }

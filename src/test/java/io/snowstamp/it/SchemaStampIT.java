@@ -13,9 +13,13 @@ import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.state.IdHeader;
 import io.snowstamp.testing.ApicurioRegistry;
 import io.snowstamp.testing.AvroOrders;
+import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
+import io.snowstamp.testing.Http;
 import io.snowstamp.testing.OneLine;
 import io.snowstamp.testing.OnSharedBroker;
+import io.snowstamp.testing.PrometheusText;
+import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
@@ -50,6 +54,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Avro values framed for a schema registry through the stamper, on the real broker against a real
@@ -281,6 +287,71 @@ class SchemaStampIT extends OnSharedBroker {
             assertThat(stamped).as("each input record once in the committed output").hasSize(120);
         }
         assertThat(broker.consume(topics.dlq(), 1, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    /**
+     * Issue 41: a clean stop (SIGTERM) while partition 0's records wait set aside for an unreachable registry, then a
+     * restart — with the state directory kept, and with it deleted between the runs (the set-aside records' store is then
+     * restored from its changelog alone; recovery.md, "Lost local state"). The restarted stamper holds the same records
+     * set aside while the registry is still unreachable, and once it answers each input is in the committed output once,
+     * in input order, no ID twice. A child JVM: the stop is the real signal's.
+     */
+    @ParameterizedTest(name = "state directory lost: {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldStampTheRecordsWaitingForTheRegistryOnceAfterACleanStopAndRestart(boolean stateLost) throws Exception {
+        Topics topics = topics("stop-wait");
+        int v1 = AvroOrders.register(registry, topics.in() + "-value", VERSIONS[0]);
+        try (SwitchableProxy own = new SwitchableProxy(registry.url());
+             KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+            Stamper stamper = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("stop-wait"),
+                            new Stamper.Topics(topics.in(), topics.out(), topics.dlq()), "sw1")
+                    .with("stamp.value-format", "avro").with("schema-registry.url", own.url().toString()).with("admin.port", "0");
+            try (ChildJvm first = stamper.start()) {
+                sendToPartition0(producer, topics.in(), v1, VERSIONS[0], 0, 20);
+                assertThat(broker.consume(topics.out(), 20, Duration.ofSeconds(180))).as(first.logs()).hasSize(20);
+
+                own.down = true;
+                int v2 = AvroOrders.register(registry, topics.in() + "-value", VERSIONS[1]);
+                // a new schema's values, then known ones behind them (input order: they wait too)
+                sendToPartition0(producer, topics.in(), v2, VERSIONS[1], 20, 30);
+                sendToPartition0(producer, topics.in(), v1, VERSIONS[0], 30, 40);
+                awaitHeldBack(first.adminUrl(), 20);
+                assertThat(first.terminate(90)).as("a clean stop mid-wait\n%s", first.logs()).isZero();
+            }
+            if (stateLost) {
+                stamper.deleteStateDir();
+            }
+            try (ChildJvm second = stamper.start()) {
+                awaitHeldBack(second.adminUrl(), 20);      // restored, still waiting: nothing stamped on a guess
+                assertThat(broker.consume(topics.out(), 21, Duration.ofSeconds(2))).as("the waiting records still wait").hasSize(20);
+
+                own.down = false;
+                List<ConsumerRecord<byte[], byte[]>> stamped = broker.consume(topics.out(), 40, Duration.ofSeconds(120));
+                Thread.sleep(2_000);        // a copy would come after the 40th: give it the time to show
+                stamped = broker.consume(topics.out(), 41, Duration.ofSeconds(3));
+                assertThat(stamped).as(second.logs()).extracting(r -> new String(r.key(), StandardCharsets.UTF_8))
+                        .as("each input once, in input order").containsExactlyElementsOf(
+                                java.util.stream.IntStream.range(0, 40).mapToObj(String::valueOf).toList());
+                assertThat(stamped).extracting(r -> IdHeader.parse(r.headers().lastHeader(IdHeader.ID).value()))
+                        .as("no ID twice, rising").doesNotHaveDuplicates().isSorted();
+                assertThat(second.terminate(90)).as(second.logs()).isZero();
+            }
+        }
+        assertThat(broker.consume(topics.dlq(), 1, Duration.ofSeconds(1))).as("nothing dead-lettered").isEmpty();
+    }
+
+    private static void sendToPartition0(KafkaProducer<byte[], byte[]> producer, String topic, int schemaId, String schema, int from,
+                                         int to) throws Exception {
+        for (int n = from; n < to; n++) {
+            producer.send(new ProducerRecord<>(topic, 0, key(n), AvroOrders.value(schemaId, schema, n)));
+        }
+        producer.flush();
+    }
+
+    /** Waits until the stamper at {@code admin} holds exactly {@code records} set aside ({@code snowstamp_held_back_records}). */
+    private static void awaitHeldBack(String admin, int records) throws InterruptedException {
+        Http.await(admin + "/metrics", r -> r.status() == 200
+                && PrometheusText.sum(PrometheusText.parse(r.body()), "snowstamp_held_back_records") == records, 120);
     }
 
     /**

@@ -164,7 +164,7 @@ class StampedInputsTest {
 
         assertThatThrownBy(() -> StampedInputs.read(new PartitionTail(outputs, OUTPUT, TIMEOUT), 3, "events.raw", FIRST_INPUT + 500,
                 TailGuard.MAX_STAMPED_INPUTS_READ, System.nanoTime() + Duration.ofMillis(300).toNanos()))
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class)
                 .hasMessageContaining("not read to their end");
         assertThat(outputs.served()).as("the fake did hand out part of the window").isEqualTo(312);
     }

@@ -109,11 +109,22 @@ class TailGuardTest {
         long started = System.nanoTime();
         assertThatThrownBy(() -> guard(outputs, timeout).highestIssued(1, DATACENTER, WORKER))
                 .isInstanceOf(SnowstampException.class)
-                .hasMessageContaining("recovery.tail-guard-timeout")
+                .hasMessageContaining("(it ran out of time: raise recovery.tail-guard-timeout)")
                 .hasMessageContaining(OUTPUT + "-1");
         // the timeout, plus room for a slow, shared machine: not the minutes of a read that never ends
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
         assertThat(outputs.served()).as("part of the window came: a maximum was there to return").isEqualTo(412);
+    }
+
+    /** A failure that is no timeout does not send a person to raise the timeout (issue 41): its own message says what is wrong. */
+    @Test
+    void shouldNameTheTimeoutOnlyWhenTheReadRanOutOfTime() {
+        OutputPartitions outputs = new OutputPartitions(OUTPUT, 2);
+
+        assertThatThrownBy(() -> guard(outputs, TIMEOUT).highestIssued(5, DATACENTER, WORKER))
+                .isInstanceOf(SnowstampException.class)
+                .hasMessageContaining("partition 5 of " + OUTPUT + " does not exist")
+                .hasMessageNotContaining("recovery.tail-guard-timeout");
     }
 
     /** The batch fails as a whole too (its callers then read each partition alone, which fails as above). */
@@ -127,7 +138,7 @@ class TailGuardTest {
                 .stallAt(1, 0);
 
         assertThatThrownBy(() -> guard(outputs, Duration.ofMillis(300)).highestIssued(Map.of(0, WORKER, 1, WORKER), DATACENTER))
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class)
                 .hasMessageContaining("not read to their end");
         assertThat(outputs.served()).isZero();
     }

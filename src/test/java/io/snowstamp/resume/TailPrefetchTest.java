@@ -30,7 +30,8 @@ class TailPrefetchTest {
     private final AtomicLong nanos = new AtomicLong();
     /** Runs inside the batch read, to interleave restores and releases with a batch in flight. */
     private Consumer<Set<Integer>> duringBatch = partitions -> { };
-    private boolean batchFails;
+    /** What the batch read throws; null: it reads. */
+    private RuntimeException batchFailure;
 
     private final TailPrefetch prefetch = new TailPrefetch(
             (partition, datacenter, worker) -> {
@@ -40,8 +41,8 @@ class TailPrefetchTest {
             (workers, datacenter) -> {
                 calls.add("batch " + new TreeSet<>(workers.keySet()));
                 duringBatch.accept(workers.keySet());
-                if (batchFails) {
-                    throw new IllegalStateException("broker gone");
+                if (batchFailure != null) {
+                    throw batchFailure;
                 }
                 Map<Integer, TailProbe.Result> results = new HashMap<>();
                 workers.forEach((partition, worker) -> results.put(partition, result(worker * 1000)));
@@ -225,16 +226,35 @@ class TailPrefetchTest {
     @Test
     void shouldFenceAndReadAloneWhenTheBatchFails() {
         restored(0, 1);
-        batchFails = true;
+        batchFailure = new IllegalStateException("broker gone");
 
         TailProbe.Result result = start(0);
 
         assertThat(result.highestId()).isEqualTo(-7);
         assertThat(calls).containsExactly("fence [0, 1]", "batch [0, 1]", "fence [0]", "single 0");
-        batchFails = false;
+        batchFailure = null;
         calls.clear();
         start(1);           // left the batch that failed: alone
         assertThat(calls).containsExactly("fence [1]", "single 1");
+    }
+
+    /** The batch's WARN names the setting to raise when the read ran out of time, and only then (issue 41). */
+    @Test
+    void shouldNameTheTimeoutInTheWarningOnlyWhenTheBatchRanOutOfTime() throws Exception {
+        var lines = io.snowstamp.testing.Logback.capture(TailPrefetch.class, () -> {
+            restored(0, 1);
+            batchFailure = new org.apache.kafka.common.errors.TimeoutException("2 not read to their end in 60 s");
+            start(0);
+            restored(2, 3);
+            batchFailure = new IllegalStateException("partition 3 of events.stamped does not exist");
+            start(2);
+        });
+
+        assertThat(lines).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).containsExactly(
+                "cannot read the tails of 2 partitions in one go (2 not read to their end in 60 s); each of their tasks reads its own"
+                        + " at its start (it ran out of time: raise recovery.tail-guard-timeout)",
+                "cannot read the tails of 2 partitions in one go (partition 3 of events.stamped does not exist); each of their tasks"
+                        + " reads its own at its start");
     }
 
     @Test

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.snowstamp.testing.Logback;
 import java.time.Duration;
 import java.util.List;
@@ -30,27 +28,42 @@ class TransactionFenceTest {
         return props;
     }
 
+    /** What the fence logged while {@code use} ran on a fence with the check's {@code timeout}. */
+    private static List<ILoggingEvent> logged(Duration timeout, java.util.function.Consumer<TransactionFence> use) throws Exception {
+        return Logback.capture(TransactionFence.class, () -> {
+            try (TransactionFence fence = new TransactionFence(unreachable(), "app", "events.stamped", timeout)) {
+                use.accept(fence);
+            }
+        });
+    }
+
+    /** The client gives up before the fence does: the line carries the client's reason, not the name of its class. */
+    @Test
+    void shouldSayWhyInWordsWhenTheClientGivesUpFirst() throws Exception {
+        List<ILoggingEvent> lines = logged(Duration.ofSeconds(20), fence -> fence.fenceOpenTransactions(3));
+
+        assertThat(lines).filteredOn(e -> e.getLevel() == Level.WARN).extracting(ILoggingEvent::getFormattedMessage)
+                .singleElement().asString().contains("cannot check for a previous owner's open transaction (Timed out")
+                .doesNotContain("Exception", "org.apache", "recovery.tail-guard-timeout");
+    }
+
     @Test
     void shouldWarnOnceThenLogAtInfoAndLetTheTaskStartWhenItCannotCheckForAPreviousOwner() throws Exception {
-        Logger logger = Logback.logger(TransactionFence.class);
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        logger.addAppender(lines);
-        try (TransactionFence fence = new TransactionFence(unreachable(), "app", "events.stamped", Duration.ofMillis(200))) {
+        List<ILoggingEvent> lines = logged(Duration.ofMillis(200), fence -> {
             long started = System.nanoTime();
             assertThatCode(() -> fence.fenceOpenTransactions(3)).as("the first task starts").doesNotThrowAnyException();
             assertThatCode(() -> fence.fenceOpenTransactions(4)).as("the second task starts").doesNotThrowAnyException();
             // each check gives up at its own timeout: a task start waits no longer than that for the fence
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
             assertThat(Thread.currentThread().isInterrupted()).isFalse();
-        } finally {
-            logger.detachAppender(lines);
-        }
+        });
 
-        List<ILoggingEvent> fence = lines.list.stream()
+        List<ILoggingEvent> fence = lines.stream()
                 .filter(e -> e.getFormattedMessage().contains("cannot check for a previous owner's open transaction")).toList();
         assertThat(fence).extracting(ILoggingEvent::getLevel).containsExactly(Level.WARN, Level.INFO);
-        assertThat(fence.get(0).getFormattedMessage()).startsWith("[events.stamped-3]: ").contains("transaction.timeout.ms", "(later ones at INFO)");
+        assertThat(fence.get(0).getFormattedMessage()).startsWith("[events.stamped-3]: ").contains("transaction.timeout.ms", "(later ones at INFO)")
+                // the fence's own wait ran out (200 ms, before the client's 1 s): a timeout carries no message, the line says what it was
+                .contains("(Kafka did not answer within 200 ms, recovery.tail-guard-timeout)").doesNotContain("null");
         assertThat(fence.get(1).getFormattedMessage()).startsWith("[events.stamped-4]: ").doesNotContain("later ones at INFO");
     }
 }

@@ -60,10 +60,21 @@ class SequenceTailReaderTest {
         long started = System.nanoTime();
         assertThatThrownBy(() -> reader(outputs, timeout).scan(2, -1))
                 .isInstanceOf(SnowstampException.class)
-                .hasMessageContaining("recovery.tail-guard-timeout")
+                .hasMessageContaining("(it ran out of time: raise recovery.tail-guard-timeout)")
                 .hasMessageContaining(OUTPUT + "-2");
         // the timeout, plus room for a slow, shared machine: not a scan that never ends
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
         assertThat(outputs.served()).as("4,000 records came: a partial maximum was there to return").isEqualTo(4_000);
+    }
+
+    /** A failure that is no timeout does not send a person to raise the timeout (issue 41): its own message says what is wrong. */
+    @Test
+    void shouldNameTheTimeoutOnlyWhenTheScanRanOutOfTime() {
+        OutputPartitions outputs = new OutputPartitions(OUTPUT, 3);
+
+        assertThatThrownBy(() -> reader(outputs, Duration.ofSeconds(30)).scan(5, -1))
+                .isInstanceOf(SnowstampException.class)
+                .hasMessageContaining("partition 5 of " + OUTPUT + " does not exist")
+                .hasMessageNotContaining("recovery.tail-guard-timeout");
     }
 }

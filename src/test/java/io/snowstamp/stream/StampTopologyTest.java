@@ -88,8 +88,13 @@ class StampTopologyTest {
     }
 
     private TopologyTestDriver start(SnowstampConfig config) {
-        // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
         stats = new StamperStats();
+        return startKeepingStats(config);
+    }
+
+    /** Starts the task again in the same process: its counters go on in the instance's {@link #stats}. */
+    private TopologyTestDriver startKeepingStats(SnowstampConfig config) {
+        // a persistent store: the driver restores nothing from a changelog, only a store kept on disk survives restart()
         driver = drivers.start(StampTopology.build(config, clock::get, tailProbe, stats, worker -> -1,
                         PredecessorFence.none(), leases, null, WriteAcks.immediate(),
                         org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE),
@@ -288,8 +293,12 @@ class StampTopologyTest {
         assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
     }
 
-    @Test
-    void shouldStampEverySetAsideInputWithAWarningWhenTheReadFurtherBackFails() throws Exception {
+    /** Either failure: a timeout (the WARN names the setting to raise, issue 41) or a refusal (it does not). */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void shouldStampEverySetAsideInputWithAWarningWhenTheReadFurtherBackFails(boolean ranOutOfTime) throws Exception {
+        RuntimeException failure = ranOutOfTime ? new org.apache.kafka.common.errors.TimeoutException("1 not read to their end in 60 s")
+                : new org.apache.kafka.common.errors.TopicAuthorizationException("Not authorized to access topics: [events.stamped]");
         java.util.concurrent.CountDownLatch readMayFail = new java.util.concurrent.CountDownLatch(1);
         tailProbe = new TailProbe() {
             @Override
@@ -306,7 +315,7 @@ class StampTopologyTest {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-                throw new SnowstampException("output not read within recovery.tail-guard-timeout");
+                throw failure;
             }
         };
         ch.qos.logback.classic.Logger logger = io.snowstamp.testing.Logback.logger(StampProcessor.class);
@@ -335,8 +344,10 @@ class StampTopologyTest {
         assertThat(stats.tasks().get(0).skippedStampedInputs()).isZero();
         assertThat(lines.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
                 .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).singleElement().asString()
-                .contains("partition 0: cannot read which inputs from offset 0 on are already stamped",
-                        "output not read within recovery.tail-guard-timeout", "stamping them all", "nothing is lost");
+                .contains("partition 0: cannot read which inputs from offset 0 on are already stamped (" + failure.getMessage() + ")",
+                        "stamping them all", "nothing is lost")
+                .satisfies(line -> assertThat(line.contains("(it ran out of time: raise recovery.tail-guard-timeout)"))
+                        .as("names the setting to raise").isEqualTo(ranOutOfTime));
         assertThat(pipe(1)).as("later inputs are stamped at once").hasSize(1);
     }
 
@@ -1035,6 +1046,44 @@ class StampTopologyTest {
         } finally {
             logger.detachAppender(warnings);
         }
+    }
+
+    /**
+     * operations.md, Metrics and Logs: the per-partition counters keep counting across a task restart in the same process,
+     * {@code snowstamp_lease_epoch} shows the running task's epoch, and the wall clock falling behind the IDs and catching
+     * up are one line each (issue 41).
+     */
+    @Test
+    void shouldKeepCountingAcrossATaskRestartShowTheNewEpochAndLogTheClockBehindAndCaughtUp() throws Exception {
+        SnowstampConfig config = config();
+        var lines = io.snowstamp.testing.Logback.capture(LeadWatch.class, () -> {
+            start(config);
+            pipe(3);
+            assertThat(stats.tasks().get(0).epoch()).as("the first task's lease").isEqualTo(1);
+            clock.addAndGet(-HOUR);
+            pipe(2);        // issued above the last ID, an hour ahead of the clock
+            drivers.stop(driver);
+            startKeepingStats(config);
+            pipe(4);
+            assertThat(stats.tasks().get(0).epoch()).as("the running task's lease, after the restart").isEqualTo(2)
+                    .isEqualTo(storedState().epoch());
+            StamperStats.Totals behind = stats.totals().get(0);
+            clock.addAndGet(2 * HOUR);
+            pipe(1);
+            StamperStats.Totals all = stats.totals().get(0);
+
+            assertThat(all.issued()).as("the IDs of both tasks").isEqualTo(10);
+            assertThat(behind.clockBehindEvents()).as("IDs issued while behind, in both tasks").isEqualTo(6);
+            assertThat(all.clockBehindEvents()).as("none once caught up").isEqualTo(6);
+        });
+        // one of each per task: the restarted task finds the clock behind again (the excess-lead WARNs are another promise)
+        List<ch.qos.logback.classic.spi.ILoggingEvent> clockLines = lines.stream()
+                .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.INFO).toList();
+        assertThat(clockLines).extracting(e -> String.valueOf(e.getKeyValuePairs().get(0).value)).as("the lines' events")
+                .containsExactly("clock-behind", "clock-behind", "clock-caught-up");
+        assertThat(clockLines.get(0).getFormattedMessage()).startsWith("partition 0 worker 5: the wall clock is ")
+                .contains("ms behind the last ID");
+        assertThat(clockLines.get(2).getFormattedMessage()).isEqualTo("partition 0 worker 5: the wall clock caught up with the IDs");
     }
 
     @Test

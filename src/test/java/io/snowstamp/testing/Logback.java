@@ -23,4 +23,24 @@ public final class Logback {
         }
         return ((LoggerContext) factory).getLogger(type);
     }
+
+    /** What a test does while its lines are captured. */
+    @FunctionalInterface
+    public interface Body {
+        void run() throws Exception;
+    }
+
+    /** The events {@code type}'s logger logged while {@code body} ran (a ListAppender attached for that time). */
+    public static java.util.List<ch.qos.logback.classic.spi.ILoggingEvent> capture(Class<?> type, Body body) throws Exception {
+        Logger logger = logger(type);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines = new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        try {
+            body.run();
+        } finally {
+            logger.detachAppender(lines);
+        }
+        return lines.list;
+    }
 }
