@@ -158,6 +158,12 @@ class AdminEndpointsIT extends OnSharedBroker {
                     .allSatisfy(s -> assertThat(s.labels()).containsEntry("source", "clock"));
             assertThat(PrometheusText.sum(samples, "snowstamp_tasks")).isEqualTo(4);
             assertThat(PrometheusText.sum(samples, "snowstamp_ready")).isEqualTo(1);
+            // the lease reader's rounds (operations.md; the SnowstampLeaseReaderBehind runbook reads them): an idle
+            // instance's reader keeps up, its rounds short and no held partition behind
+            assertThat(PrometheusText.named(samples, "snowstamp_lease_reader_round_seconds")).singleElement()
+                    .satisfies(s -> assertThat(s.value()).isPositive().isLessThan(5));
+            assertThat(PrometheusText.sum(samples, "snowstamp_lease_reader_behind_partitions")).isZero();
+            assertThat(PrometheusText.named(samples, "snowstamp_lease_reader_behind_partitions")).hasSize(1);
             assertThat(PrometheusText.sum(samples, "kafka_stream_thread_process_total"))
                     .as("Kafka Streams' own metrics, through Micrometer's binder").isGreaterThanOrEqualTo(RECORDS);
 
