@@ -51,15 +51,44 @@ public final class PassThrough {
         stopped.await();
     }
 
-    /** The command that runs it with {@code settings}, after {@code prefix} (e.g. a network namespace's exec). */
-    public static List<String> command(List<String> prefix, Map<String, String> settings) {
+    /**
+     * The command that runs it with {@code settings}, after {@code prefix} (e.g. a network namespace's exec). Under
+     * another user ({@code setpriv}, for iptables' owner match), who may not read the checkout or the Maven repository:
+     * the stamper's world-readable jar (which holds everything it uses) and a world-readable copy of this class.
+     */
+    public static List<String> command(List<String> prefix, Map<String, String> settings) throws java.io.IOException {
         List<String> command = new ArrayList<>(prefix);
         command.addAll(List.of(ChildJvm.java(), "-Xmx256m"));
         command.addAll(Stamper.FAST_START);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), PassThrough.class.getName()));
+        String classPath = prefix.contains("setpriv") ? ChildJvm.jarForAnyUser() + java.io.File.pathSeparator + classForAnyUser()
+                : System.getProperty("java.class.path");
+        command.addAll(List.of("-cp", classPath, PassThrough.class.getName()));
         settings.forEach((key, value) -> command.add(key + "=" + value));
         return command;
     }
+
+    /** A world-readable directory holding this class alone (beside the jar {@link ChildJvm#jarForAnyUser} copies). */
+    private static synchronized Path classForAnyUser() throws java.io.IOException {
+        if (classDir == null) {
+            Path root = ChildJvm.jarForAnyUser().getParent().resolve("pass-through");
+            Path file = root.resolve(PassThrough.class.getName().replace('.', '/') + ".class");
+            java.nio.file.Files.createDirectories(file.getParent());
+            try (var in = PassThrough.class.getResourceAsStream(PassThrough.class.getSimpleName() + ".class")) {
+                java.nio.file.Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            List<Path> made = new ArrayList<>();
+            for (Path path = file; !path.equals(root.getParent()); path = path.getParent()) {
+                path.toFile().setReadable(true, false);
+                path.toFile().setExecutable(true, false);
+                made.add(0, path);
+            }
+            made.forEach(path -> path.toFile().deleteOnExit());     // deleted in reverse: the file first
+            classDir = root;
+        }
+        return classDir;
+    }
+
+    private static Path classDir;
 
     /** Its state directory under {@code work}, for {@code state.dir}. */
     public static Path stateDir(Path work, String instance) {

@@ -199,6 +199,11 @@ class ClusterFaultIT {
         try {
             for (Map.Entry<Pair, KafkaNode> entry : coordinators.entrySet()) {
                 rules.add(netns.dropOwnPackets(entry.getKey().uids.get("a"), entry.getValue().port()));
+                if (entry.getKey().floorApplicationId != null) {
+                    // the pass-through's a alike, from its own group coordinator (the same node: applicationIdCoordinatedBy)
+                    rules.add(netns.dropOwnPackets(entry.getKey().floorUid,
+                            cluster.groupCoordinator(entry.getKey().floorApplicationId).port()));
+                }
             }
             Thread.sleep(40_000);
         } finally {
@@ -257,6 +262,9 @@ class ClusterFaultIT {
         try {
             for (Pair pair : pairs()) {
                 rules.add(netns.cut(pair.uids.get("a"), cluster.ports()));
+                if (pair.floorApplicationId != null) {
+                    rules.add(netns.cut(pair.floorUid, cluster.ports()));
+                }
             }
             Thread.sleep(15_000);
         } finally {
@@ -529,14 +537,16 @@ class ClusterFaultIT {
         OutputStalls input;
         /**
          * {@code -Dcluster.floor=on}: two instances of a Kafka Streams pass-through ({@link PassThrough}: the stamper's
-         * guarantee and shipped Kafka settings, no ID, no lease) reading the same input into a topic of their own, run as
-         * root in the namespace (so rules that name a stamper's uid leave them alone): what each broker fault costs Kafka
-         * Streams itself, measured beside the stampers. Null without it.
+         * guarantee and shipped Kafka settings, no ID, no lease) reading the same input into a topic of their own: what
+         * each fault costs Kafka Streams itself, measured beside the stampers. Its instance a runs under a uid of its own
+         * ({@link #floorUid}), which faults a and b cut off as they cut stamper a; its b as root. Null without it.
          */
         final String floorApplicationId;
         final String floorTopic;
         final Map<String, ChildJvm> floor = new LinkedHashMap<>();
         final Map<String, String> floorSettings = new LinkedHashMap<>();
+        /** The uid of the pass-through's instance a (the stampers' uids and 200). */
+        final int floorUid;
         OutputStalls floorOutput;
         /** Records produced so far, over every load. */
         long produced;
@@ -558,6 +568,7 @@ class ClusterFaultIT {
                     base = base.with(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
                 }
             }
+            floorUid = firstUid + 200;
             if ("on".equals(System.getProperty("cluster.floor"))) {
                 floorApplicationId = ClusterStampers.applicationIdCoordinatedBy(cluster, coordinator, name + "-floor");
                 floorTopic = TestBroker.unique(name + "-floor");
@@ -606,9 +617,15 @@ class ClusterFaultIT {
                     Set<String> before = cluster.transactionCoordinators(floorApplicationId + "-").keySet();
                     Map<String, String> settings = new LinkedHashMap<>(floorSettings);
                     settings.put("instance.id", id);
-                    settings.put("state.dir", PassThrough.stateDir(work.resolve(name), id).toString());
+                    Path stateDir = PassThrough.stateDir(work.resolve(name), id);
+                    settings.put("state.dir", stateDir.toString());
+                    List<String> prefix = netns.exec();
+                    if (id.equals("a")) {
+                        Netns.chown(stateDir, floorUid);
+                        prefix = netns.execAs(floorUid);
+                    }
                     ChildJvm instance = ChildJvm.startCommand(Stamper.LOGS.resolve(floorApplicationId), id + "-" + start, work, Map.of(),
-                            PassThrough.command(netns.exec(), settings));
+                            PassThrough.command(prefix, settings));
                     instance.awaitOutput(PassThrough.RUNNING, 180);
                     if (!transactional || wanted.remove(Integer.valueOf(newTransactionCoordinator(before))) || start == FLOOR_STARTS) {
                         floor.put(id, instance);
