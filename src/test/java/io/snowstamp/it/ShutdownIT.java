@@ -6,6 +6,8 @@ import io.snowstamp.testing.Http;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -24,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in-flight work and stops; a restarted {@code run} stamps the rest; {@code verify} finds every
  * input record stamped exactly once. Run under {@code at_least_once} on purpose: there a stop that
  * did not commit what it had written would show as {@code extra} records (stamped twice, with new
- * IDs), whereas exactly-once would hide an unclean stop by aborting the transaction.
+ * IDs), whereas exactly-once would hide an unclean stop by aborting the transaction. And the stop
+ * leaves the group at once, not after the session timeout.
  */
 @Tag("integration")
 @Tag("full")   // -Pfull only: minutes of child JVMs and session timeouts; the default tier stays under 8 minutes (development.md)
@@ -96,6 +101,40 @@ class ShutdownIT extends OnSharedBroker {
                     .isEqualTo("records=" + RECORDS + " duplicates=0 missing=0 extra=0");
             assertThat(second.terminate(60)).isZero();
         }
+    }
+
+    /**
+     * operations.md, "Failover within seconds": a clean stop leaves the group at once, so each pod of a rolling restart
+     * hands its partitions over now. The mechanism, not a time: by the exit of the SIGTERMed instance (2 s of slack for
+     * the broker's view) its member is gone from the group; one that did not leave stays the 6 s session timeout.
+     */
+    @Test
+    void shouldLeaveTheGroupAtOnceOnSigterm() throws Exception {
+        String app = TestBroker.unique("app");
+        Stamper a = Stamper.of(work, broker.bootstrapServers(), app, Stamper.Topics.create(broker.bootstrapServers(), 2), "a");
+        try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
+             ChildJvm first = a.start(); ChildJvm second = a.instance("b").start()) {
+            // b runs a task, as each pod of a rolling restart does (its client id names its instance)
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!Pattern.compile("-> RUNNING \\(tasks: \\[\\d").matcher(second.stderr()).find()) {
+                assertThat(System.nanoTime()).as("b runs a task within 120 s\n" + second.logs()).isLessThan(deadline);
+                Thread.sleep(100);
+            }
+            Predicate<String> isB = clientId -> clientId.startsWith(app + "-b-");
+            assertThat(members(admin, app)).as("b is a member").anyMatch(isB);
+            assertThat(second.terminate(60)).as(second.logs()).isZero();
+            long exited = System.nanoTime();
+            while (members(admin, app).stream().anyMatch(isB) && System.nanoTime() - exited < TimeUnit.SECONDS.toNanos(2)) {
+                Thread.sleep(100);
+            }
+            assertThat(members(admin, app)).as("the group's members 2 s after b's exit\n" + second.logs()).noneMatch(isB).hasSize(1);
+        }
+    }
+
+    /** The client ids of the group's members. */
+    private static List<String> members(Admin admin, String app) throws Exception {
+        return admin.describeConsumerGroups(List.of(app)).describedGroups().get(app).get(10, TimeUnit.SECONDS)
+                .members().stream().map(m -> m.clientId()).toList();
     }
 
     /** {@link #RECORDS} records at about 4,000 per second: a load that is still running when SIGTERM comes. */
