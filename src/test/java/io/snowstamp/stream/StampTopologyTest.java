@@ -1266,6 +1266,34 @@ class StampTopologyTest {
     }
 
     @Test
+    void shouldGiveUpASetAsideWaitForALeaseConfirmationAfterTwentySecondsAndNotBefore() {
+        leases = heldLeases();
+        start(config());
+        permitLease();
+        assertThat(pipe(1)).as("confirmed: stamped at once").hasSize(1);
+
+        // confirmations stop: past the term, the next ID waits for one, and its record is set aside from here
+        leaseNanos[0] += io.snowstamp.lease.LeaseRounds.TERM_NANOS;
+        long waitingSince = leaseNanos[0];
+        assertThat(pipe(1)).as("set aside").isEmpty();
+        // the 10 ms drain passes ask again and again: each counts from the first, not from its own pass
+        for (long millis = 1_000; millis < 20_000; millis += 1_000) {
+            leaseNanos[0] = waitingSince + Duration.ofMillis(millis).toNanos();
+            driver.advanceWallClockTime(Duration.ofMillis(10));
+        }
+        leaseNanos[0] = waitingSince + Duration.ofMillis(19_900).toNanos();
+        driver.advanceWallClockTime(Duration.ofMillis(10));
+        assertThat(output.isEmpty()).as("19.9 s: still set aside, the task still runs").isTrue();
+
+        leaseNanos[0] = waitingSince + Duration.ofSeconds(20).toNanos();
+        Throwable gaveUp = catchThrowable(() -> driver.advanceWallClockTime(Duration.ofMillis(10)));
+
+        assertThat(findCause(gaveUp, org.apache.kafka.streams.errors.TaskMigratedException.class))
+                .as("20 s after the wait began, the task gives its partition back").hasMessageContaining("not confirmed");
+        assertThat(output.isEmpty()).as("nothing stamped without a confirmation").isTrue();
+    }
+
+    @Test
     void shouldNameTheInputOffsetOfARecordRefusedOnItsWayOutOfTheRecordsSetAsideWithoutProvenance() {
         LookedUpValues looked = new LookedUpValues();
         values = looked;
