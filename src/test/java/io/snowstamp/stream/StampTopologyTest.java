@@ -236,21 +236,26 @@ class StampTopologyTest {
         return window;
     }
 
+    /** consuming.md: nothing issued for them, one INFO line (inputs-already-stamped) per task start, not one per input. */
     @Test
-    void shouldNotStampAgainTheInputsThePreviousOwnerStampedBeforeItsOffsetsWereCommitted() {
+    void shouldNotStampAgainTheInputsThePreviousOwnerStampedBeforeItsOffsetsWereCommitted() throws Exception {
         // the previous owner stamped inputs 0..4 and died before committing: the new task starts again at offset 0
         var window = tail(true, "events.raw/0/0", "events.raw/0/1", "other.topic/0/7", "events.raw/0/2", "events.raw/0/3",
                 "events.raw/0/4");
         tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 6, 0, 6, 0, window);
-        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
-
-        for (int i = 0; i < 8; i++) {
-            input.pipeInput(bytes("k" + i), bytes("{\"n\":" + i + "}"));
-        }
+        // StampedCheck logs as its task, under StampProcessor's name
+        var lines = io.snowstamp.testing.Logback.capture(StampProcessor.class, () -> {
+            start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
+            for (int i = 0; i < 8; i++) {
+                input.pipeInput(bytes("k" + i), bytes("{\"n\":" + i + "}"));
+            }
+        });
 
         assertThat(output.readRecordsToList()).as("each input once in the output").extracting(r -> header(r, IdHeader.SOURCE))
                 .containsExactly("events.raw/0/5", "events.raw/0/6", "events.raw/0/7");
         assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(5);
+        assertThat(io.snowstamp.testing.Logback.events(lines, "inputs-already-stamped")).as("one line for the task's start")
+                .containsExactly(java.util.Map.of("event", "inputs-already-stamped", "partition", 0, "skipped", 5, "level", "INFO"));
     }
 
     @Test
