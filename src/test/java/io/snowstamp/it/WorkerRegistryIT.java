@@ -11,6 +11,7 @@ import io.snowstamp.runtime.StreamsRunner;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.Cli;
 import io.snowstamp.testing.Faketime;
+import io.snowstamp.testing.Logback;
 import io.snowstamp.testing.OnSharedBroker;
 import io.snowstamp.testing.StampedRecords;
 import io.snowstamp.testing.Stamper;
@@ -55,6 +56,16 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 @Timeout(300)
 class WorkerRegistryIT extends OnSharedBroker {
     private static final IdLayout SNOWFLAKE = IdLayout.preset("snowflake");
+    /** Where the claim is logged (event=workers-claimed): runtime's RegistryClaim, not visible from this package. */
+    private static final Class<?> CLAIM_LOG = claimLog();
+
+    private static Class<?> claimLog() {
+        try {
+            return Class.forName("io.snowstamp.runtime.RegistryClaim");
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
+    }
     @TempDir
     Path work;
 
@@ -126,8 +137,10 @@ class WorkerRegistryIT extends OnSharedBroker {
         String a = TestBroker.unique("team-a");
         String b = TestBroker.unique("team-b");
         try (StreamsRunner runnerA = runner(settings(a, first, registry))) {
-            runnerA.start();
+            var claimedA = Logback.capture(CLAIM_LOG, runnerA::start);
             assertThat(runnerA.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            assertThat(Logback.events(claimedA, "workers-claimed")).as("id-spaces.md: the claim logged at start")
+                    .containsExactly(Map.of("event", "workers-claimed", "firstWorker", 0L, "count", 2, "level", "INFO"));
 
             Throwable refused;
             try (StreamsRunner runnerB = runner(settings(b, second, registry))) {
@@ -143,9 +156,11 @@ class WorkerRegistryIT extends OnSharedBroker {
                     .contains("snowstamp workers release --application-id " + a);
 
             try (StreamsRunner runnerB = runner(settings(b, second, registry, "id.worker-offset", "auto"))) {
-                runnerB.start();
+                var claimedB = Logback.capture(CLAIM_LOG, runnerB::start);
                 assertThat(runnerB.awaitRunning(Duration.ofSeconds(90))).isTrue();
                 assertThat(runnerB.workerOffset()).as("auto takes the lowest free range").isEqualTo(2);
+                assertThat(Logback.events(claimedB, "workers-claimed")).as("the range auto chose, logged at start")
+                        .containsExactly(Map.of("event", "workers-claimed", "firstWorker", 2L, "count", 2, "level", "INFO"));
                 broker.produce(first.in(), 0, 3000);
                 broker.produce(second.in(), 0, 3000);
                 assertThat(Verification.awaitAllStamped(broker.bootstrapServers(), first.out(), first.in(), 3000, Duration.ofSeconds(90))

@@ -257,6 +257,23 @@ class TailPrefetchTest {
                         + " reads its own at its start");
     }
 
+    /** operations.md: tasks that start together share one read of their tails, logged in one INFO line (issue 41). */
+    @Test
+    void shouldLogOneInfoLinePerBatchOfTailsAndNoneForATaskStartingAlone() throws Exception {
+        var lines = io.snowstamp.testing.Logback.capture(TailPrefetch.class, () -> {
+            restored(0, 1, 2);
+            for (int partition = 0; partition < 3; partition++) {
+                start(partition);
+            }
+            restored(3);
+            start(3);
+        });
+
+        assertThat(io.snowstamp.testing.Logback.events(lines, "tails-prefetched"))
+                .as("the batch of three, once; 3 alone not at INFO (its own start's line says enough)")
+                .containsExactly(Map.of("event", "tails-prefetched", "partitions", 3, "level", "INFO"));
+    }
+
     @Test
     void shouldReadAgainWhenTheWorkerDiffersOrTheReadIsOld() {
         restored(0, 1);

@@ -183,9 +183,53 @@ class SchemaStamperTest {
         assertThat(protobuf.cached()).as("one per message").isEqualTo(2);
     }
 
+    /**
+     * schema-registry.md: a refused output schema is registered again after a pause of 1 s that doubles, up to 60 s,
+     * while it stays refused; its values are dead-lettered without a request in between.
+     */
+    @Test
+    void shouldRegisterARefusedOutputSchemaAgainAfterAPauseOfOneSecondThatDoublesUpToSixtySeconds() {
+        int input = registry.add(RegisteredSchema.AVRO, ORDER);
+        long[] now = {1_000_000};
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10, () -> now[0]);
+        byte[] value = AvroStampingTest.framed(input, new byte[] {6, 'A', 'n', 'n'});
+        registry.refusing = true;
+        assertThat(refusal(stamper, value)).endsWith("registered again after 1 s (the pause doubles up to 60 s while it is refused)");
+
+        long refusedAt = now[0];
+        for (long pause : new long[] {1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000}) {
+            long registrations = registrations();
+            now[0] = refusedAt + pause - 1;
+            refusal(stamper, value);
+            assertThat(registrations()).as("dead-lettered without a request %d ms into a pause of %d", pause - 1, pause)
+                    .isEqualTo(registrations);
+            now[0] = refusedAt + pause;
+            refusal(stamper, value);
+            assertThat(registrations()).as("registered again after %d ms", pause).isEqualTo(registrations + 1);
+            refusedAt = now[0];
+        }
+        registry.refusing = false;      // the operator relaxed the output subject's compatibility
+        now[0] += 60_000;
+        assertThat(stamper.inspect(value).outputId()).as("stamped within the pause, without a restart").isPositive();
+    }
+
+    private static String refusal(SchemaStamper stamper, byte[] value) {
+        BadRecordException refused = catchThrowableOfType(BadRecordException.class, () -> stamper.inspect(value));
+        assertThat(refused.code()).isEqualTo(Code.OUTPUT_SCHEMA_REFUSED);
+        return refused.getMessage();
+    }
+
+    private long registrations() {
+        return registry.calls.stream().filter(call -> call.startsWith("register ")).count();
+    }
+
     private SchemaStamper stamper(ValueFormat format, SubjectStrategy strategy, int capacity) {
+        return stamper(format, strategy, capacity, System::currentTimeMillis);
+    }
+
+    private SchemaStamper stamper(ValueFormat format, SubjectStrategy strategy, int capacity, java.util.function.LongSupplier clock) {
         StampSettings stamp = new StampSettings(null, JsonType.NUMBER, OnExistingField.REJECT, 64, true, HeaderFormat.TEXT, format, "id", 0);
-        return new SchemaStamper(stamp, strategy, "out", registry, capacity);
+        return new SchemaStamper(stamp, strategy, "out", registry, capacity, clock);
     }
 
     /** IDs global across subjects, the same schema text under one ID, as registries do. */
@@ -226,6 +270,8 @@ class SchemaStamperTest {
         /** subject -> its schemas' IDs, oldest first */
         final Map<String, List<Integer>> subjects = new HashMap<>();
         boolean down;
+        /** The output subject's compatibility refuses every new version (HTTP 409/422). */
+        boolean refusing;
 
         int add(String type, String schema) {
             return add(new RegisteredSchema(type, schema, List.of()));
@@ -259,6 +305,9 @@ class SchemaStamperTest {
         public int register(String subject, RegisteredSchema schema) {
             check();
             calls.add("register " + subject);
+            if (refusing) {
+                throw new BadRecordException(Code.OUTPUT_SCHEMA_REFUSED, "the registry refused the output schema of " + subject);
+            }
             for (Map.Entry<Integer, RegisteredSchema> known : schemas.entrySet()) {
                 if (known.getValue().equals(schema)) {      // the same text, the same ID
                     subjects.computeIfAbsent(subject, s -> new ArrayList<>()).remove(known.getKey());

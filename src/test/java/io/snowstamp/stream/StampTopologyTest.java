@@ -236,21 +236,26 @@ class StampTopologyTest {
         return window;
     }
 
+    /** consuming.md: nothing issued for them, one INFO line (inputs-already-stamped) per task start, not one per input. */
     @Test
-    void shouldNotStampAgainTheInputsThePreviousOwnerStampedBeforeItsOffsetsWereCommitted() {
+    void shouldNotStampAgainTheInputsThePreviousOwnerStampedBeforeItsOffsetsWereCommitted() throws Exception {
         // the previous owner stamped inputs 0..4 and died before committing: the new task starts again at offset 0
         var window = tail(true, "events.raw/0/0", "events.raw/0/1", "other.topic/0/7", "events.raw/0/2", "events.raw/0/3",
                 "events.raw/0/4");
         tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 6, 0, 6, 0, window);
-        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
-
-        for (int i = 0; i < 8; i++) {
-            input.pipeInput(bytes("k" + i), bytes("{\"n\":" + i + "}"));
-        }
+        // StampedCheck logs as its task, under StampProcessor's name
+        var lines = io.snowstamp.testing.Logback.capture(StampProcessor.class, () -> {
+            start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
+            for (int i = 0; i < 8; i++) {
+                input.pipeInput(bytes("k" + i), bytes("{\"n\":" + i + "}"));
+            }
+        });
 
         assertThat(output.readRecordsToList()).as("each input once in the output").extracting(r -> header(r, IdHeader.SOURCE))
                 .containsExactly("events.raw/0/5", "events.raw/0/6", "events.raw/0/7");
         assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(5);
+        assertThat(io.snowstamp.testing.Logback.events(lines, "inputs-already-stamped")).as("one line for the task's start")
+                .containsExactly(java.util.Map.of("event", "inputs-already-stamped", "partition", 0, "skipped", 5, "level", "INFO"));
     }
 
     @Test
@@ -1271,6 +1276,34 @@ class StampTopologyTest {
         assertThat(output.readRecordsToList()).hasSize(1);
         assertThat(stats.leaseWaits()).isEqualTo(1);
         assertThat(task.millisWaiting(clock.get())).as("over").isZero();
+    }
+
+    @Test
+    void shouldGiveUpASetAsideWaitForALeaseConfirmationAfterTwentySecondsAndNotBefore() {
+        leases = heldLeases();
+        start(config());
+        permitLease();
+        assertThat(pipe(1)).as("confirmed: stamped at once").hasSize(1);
+
+        // confirmations stop: past the term, the next ID waits for one, and its record is set aside from here
+        leaseNanos[0] += io.snowstamp.lease.LeaseRounds.TERM_NANOS;
+        long waitingSince = leaseNanos[0];
+        assertThat(pipe(1)).as("set aside").isEmpty();
+        // the 10 ms drain passes ask again and again: each counts from the first, not from its own pass
+        for (long millis = 1_000; millis < 20_000; millis += 1_000) {
+            leaseNanos[0] = waitingSince + Duration.ofMillis(millis).toNanos();
+            driver.advanceWallClockTime(Duration.ofMillis(10));
+        }
+        leaseNanos[0] = waitingSince + Duration.ofMillis(19_900).toNanos();
+        driver.advanceWallClockTime(Duration.ofMillis(10));
+        assertThat(output.isEmpty()).as("19.9 s: still set aside, the task still runs").isTrue();
+
+        leaseNanos[0] = waitingSince + Duration.ofSeconds(20).toNanos();
+        Throwable gaveUp = catchThrowable(() -> driver.advanceWallClockTime(Duration.ofMillis(10)));
+
+        assertThat(findCause(gaveUp, org.apache.kafka.streams.errors.TaskMigratedException.class))
+                .as("20 s after the wait began, the task gives its partition back").hasMessageContaining("not confirmed");
+        assertThat(output.isEmpty()).as("nothing stamped without a confirmation").isTrue();
     }
 
     @Test

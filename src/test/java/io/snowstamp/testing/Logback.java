@@ -43,4 +43,24 @@ public final class Logback {
         }
         return lines.list;
     }
+
+    /**
+     * The key-value pairs of each captured event named {@code event} ({@code event=...}: the fields of its own a JSON log
+     * line shows), in order, with the event's level under {@code "level"}.
+     */
+    public static java.util.List<java.util.Map<String, Object>> events(java.util.List<ch.qos.logback.classic.spi.ILoggingEvent> lines,
+                                                                       String event) {
+        java.util.List<java.util.Map<String, Object>> found = new java.util.ArrayList<>();
+        for (ch.qos.logback.classic.spi.ILoggingEvent line : lines) {
+            java.util.Map<String, Object> pairs = new java.util.LinkedHashMap<>();
+            if (line.getKeyValuePairs() != null) {
+                line.getKeyValuePairs().forEach(pair -> pairs.put(pair.key, pair.value));
+            }
+            if (event.equals(pairs.get("event"))) {
+                pairs.put("level", line.getLevel().toString());
+                found.add(pairs);
+            }
+        }
+        return found;
+    }
 }
