@@ -47,6 +47,7 @@ final class StamperMetrics implements AutoCloseable {
     private final Set<String> sources = new HashSet<>();
     private final Map<Integer, List<Meter>> taskGauges = new HashMap<>();
     private final Map<Integer, TaskStats> gaugedTasks = new HashMap<>();
+    private final Map<Integer, List<Meter>> stallGauges = new HashMap<>();
     private final Set<Integer> restoreGauges = new HashSet<>();
     private final JvmGcMetrics jvmGc = new JvmGcMetrics();
     private KafkaStreamsMetrics kafkaStreamsMetrics;
@@ -155,6 +156,7 @@ final class StamperMetrics implements AutoCloseable {
         resumes.keySet().forEach(this::registerResumeCounter);
         restores.keySet().forEach(this::registerRestoreGauges);
         syncTaskGauges();
+        syncStallGauges();
     }
 
     private Tags partitionTags(int partition) {
@@ -228,14 +230,6 @@ final class StamperMetrics implements AutoCloseable {
             meters.add(Gauge.builder("snowstamp.since.last.stamp", task, t -> millisToSeconds(t.millisSinceLastStamp(now)))
                     .description("time since the task last stamped a record (since it started, if none): grows on a"
                             + " stall, and on an idle input").baseUnit("seconds").tags(tags).strongReference(true).register(registry));
-            meters.add(Gauge.builder("snowstamp.input.waiting.records", runner.stats(), s -> s.stalls().waiting(partition))
-                    .description("input records past the group's committed offset, as the stall watch last read them"
-                            + " (0 without the stall watch)").tags(tags).strongReference(true).register(registry));
-            meters.add(Gauge.builder("snowstamp.input.stuck", runner.stats(), s -> millisToSeconds(s.stalls().stuckMillis(partition)))
-                    .description("how long the input has waited past the committed offset with no progress (no ID issued, the"
-                            + " committed offset unmoved: dead letters are progress) while the task runs, as the stall watch last"
-                            + " judged it; 0 on an idle input, and without the stall watch").baseUnit("seconds").tags(tags)
-                    .strongReference(true).register(registry));
             meters.add(Gauge.builder("snowstamp.partition.rebalancing", this, StamperMetrics::rebalancing)
                     .description("1 while the instance running the partition is REBALANCING").tags(tags).strongReference(true)
                     .register(registry));
@@ -250,6 +244,42 @@ final class StamperMetrics implements AutoCloseable {
             taskGauges.put(partition, meters);
             gaugedTasks.put(partition, task);
         });
+    }
+
+    /**
+     * The stall watch's two gauges follow the partitions of the running tasks and those the watch last looked at: a
+     * stall's figures stay while the stream threads it restarts give the partition up and take it again (registered with
+     * the task, they were gone at once, and a scrape right after the stall showed none: StallIT under CI's load).
+     */
+    private void syncStallGauges() {
+        Set<Integer> wanted = new HashSet<>(runner.stats().stalls().watched());
+        live.forEach((partition, task) -> {
+            if (task.resume() != null) {
+                wanted.add(partition);
+            }
+        });
+        for (var gauged = stallGauges.entrySet().iterator(); gauged.hasNext(); ) {
+            var entry = gauged.next();
+            if (!wanted.contains(entry.getKey())) {
+                entry.getValue().forEach(registry::remove);
+                gauged.remove();
+            }
+        }
+        for (int partition : wanted) {
+            if (stallGauges.containsKey(partition)) {
+                continue;
+            }
+            Tags tags = partitionTags(partition);
+            stallGauges.put(partition, List.of(
+                    Gauge.builder("snowstamp.input.waiting.records", runner.stats(), s -> s.stalls().waiting(partition))
+                            .description("input records past the group's committed offset, as the stall watch last read them"
+                                    + " (0 without the stall watch)").tags(tags).strongReference(true).register(registry),
+                    Gauge.builder("snowstamp.input.stuck", runner.stats(), s -> millisToSeconds(s.stalls().stuckMillis(partition)))
+                            .description("how long the input has waited past the committed offset with no progress (no ID issued,"
+                                    + " the committed offset unmoved: dead letters are progress) while the task runs, as the stall"
+                                    + " watch last judged it; 0 on an idle input, and without the stall watch").baseUnit("seconds")
+                            .tags(tags).strongReference(true).register(registry)));
+        }
     }
 
     private double rebalancing() {

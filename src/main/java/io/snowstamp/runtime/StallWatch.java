@@ -110,9 +110,10 @@ final class StallWatch implements AutoCloseable {
         if (held.isEmpty() || stats.schemaRegistry().waitingSince() >= 0) {
             // nothing held, or the tasks wait for the schema registry (shown and logged as that)
             detector.observe(System.nanoTime(), false, Map.of());
+            // the stall cleared before its figures: a reader that sees a stall finds its partitions' figures
+            stats.stalls().seen(Set.of(), System.currentTimeMillis(), "");
             stats.stalls().waiting(Map.of());
             stats.stalls().stuck(Map.of());
-            stats.stalls().seen(Set.of(), System.currentTimeMillis(), "");
             pacing.restartNow(System.nanoTime(), false);
             return;
         }

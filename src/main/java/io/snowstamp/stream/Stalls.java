@@ -40,6 +40,11 @@ public final class Stalls {
         waiting = Map.copyOf(records);
     }
 
+    /** The partitions the last check looked at (every partition held here then). */
+    public Set<Integer> watched() {
+        return waiting.keySet();
+    }
+
     /** Input records of {@code partition} past the group's committed offset at the last check (0: none, or unknown). */
     public long waiting(int partition) {
         return waiting.getOrDefault(partition, 0L);

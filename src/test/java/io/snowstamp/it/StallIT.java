@@ -61,7 +61,8 @@ class StallIT extends OnSharedBroker {
             assertThat(stalled.json().get("reason").asText()).contains("partition 0: " + PER_PARTITION + " records past the committed offset");
             assertThat(Http.get(admin + "/health/live").status()).as("live stays up: the watch replaces the threads").isEqualTo(200);
             // the metrics operations.md names for this, from the same judgement (the partition stays stalled until the new
-            // thread stamps it, seconds after the restart)
+            // thread stamps it, seconds after the restart); the partition's figures stay while the restarted threads
+            // rebalance (registered with the task, they were gone at once: this failed under CI's load)
             var during = io.snowstamp.testing.PrometheusText.parse(Http.get(admin + "/metrics").body());
             assertThat(io.snowstamp.testing.PrometheusText.sum(during, "snowstamp_stalled_partitions")).isEqualTo(1.0);
             assertThat(io.snowstamp.testing.PrometheusText.named(during, "snowstamp_input_waiting_records"))
