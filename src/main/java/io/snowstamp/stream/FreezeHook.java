@@ -9,50 +9,85 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A fault-test hook, off unless the JVM runs with {@code -Dsnowstamp.test.freeze-at-record=N}: the N-th record this
- * process stamps (counted over all its tasks) stops the whole process with SIGSTOP, from inside the stamper, in the
- * middle of a batch — by default before the lease check of its ID, with {@code -Dsnowstamp.test.freeze-step=checked}
- * (or {@code taken}, {@code covered}) at that later point of {@link Issuer#issue}: between the check and the ID, the
- * worst moment for a zombie. The test waits until the partitions have moved, then sends SIGCONT; the stamper goes on as
- * if nothing happened. Once per JVM. Without the property every task gets {@link Issuer.Steps#NONE}. Sequence
- * mode counts its numbers itself and stops the process through {@link #freezeSelf}.
+ * Fault-test pauses inside an ID's steps, off unless the JVM runs with one of two properties. The N-th record this
+ * process stamps (counted over all its tasks) pauses in the middle of a batch:
+ *
+ * <ul>
+ *   <li>{@code -Dsnowstamp.test.freeze-at-record=N} stops the whole process with SIGSTOP — by default before the lease
+ *       check of its ID, with {@code -Dsnowstamp.test.freeze-step=checked} (or {@code taken}, {@code covered}) at that
+ *       later point of {@link Issuer#issue}: between the check and the ID, the worst moment for a zombie. The test waits
+ *       until the partitions have moved, then sends SIGCONT; the stamper goes on as if nothing happened;</li>
+ *   <li>{@code -Dsnowstamp.test.pause-thread-at-record=N} with {@code -Dsnowstamp.test.pause-thread-seconds=S} stops the
+ *       stream thread alone for S seconds, before the lease check: the heartbeat and the producer's sender go on, so past
+ *       {@code max.poll.interval.ms} the group moves the thread's partitions while the process still runs, and the
+ *       thread wakes into the usual check.</li>
+ * </ul>
+ *
+ * <p>Each once per JVM. Without either property every task gets {@link Issuer.Steps#NONE}. Sequence mode counts its
+ * numbers itself and stops the process through {@link #freezeSelf}.
  */
 public final class FreezeHook implements Issuer.Steps {
     public static final String PROPERTY = "snowstamp.test.freeze-at-record";
     public static final String STEP_PROPERTY = "snowstamp.test.freeze-step";
+    public static final String PAUSE_PROPERTY = "snowstamp.test.pause-thread-at-record";
+    public static final String PAUSE_SECONDS_PROPERTY = "snowstamp.test.pause-thread-seconds";
     private static final Logger log = LoggerFactory.getLogger(FreezeHook.class);
     private static final AtomicLong COUNT = new AtomicLong();
 
     private final long freezeAt;
     private final Issuer.Step step;
+    private final long pauseAt;
+    private final long pauseSeconds;
     private final String task;
     private boolean armed;
 
-    private FreezeHook(long freezeAt, Issuer.Step step, String task) {
+    private FreezeHook(long freezeAt, Issuer.Step step, long pauseAt, long pauseSeconds, String task) {
         this.freezeAt = freezeAt;
         this.step = step;
+        this.pauseAt = pauseAt;
+        this.pauseSeconds = pauseSeconds;
         this.task = task;
     }
 
-    /** The steps of one task's IDs: {@link Issuer.Steps#NONE}, or with the system property set, this hook. */
+    /** The steps of one task's IDs: {@link Issuer.Steps#NONE}, or with either system property set, this hook. */
     static Issuer.Steps steps(String task) {
         String at = System.getProperty(PROPERTY);
-        if (at == null) {
+        String pauseAt = System.getProperty(PAUSE_PROPERTY);
+        if (at == null && pauseAt == null) {
             return Issuer.Steps.NONE;
         }
         String step = System.getProperty(STEP_PROPERTY, "before_check").trim().replace('-', '_').toUpperCase(Locale.ROOT);
-        return new FreezeHook(Long.parseLong(at.trim()), Issuer.Step.valueOf(step), task);
+        return new FreezeHook(at == null ? Long.MAX_VALUE : Long.parseLong(at.trim()), Issuer.Step.valueOf(step),
+                pauseAt == null ? Long.MAX_VALUE : Long.parseLong(pauseAt.trim()),
+                Long.parseLong(System.getProperty(PAUSE_SECONDS_PROPERTY, "0").trim()), task);
     }
 
     @Override
     public void at(Issuer.Step now) {
         if (now == Issuer.Step.BEFORE_CHECK) {
-            armed = COUNT.incrementAndGet() == freezeAt;
+            long count = COUNT.incrementAndGet();
+            armed = count == freezeAt;
+            if (count == pauseAt) {
+                pauseThread();
+            }
         }
         if (armed && now == step) {
             armed = false;
             freezeSelf();
         }
+    }
+
+    private void pauseThread() {
+        log.warn("fault-test hook ({}={}): pausing this stream thread for {} s before the lease check of an ID of {}",
+                PAUSE_PROPERTY, pauseAt, pauseSeconds, task);
+        try {
+            Thread.sleep(java.util.concurrent.TimeUnit.SECONDS.toMillis(pauseSeconds));
+        } catch (InterruptedException e) {
+            // a shutdown: the check below decides as after any pause
+            Thread.currentThread().interrupt();
+        }
+        log.info("fault-test hook: stream thread woke after its pause; the lease check decides whether {} still stamps here",
+                task);
     }
 
     private void freezeSelf() {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -77,6 +78,17 @@ public record Verification(Cli.Result result, long records, long duplicates, lon
     public static Verification awaitAllStamped(String bootstrapServers, String output, String source,
                                                long produced, Duration timeout) throws InterruptedException {
         return await(bootstrapServers, output, source, v -> v.missing() == 0 && v.records() >= produced, timeout);
+    }
+
+    /**
+     * Waits until every one of {@code produced} source records is stamped and the output stopped growing between two
+     * runs: under at-least-once, inputs may still be stamped again after the last one first was.
+     */
+    public static Verification awaitSettled(String bootstrapServers, String output, String source,
+                                            long produced, Duration timeout) throws InterruptedException {
+        AtomicLong previous = new AtomicLong(-1);
+        return await(bootstrapServers, output, source,
+                v -> v.missing() == 0 && v.records() >= produced && v.records() == previous.getAndSet(v.records()), timeout);
     }
 
     /**

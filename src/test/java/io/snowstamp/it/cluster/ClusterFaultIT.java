@@ -693,7 +693,7 @@ class ClusterFaultIT {
         Verification verify() throws Exception {
             Verification v;
             if (this == alos) {
-                v = ClusterStampers.verifyAtLeastOnce(cluster.bootstrapServers(), topics.out(), topics.in(), produced, RECOVERY);
+                v = Verification.awaitSettled(cluster.bootstrapServers(), topics.out(), topics.in(), produced, RECOVERY);
             } else {
                 v = Verification.await(cluster.bootstrapServers(), topics.out(), topics.in(),
                         r -> r.missing() == 0 && r.records() >= produced, RECOVERY);

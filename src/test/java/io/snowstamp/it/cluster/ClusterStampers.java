@@ -5,7 +5,6 @@ import io.snowstamp.testing.OutputStalls;
 import io.snowstamp.testing.Stamper;
 import io.snowstamp.testing.TestBroker;
 import io.snowstamp.testing.Timeline;
-import io.snowstamp.testing.Verification;
 import io.snowstamp.testing.cluster.KafkaCluster;
 import io.snowstamp.testing.cluster.Netns;
 
@@ -17,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
@@ -97,17 +95,6 @@ final class ClusterStampers {
             Thread.sleep(100);
         }
         timeline.mark("%s (after %.1f s)", what, (System.nanoTime() - start) / 1e9);
-    }
-
-    /**
-     * {@code verify} of an at-least-once stamper's output against its input, again (bounded) until nothing is missing and
-     * the output stopped growing: re-stamping after a fault is over.
-     */
-    static Verification verifyAtLeastOnce(String bootstrapServers, String output, String input, long produced, Duration bound)
-            throws InterruptedException {
-        AtomicLong previous = new AtomicLong(-1);
-        return Verification.await(bootstrapServers, output, input,
-                r -> r.missing() == 0 && r.records() >= produced && r.records() == previous.getAndSet(r.records()), bound);
     }
 
     /** The tasks an instance last reported holding ({@code (tasks: [0, 2])} in its log), or {@code ?}. */

@@ -225,7 +225,7 @@ class DeposedLeaderIT {
             OutputStalls.Report after = output.report(output.stallEndAt(back) + 1, System.currentTimeMillis());
             timeline.mark("longest output stall after the fault: %.1f s | %s", stall.worst().millis() / 1e3, stall.describe(faultStart));
             timeline.mark("longest output stall after the links healed: %.1f s | %s", after.worst().millis() / 1e3, after.describe(faultStart));
-            Verification verified = ClusterStampers.verifyAtLeastOnce(cluster.bootstrapServers(), topics.out(), topics.in(), produced,
+            Verification verified = Verification.awaitSettled(cluster.bootstrapServers(), topics.out(), topics.in(), produced,
                     RECOVERY);
             timeline.mark("produced %d; verified: %s", produced, verified.summaryLine());
 

@@ -30,7 +30,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -173,7 +172,7 @@ class FailoverIT extends OnSharedBroker {
     }
 
     /** Partitions whose lease an instance took, from its log. */
-    private static java.util.Set<Integer> leasesTaken(String log, String instance) {
+    static java.util.Set<Integer> leasesTaken(String log, String instance) {
         java.util.Set<Integer> partitions = new java.util.TreeSet<>();
         java.util.regex.Matcher taken = java.util.regex.Pattern.compile("partition (\\d+) worker \\d+: lease epoch \\d+ taken by "
                 + instance + "#").matcher(log);
@@ -377,10 +376,7 @@ class FailoverIT extends OnSharedBroker {
 
         void finishAtLeastOnce(ChildJvm... alive) throws Exception {
             long produced = stopAndMeasure(alive);
-            // done when nothing is missing and the output stopped growing (re-stamping is over)
-            AtomicLong previous = new AtomicLong(-1);
-            Verification verify = Verification.await(broker.bootstrapServers(), topics.out(), topics.in(),
-                    v -> v.missing() == 0 && v.records() >= produced && v.records() == previous.getAndSet(v.records()),
+            Verification verify = Verification.awaitSettled(broker.bootstrapServers(), topics.out(), topics.in(), produced,
                     Duration.ofSeconds(120));
             timeline.mark("produced %d; verified: %s", produced, verify.summaryLine());
             assertThat(verify.duplicates()).as(verify.toString()).isZero();

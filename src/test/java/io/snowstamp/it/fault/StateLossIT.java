@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -155,9 +154,7 @@ class StateLossIT extends OnSharedBroker {
 
         try (ChildJvm second = behind(stamper).start()) {
             NumberedProducer.send(broker.bootstrapServers(), topics.in(), 2 * BATCH, BATCH);
-            AtomicLong previous = new AtomicLong(-1);
-            Verification verify = Verification.await(broker.bootstrapServers(), topics.out(), topics.in(),
-                    v -> v.missing() == 0 && v.records() >= 3 * BATCH && v.records() == previous.getAndSet(v.records()),
+            Verification verify = Verification.awaitSettled(broker.bootstrapServers(), topics.out(), topics.in(), 3 * BATCH,
                     Duration.ofSeconds(90));
             timeline.mark("restarted: %s", verify.summaryLine());
             assertClockBehind(second);
