@@ -61,7 +61,7 @@ final class BenchRun implements AutoCloseable {
         this.partitions = partitions;
         this.app = config.connection().applicationId();
         this.output = config.topics().output();
-        Properties props = settings == Bench.Settings.KAFKA_DEFAULTS ? KafkaSettings.streamsUntuned(config.connection(), config.topics()) : KafkaSettings.streams(config.connection(), config.topics());
+        Properties props = settings == Bench.Settings.KAFKA_DEFAULTS ? KafkaSettings.streamsUntuned(config.connection(), config.topics()) : KafkaSettings.streams(config.connection(), config.topics(), partitions);
         Topology topology;
         String input = config.topics().input();
         tailGuard = topo.stamps() ? new TailGuard(KafkaSettings.client(config.connection()), output, config.ids().layout(),

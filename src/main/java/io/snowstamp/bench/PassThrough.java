@@ -3,14 +3,19 @@ package io.snowstamp.bench;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.config.SnowstampConfig;
 import io.snowstamp.runtime.KafkaSettings;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The floor of the busy failover ({@link BusyFailover}): a Kafka Streams application that copies its input to its output
@@ -26,7 +31,7 @@ public final class PassThrough {
     private PassThrough() {
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws InterruptedException, ExecutionException, TimeoutException {
         Path file = null;
         Map<String, String> overrides = new HashMap<>();
         for (int i = 0; i + 1 < args.length; i++) {
@@ -42,7 +47,13 @@ public final class PassThrough {
             System.exit(2);
         }
         SnowstampConfig config = ConfigLoader.load(file, System.getenv(), overrides);
-        Properties props = KafkaSettings.streams(config.connection(), config.topics());
+        // the stamper's batches are sized to its output's partitions (KafkaSettings.streams): so are the floor's
+        String output = config.topics().output();
+        int partitions;
+        try (Admin admin = Admin.create(KafkaSettings.client(config.connection()))) {
+            partitions = admin.describeTopics(List.of(output)).allTopicNames().get(30, TimeUnit.SECONDS).get(output).partitions().size();
+        }
+        Properties props = KafkaSettings.streams(config.connection(), config.topics(), partitions);
         KafkaStreams streams = new KafkaStreams(BenchTopologies.forward(config.topics().input(), config.topics().output(),
                 BenchTopologies.Carry.NOTHING, null), props);
         CountDownLatch stopped = new CountDownLatch(1);

@@ -88,6 +88,16 @@ public final class KafkaSettings {
         return props;
     }
 
+    /**
+     * {@link #streams} for an output topic of {@code outputPartitions}: the producer's batches sized to the partitions it
+     * writes ({@link Tuning#sizeBatches}).
+     */
+    public static Properties streams(ConnectionSettings connection, TopicSettings topics, int outputPartitions) {
+        Properties props = streams(connection, topics);
+        Tuning.sizeBatches(props, connection, outputPartitions);
+        return props;
+    }
+
     /** Streams' key for the replication factor of the topics it creates. */
     static final String REPLICATION_FACTOR = StreamsConfig.REPLICATION_FACTOR_CONFIG;
     /** {@code min.insync.replicas} of every topic Kafka Streams creates ({@code topic.} prefix: a default for internal topics). */

@@ -74,7 +74,7 @@ public final class StreamsRunner implements AutoCloseable {
             claimWorkers(outputPartitions);
         }
         log.info("starting stamper: {}", config.describeMasked());
-        Properties props = KafkaSettings.streams(config.connection(), config.topics());
+        Properties props = KafkaSettings.streams(config.connection(), config.topics(), outputPartitions);
         log.info("internal topics Kafka Streams creates (worker-state changelog): {}",
                 KafkaSettings.internalTopics(props, config.connection(), checked.replication()));
         props.put(DeadLetterHandler.STATS_CONFIG, stats);

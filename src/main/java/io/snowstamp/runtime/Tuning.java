@@ -64,6 +64,13 @@ final class Tuning {
             "session.timeout.ms", String.valueOf(SESSION_TIMEOUT_MS),
             "heartbeat.interval.ms", "1500");
 
+    /** Kafka's default {@code buffer.memory}: what one producer may hold in unsent and unacknowledged batches. */
+    static final long KAFKA_BUFFER_MEMORY = 32L << 20;
+    static final long MAX_BUFFER_MEMORY = 64L << 20;
+    static final int MIN_BATCH_SIZE = 4 << 10;
+    static final int MAX_BATCH_SIZE = 256 << 10;
+    private static final int KAFKA_BATCH_SIZE = 16 << 10;
+
     private static final String METRICS_PUSH = "enable.metrics.push";
     private static final String GLOBAL_HANDLER = "processing.exception.handler.global.enabled";
 
@@ -91,6 +98,28 @@ final class Tuning {
             setUnlessGiven(props, connection, "producer.", "transaction.timeout.ms",
                     String.valueOf(Math.max(TRANSACTION_TIMEOUT_MS, 2 * commitMillis)));
         }
+    }
+
+    /**
+     * The producer's batches sized to the partitions it writes: its output partitions and as many of the worker-state
+     * changelog. WHY: a producer takes a whole {@code batch.size} from its {@code buffer.memory} for every partition with
+     * a batch open, however small the records, and the thread that sends blocks while none is free. 256 KiB batches
+     * (throughput at a few partitions) left room for 128 open batches in Kafka's 32 MiB: at 1,024 busy partitions the
+     * stream thread spent seconds of a start waiting for buffer (benchmarks.md, "1,024 busy partitions"). Room for two
+     * batches a partition: the memory grows from 32 to at most 64 MiB (16 KiB batches, Kafka's own, at 1,024 partitions),
+     * then the batches shrink, to no less than 4 KiB. A few partitions keep 256 KiB. {@code kafka.batch.size} and
+     * {@code kafka.buffer.memory} (plain or {@code producer.}) win, each on its own.
+     *
+     * @param outputPartitions the partitions of the output topic (as many input and changelog partitions)
+     */
+    static void sizeBatches(Properties props, ConnectionSettings connection, int outputPartitions) {
+        long written = 2L * Math.max(1, outputPartitions);
+        long memory = Math.max(KAFKA_BUFFER_MEMORY, Math.min(MAX_BUFFER_MEMORY, written * 2 * KAFKA_BATCH_SIZE));
+        long batch = Math.max(MIN_BATCH_SIZE, Math.min(MAX_BATCH_SIZE, memory / (2 * written)));
+        if (memory != KAFKA_BUFFER_MEMORY) {
+            setUnlessGiven(props, connection, "producer.", "buffer.memory", String.valueOf(memory));
+        }
+        setUnlessGiven(props, connection, "producer.", "batch.size", String.valueOf(batch));
     }
 
     /**

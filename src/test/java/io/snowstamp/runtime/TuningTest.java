@@ -35,6 +35,30 @@ class TuningTest {
     }
 
     @Test
+    void shouldSizeTheProducersBatchesToThePartitionsItWrites() {
+        // a few partitions: 256 KiB batches in Kafka's 32 MiB (no buffer.memory set)
+        assertThat(KafkaSettings.streams(config().connection(), config().topics(), 4))
+                .containsEntry("producer.batch.size", "262144").doesNotContainKey("producer.buffer.memory");
+        // room for two open batches of each output and changelog partition: 32 MiB / (2 x 256)
+        assertThat(KafkaSettings.streams(config().connection(), config().topics(), 128)).containsEntry("producer.batch.size", "65536")
+                .doesNotContainKey("producer.buffer.memory");
+        // 1,024 partitions: Kafka's 16 KiB batches in 64 MiB (256 KiB ones left room for 128 of 2,048 partitions)
+        assertThat(KafkaSettings.streams(config().connection(), config().topics(), 1024)).containsEntry("producer.batch.size", "16384")
+                .containsEntry("producer.buffer.memory", "67108864");
+        // more: the memory stays at 64 MiB and the batches shrink, to 4 KiB at the least
+        assertThat(KafkaSettings.streams(config().connection(), config().topics(), 4096)).containsEntry("producer.batch.size", "4096")
+                .containsEntry("producer.buffer.memory", "67108864");
+        assertThat(KafkaSettings.streams(config().connection(), config().topics(), 100_000)).containsEntry("producer.batch.size", "4096");
+        // each setting the user gives wins on its own
+        SnowstampConfig given = config("kafka.producer.batch.size", "1000000");
+        assertThat(KafkaSettings.streams(given.connection(), given.topics(), 1024)).containsEntry("producer.batch.size", "1000000")
+                .containsEntry("producer.buffer.memory", "67108864");
+        SnowstampConfig memory = config("kafka.buffer.memory", "100000000");
+        assertThat(KafkaSettings.streams(memory.connection(), memory.topics(), 1024)).containsEntry("buffer.memory", "100000000")
+                .doesNotContainKey("producer.buffer.memory").containsEntry("producer.batch.size", "16384");
+    }
+
+    @Test
     void shouldLetTheUserWinWithOrWithoutAPrefix() {
         Properties props = streams(config("kafka.linger.ms", "50", "kafka.consumer.max.poll.records", "100"));
 
