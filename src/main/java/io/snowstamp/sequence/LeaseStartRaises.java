@@ -60,7 +60,7 @@ final class LeaseStartRaises {
     boolean atFirstNumber(LeaseGuard lease, PartitionCheckpoint checkpoint) {
         boolean changed = raiseFromLease(lease, checkpoint);
         changed |= distrustALateMarker(lease, checkpoint);
-        changed |= rescanTail(checkpoint);
+        changed |= rescanTail(lease, checkpoint);
         tailReadAgain = true;
         return changed;
     }
@@ -144,7 +144,7 @@ final class LeaseStartRaises {
      * The previous owner has stopped by now, and numbers it issued inside a segment it had reserved before this task's
      * restore left no changelog write, so the tail is read again and every tag raised above what it shows.
      */
-    private boolean rescanTail(PartitionCheckpoint checkpoint) {
+    private boolean rescanTail(LeaseGuard lease, PartitionCheckpoint checkpoint) {
         if (!tailScanned) {
             return false;     // without the tail guard, counters resume above whole reserved segments
         }
@@ -158,6 +158,9 @@ final class LeaseStartRaises {
         if (scan.endOffset() < 0) {
             return false;
         }
+        // the read can outlast the term: raises sent after a newer lease showed could land after its record as their tags'
+        // newest values (the number waiting for them would be dropped anyway)
+        lease.checkIssued();
         Map<String, String> raised = new TreeMap<>();
         int advanced = segmentStore.raiseFromTail(scan, clock.getAsLong(), raised, LOGGED_RAISES);
         if (advanced > 0) {

@@ -8,6 +8,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * What one sequence task's {@code sequence-segments} store holds, read the way {@link SequenceProcessor} needs it: a
@@ -34,6 +35,29 @@ final class SegmentStore {
         TagSegment written = segment.writtenUnder(writer);
         store.put(tag, written);
         return written;
+    }
+
+    /**
+     * Writes {@code issued} of every tag that advanced since its entry was last written (before a checkpoint: every
+     * record below the end offset it covers was forwarded before, so its number is at most its tag's {@code issued}).
+     * Each write only while {@code mayWrite}: a put hands its record to the producer, whose send can hold the thread
+     * (buffer full, no metadata: up to {@code max.block.ms}), so one check before many writes lets the later ones go out
+     * after the lease was seen lost or its term ran out — lower writes that land after the next owner's lease record, as
+     * their keys' newest values.
+     *
+     * @return false when it stopped for {@code mayWrite}: nothing may follow (no checkpoint, no marker)
+     */
+    boolean writeIssued(Map<String, TagCounter> counters, long now, BooleanSupplier mayWrite) {
+        for (Map.Entry<String, TagCounter> entry : counters.entrySet()) {
+            TagCounter counter = entry.getValue();
+            if (counter.advanced()) {
+                if (!mayWrite.getAsBoolean()) {
+                    return false;
+                }
+                counter.written = put(entry.getKey(), counter.written.withIssued(counter.last, now));
+            }
+        }
+        return true;
     }
 
     /**

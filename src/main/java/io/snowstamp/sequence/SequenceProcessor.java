@@ -123,7 +123,8 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         this.context = context;
         this.issuedAtStop = atStop == null ? null : new IssuedAtStop(atStop, (interval, punctuator) -> context.schedule(interval,
                 PunctuationType.WALL_CLOCK_TIME, punctuator), () -> counters.values().stream().anyMatch(TagCounter::advanced),
-                () -> recordIssued(clock.getAsLong()));
+                // into the stop's last transaction, which fences a zombie: not held back by the lease
+                () -> segmentStore.writeIssued(counters, clock.getAsLong(), () -> true));
         this.store = context.getStateStore(SequenceNames.STORE);
         this.registry = new TagRegistry(context.getStateStore(SequenceNames.TAGS_STORE));
         this.partition = context.taskId().partition();
@@ -278,6 +279,10 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         if (!ahead) {
             counter.last = first - 1;
         }
+        // the lease again, right before the write: what ran since this record's check (the tail read at the first number,
+        // a wait for an acknowledgement) can outlast the term, and a reservation sent then may land after the next owner's
+        // lease record, the newest value of its tag (its number would be dropped anyway: checkIssued)
+        lease.checkIssued();
         counter.written = segmentStore.put(tag, new TagSegment(last, counter.last, first, definition.step(), definition.revision(),
                 clock.getAsLong()));
         acks.written(tag, last);
@@ -303,32 +308,19 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             return;
         }
         // below the covered offset too: the topic created again (or its log truncated) while this holder ran. Again: the
-        // read of the end may have taken long
+        // read of the end may have taken long; and again before every write (SegmentStore#writeIssued)
         if (end != checkpoint.coveredOffset() && lease.mayWrite()) {
             long now = clock.getAsLong();
-            recordIssued(now);
-            checkpoint = checkpoint.withCoveredOffset(end, now);
-            store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
+            if (segmentStore.writeIssued(counters, now, lease::mayWrite) && lease.mayWrite()) {
+                checkpoint = checkpoint.withCoveredOffset(end, now);
+                store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
+            }
         }
     }
 
     /** {@link LateWrites#settle}: false where this task may not write. */
     private boolean settleLateWrites() {
         return LateWrites.settle(lease, raises, checkpoint, segmentStore, counters, clock, partition);
-    }
-
-    /**
-     * Writes {@code issued} for every tag that advanced since its entry was last written. Called after the end offset
-     * was taken and before the checkpoint is written: every record below that offset was forwarded before, so its
-     * number is at most its tag's {@code issued}.
-     */
-    private void recordIssued(long now) {
-        for (Map.Entry<String, TagCounter> entry : counters.entrySet()) {
-            TagCounter counter = entry.getValue();
-            if (counter.advanced()) {
-                counter.written = segmentStore.put(entry.getKey(), counter.written.withIssued(counter.last, now));
-            }
-        }
     }
 
     /**
@@ -380,7 +372,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             }
             java.util.Set<String> written = counters.entrySet().stream().filter(entry -> entry.getValue().advanced())
                     .map(Map.Entry::getKey).collect(java.util.stream.Collectors.toSet());
-            recordIssued(clock.getAsLong());
+            if (!segmentStore.writeIssued(counters, clock.getAsLong(), lease::mayWrite)) {
+                return false;
+            }
             boolean changed = raises.distrustALateMarker(lease, checkpoint);
             // closed before its first number (or before the raises ran): a segment another holder reserved after the
             // restore, before this lease record, is not in the store; the marker must vouch for none of its numbers
@@ -388,6 +382,9 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 counters.clear();
             }
             segmentStore.rewriteAll(clock.getAsLong(), written);
+            if (!lease.mayWrite()) {
+                return false;       // the writes above took long: a marker now could land after the next owner's lease
+            }
             checkpoint = checkpoint.closedCleanly();
             store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
             return true;

@@ -72,6 +72,13 @@ class SequenceOwnersModelTest {
      * at a start above the segments (304, 363), the {@code issued} writes before the marker (305, 382).
      */
     private static final List<Long> PINNED = List.of(304L, 305L, 363L, 382L);
+    /**
+     * Schedules of the idle zombie's test (8.5-9.5 s of the class's 17-18.5 on a shared 2-core machine), and past them the
+     * ones a removed check of the lease before a write fails besides 65 and 96 (found in schedules 0..399): the tail
+     * read again at a first number (306), a checkpoint of the second owner (342).
+     */
+    private static final int IDLE_SCHEDULES = 200;
+    private static final List<Long> IDLE_PINNED = List.of(306L, 342L);
 
     private enum Ending { CLEAN, CRASH, ZOMBIE }
 
@@ -204,22 +211,34 @@ class SequenceOwnersModelTest {
     /**
      * A zombie whose input went idle at the handover: no record checks its lease, and its periodic checkpoint would go on
      * writing the tags it advanced and a checkpoint of its old epoch after the new owner's lease record — late lower
-     * writes that become the newest value of their keys. Once its lease reader showed the newer lease, it writes nothing.
+     * writes that become the newest value of their keys. Once its lease reader showed the newer lease, it writes nothing:
+     * nor does any other owner. Each write checks again, since the one before it can hold the thread (schedule 65: a
+     * checkpoint's first tag write paused 2.4 s, the newer lease showed meanwhile, and the next tag and the checkpoint
+     * went out), as can the tail read at a first number (96: a record in flight at the handover reserved after it).
      */
     @Test
     void shouldWriteNothingOnceAZombieWithIdleInputSawTheNewerLease() {
         int zombies = 0;
-        for (long seed = 0; seed < 40; seed++) {
-            List<Owner> owners = run(seed, 5 * SECOND, true);
-            Owner first = owners.get(0);
-            if (first.ending != Ending.ZOMBIE || first.lease == null || first.lease.lostTo() == null) {
-                continue;
-            }
-            zombies++;
-            assertThat(first.writesAfterLost).as("schedule %d: store writes of the idle zombie after it saw the newer lease", seed)
-                    .isZero();
+        List<String> writes = new ArrayList<>();
+        List<Long> seeds = new ArrayList<>(IDLE_PINNED);
+        for (long seed = 0; seed < IDLE_SCHEDULES; seed++) {
+            seeds.add(seed);
         }
-        assertThat(zombies).as("schedules whose first owner is an idle zombie that saw the newer lease").isGreaterThan(3);
+        for (long seed : seeds) {
+            List<Owner> owners = run(seed, 5 * SECOND, true);
+            for (Owner owner : owners) {
+                if (owner.writesAfterLost > 0) {
+                    writes.add("schedule " + seed + ": " + owner.writesAfterLost + " by the " + owner.name + " owner (" + owner.ending
+                            + (owner == owners.get(0) ? ", idle" : "") + ")");
+                }
+            }
+            Owner first = owners.get(0);
+            if (first.ending == Ending.ZOMBIE && first.lease != null && first.lease.lostTo() != null) {
+                zombies++;
+            }
+        }
+        assertThat(writes).as("store writes sent after their owner's lease reader showed the newer lease").isEmpty();
+        assertThat(zombies).as("schedules whose first owner is an idle zombie that saw the newer lease").isGreaterThan(IDLE_SCHEDULES / 10);
     }
 
     /** Each number of a tag that more than one owner (or one owner twice) forwarded, as "tag number". */
