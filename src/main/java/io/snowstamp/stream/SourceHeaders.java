@@ -65,10 +65,15 @@ final class SourceHeaders {
         headers.remove(ASIDE_OFFSET);
     }
 
-    /** The input offset a record set aside carries in its provenance header, or without provenance its own (-1: none). */
+    /**
+     * The input offset a record set aside carries in its provenance header, or without provenance its own (-1: none). The
+     * store's own header counts only without provenance, where this task added it last to every record it set aside: with
+     * provenance it can only have come with the input (a forged or a user's header), and a wrong offset there would skip
+     * an input as already stamped, a wrong length stop the task at every start.
+     */
     long offsetOf(Record<byte[], byte[]> record) {
-        Header aside = record.headers().lastHeader(ASIDE_OFFSET);
-        if (aside != null) {
+        Header aside = provenance ? null : record.headers().lastHeader(ASIDE_OFFSET);
+        if (aside != null && aside.value() != null && aside.value().length == Long.BYTES) {
             return IdHeader.parseBinary(aside.value());
         }
         String source = IdHeader.sourceText(record.headers(), "", partition);
