@@ -37,6 +37,14 @@ public final class TailGuard implements TailProbe, AutoCloseable {
     private final PartitionTail tail;
     /** The input topic whose provenance the results collect ({@link Result#sources}); null: none. */
     private final String inputTopic;
+    /**
+     * The reader of {@link #stampedInputs}, made at its first use: a consumer of its own, so that a read further back (up
+     * to the timeout, or a million records) never holds the tail reads of other tasks' starts, which share {@link #tail}
+     * (issue 42: no task's wait holds another task). Such reads wait for each other; they run beside the stream threads.
+     */
+    private final java.util.function.Supplier<PartitionTail> stampedReader;
+    private final Object stampedLock = new Object();
+    private volatile PartitionTail stamped;
 
     /** @param clientProps connection and security settings of the cluster */
     public TailGuard(Properties clientProps, String topic, IdLayout layout, Duration timeout) {
@@ -48,11 +56,19 @@ public final class TailGuard implements TailProbe, AutoCloseable {
      *                   ({@link Result#sources}), for a start under at-least-once; null: not collected
      */
     public TailGuard(Properties clientProps, String topic, IdLayout layout, Duration timeout, String inputTopic) {
-        this(new PartitionTail(clientProps, topic, "snowstamp-tail-guard-" + topic, timeout), layout, timeout, inputTopic);
+        this(new PartitionTail(clientProps, topic, "snowstamp-tail-guard-" + topic, timeout),
+                () -> new PartitionTail(clientProps, topic, "snowstamp-stamped-inputs-" + topic, timeout), layout, timeout, inputTopic);
     }
 
     /** On a reader the caller made (tests: a fake consumer of the output partition); this guard closes it. */
     TailGuard(PartitionTail tail, IdLayout layout, Duration timeout, String inputTopic) {
+        this(tail, null, layout, timeout, inputTopic);
+    }
+
+    /** As above, with the reader of {@link #stampedInputs} the caller made (null: {@code tail}, under the guard's lock). */
+    TailGuard(PartitionTail tail, java.util.function.Supplier<PartitionTail> stampedReader, IdLayout layout, Duration timeout,
+              String inputTopic) {
+        this.stampedReader = stampedReader;
         this.tail = tail;
         this.layout = layout;
         this.timeout = timeout;
@@ -60,8 +76,18 @@ public final class TailGuard implements TailProbe, AutoCloseable {
     }
 
     @Override
-    public synchronized StampedInputs stampedInputs(int partition, String input, long from) {
-        return StampedInputs.read(tail, partition, input, from, MAX_STAMPED_INPUTS_READ, System.nanoTime() + timeout.toNanos());
+    public StampedInputs stampedInputs(int partition, String input, long from) {
+        if (stampedReader == null) {
+            synchronized (this) {
+                return StampedInputs.read(tail, partition, input, from, MAX_STAMPED_INPUTS_READ, System.nanoTime() + timeout.toNanos());
+            }
+        }
+        synchronized (stampedLock) {
+            if (stamped == null) {
+                stamped = stampedReader.get();
+            }
+            return StampedInputs.read(stamped, partition, input, from, MAX_STAMPED_INPUTS_READ, System.nanoTime() + timeout.toNanos());
+        }
     }
 
     @Override
@@ -171,5 +197,9 @@ public final class TailGuard implements TailProbe, AutoCloseable {
     @Override
     public void close() {
         tail.close();
+        PartitionTail reader = stamped;      // not under its lock: a read under way would hold the close for its timeout
+        if (reader != null) {
+            reader.close();
+        }
     }
 }

@@ -142,4 +142,33 @@ class TailGuardTest {
                 .hasMessageContaining("not read to their end");
         assertThat(outputs.served()).isZero();
     }
+
+    /**
+     * A task's read further back for the inputs already stamped (at-least-once) runs on a reader of its own: while it waits
+     * on a partition that does not answer, another task's start reads its tail at once (sharing one reader, it waited for
+     * the whole read, up to the timeout: one task's wait held the others).
+     */
+    @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldReadATailWhileAnotherTasksReadFurtherBackWaits() throws Exception {
+        Duration timeout = Duration.ofSeconds(8);
+        OutputPartitions far = new OutputPartitions(OUTPUT, 2).partition(0, 0, END, i -> record(null, null)).stallAt(0, END - 100);
+        OutputPartitions outputs = new OutputPartitions(OUTPUT, 2).partition(1, 0, END, i -> record(IdHeader.ID, IdHeader.ascii(ownId(i))));
+        TailGuard guard = new TailGuard(new PartitionTail(outputs, OUTPUT, timeout), () -> new PartitionTail(far, OUTPUT, timeout),
+                LAYOUT, timeout, "events.raw");
+        java.util.concurrent.CompletableFuture<StampedInputs> waiting = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> guard.stampedInputs(0, "events.raw", 10));
+        while (far.lowestRead(0) == Long.MAX_VALUE) {
+            Thread.sleep(5);
+        }
+
+        long started = System.nanoTime();
+        TailProbe.Result result = guard.highestIssued(1, DATACENTER, WORKER);
+        long tookMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+        assertThat(result.highestId()).isEqualTo(ownId(END - 1));
+        assertThat(waiting).as("the read further back still waits").isNotDone();
+        assertThat(tookMillis).as("the tail read did not wait for it").isLessThan(timeout.toMillis() / 2);
+        assertThat(waiting).failsWithin(Duration.ofSeconds(20));     // it runs out of time on its own
+    }
 }
