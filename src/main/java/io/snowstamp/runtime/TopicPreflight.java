@@ -65,6 +65,7 @@ final class TopicPreflight {
             try {
                 admin.createPartitions(java.util.Map.of(changelog, org.apache.kafka.clients.admin.NewPartitions.increaseTo(partitions)))
                         .all().get(60, java.util.concurrent.TimeUnit.SECONDS);
+                awaitPartitions(admin, changelog, partitions);
                 log.info("changelog {} grown from {} to {} partitions with the input", changelog, existing, partitions);
             } catch (Exception e) {
                 throw new SnowstampException("cannot grow changelog " + changelog + " from " + existing + " to " + partitions
@@ -72,6 +73,18 @@ final class TopicPreflight {
                         + " stamper stopped (it holds only records waiting to be stamped: none after a clean stop)", e);
             }
         });
+    }
+
+    /**
+     * Until the brokers' metadata shows the grown partitions: the controller has committed the growth when the request
+     * returns, the brokers follow a moment later, and Kafka Streams' first rebalance, reading the old count, refused the
+     * changelog ("invalid partitions") under load (WorkerRegistryIT's growth test in the CI run). Bounded: 30 s.
+     */
+    private static void awaitPartitions(Admin admin, String topic, int partitions) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (TopicAdmin.partitions(admin, topic).orElse(0) < partitions && System.nanoTime() - deadline < 0) {
+            Thread.sleep(100);
+        }
     }
 
     /**
