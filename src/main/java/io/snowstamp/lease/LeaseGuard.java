@@ -63,6 +63,8 @@ public final class LeaseGuard {
     private final long takenAt;
     private final Ticker ticker;
     private boolean first = true;
+    /** late counters the task took and gave back ({@link #giveBackLateCounters}) */
+    private final java.util.Set<String> givenBack = new java.util.TreeSet<>();
 
     LeaseGuard(PartitionLease lease, TaskId task, String name, Runnable release) {
         this(lease, task, name, release, NOTHING, System.nanoTime(), Ticker.SYSTEM);
@@ -266,14 +268,34 @@ public final class LeaseGuard {
         return lease == null ? Map.of() : lease.coveredCounters();
     }
 
-    /** {@link PartitionLease#hasLateCounters} (false without a lease). */
+    /** {@link PartitionLease#hasLateCounters}, or any given back (false without a lease). */
     public boolean hasLateCounters() {
-        return lease != null && lease.hasLateCounters();
+        return lease != null && (!givenBack.isEmpty() || lease.hasLateCounters());
     }
 
-    /** {@link PartitionLease#takeLateCounters}: the counters another holder's late write superseded (empty without a lease). */
+    /**
+     * {@link PartitionLease#takeLateCounters}: the counters another holder's late write superseded, with those given back
+     * (empty without a lease).
+     */
     public java.util.Set<String> takeLateCounters() {
-        return lease == null ? java.util.Set.of() : lease.takeLateCounters();
+        if (lease == null) {
+            return java.util.Set.of();
+        }
+        java.util.Set<String> taken = new java.util.TreeSet<>(givenBack);
+        givenBack.clear();
+        taken.addAll(lease.takeLateCounters());
+        return taken;
+    }
+
+    /**
+     * Counters taken ({@link #takeLateCounters}) and not written again: the task stopped before their writes because it
+     * could no longer write ({@link #mayWrite}). The next {@link #takeLateCounters} gives them again — dropped, such a
+     * counter's late lower write would stay its newest value in the log, for compaction to keep.
+     */
+    public void giveBackLateCounters(java.util.Collection<String> counters) {
+        if (lease != null) {
+            givenBack.addAll(counters);
+        }
     }
 
     /**

@@ -56,11 +56,17 @@ final class LeaseStartRaises {
         return resumeInside;
     }
 
-    /** The three raises at the first number under the lease; whether the stored tags changed. */
+    /**
+     * The three raises at the first number under the lease; whether the stored tags changed. The lease is checked right
+     * before each write ({@link SegmentStore.WriteGate#orStop}): they run once per lease, and the number waiting for them
+     * must not follow raises that stopped partway, so a lapse throws as for that number ({@link LeaseGuard#checkIssued});
+     * the close writes no marker then unless it completes them ({@code SequenceProcessor#markClosed}).
+     */
     boolean atFirstNumber(LeaseGuard lease, PartitionCheckpoint checkpoint) {
-        boolean changed = raiseFromLease(lease, checkpoint);
-        changed |= distrustALateMarker(lease, checkpoint);
-        changed |= rescanTail(lease, checkpoint);
+        SegmentStore.WriteGate gate = SegmentStore.WriteGate.orStop(lease);
+        boolean changed = raiseFromLease(lease, checkpoint, gate);
+        changed |= distrustALateMarker(lease, checkpoint, gate);
+        changed |= rescanTail(checkpoint, gate);
         tailReadAgain = true;
         return changed;
     }
@@ -84,12 +90,15 @@ final class LeaseStartRaises {
      * the writes of a task's close before the partition moves on: Kafka Streams closes the processors after the
      * revocation's commit, and the clean close of the task's record collector flushes nothing); the restore keeps that
      * lower write as the tag's newest value, below numbers the newer holder forwarded.
+     *
+     * @param mayWrite asked right before each write: where it stops them, {@link #leaseRaised} stays false and a later
+     *                 call raises the rest (the tags already raised are known to the store then)
+     * @return whether the stored tags may have changed
      */
-    boolean raiseFromLease(LeaseGuard lease, PartitionCheckpoint checkpoint) {
+    boolean raiseFromLease(LeaseGuard lease, PartitionCheckpoint checkpoint, SegmentStore.WriteGate mayWrite) {
         if (!lease.readBack()) {
             return false;       // records before the lease record may still come: not yet complete
         }
-        leaseRaised = true;
         // only a segment the store does not know: a write of a known one (this task's own raises at its start, the
         // previous holder's issued before its marker) leaves the tag to the resume rule
         Map<String, Long> unknown = new HashMap<>();
@@ -100,10 +109,18 @@ final class LeaseStartRaises {
             }
         });
         if (unknown.isEmpty()) {
+            leaseRaised = true;
             return false;
         }
         Map<String, String> raised = new TreeMap<>();
-        int advanced = segmentStore.raise(unknown, clock.getAsLong(), raised, LOGGED_RAISES);
+        int advanced = segmentStore.raise(unknown, clock.getAsLong(), raised, LOGGED_RAISES, mayWrite);
+        if (mayWrite.stopped()) {
+            log.info("sequence partition {}: the raise above the segments another holder reserved before lease epoch {}"
+                    + " stopped after {} of {} tags: the lease was lost or its term ran out; the rest at the next write the"
+                    + " lease allows", partition, checkpoint.epoch(), advanced, unknown.size());
+            return true;
+        }
+        leaseRaised = true;
         if (advanced > 0) {
             log.info("sequence partition {}: {} tags raised above the segments another holder reserved that the restored"
                     + " state does not hold (reserved after the restore, or hidden by an older holder's late write), before"
@@ -127,13 +144,16 @@ final class LeaseStartRaises {
      * tag's newest value it replaced what the marker vouched for, and its {@code issued} may lie below numbers that holder
      * forwarded: every tag resumes above its reserved segment instead.
      */
-    boolean distrustALateMarker(LeaseGuard lease, PartitionCheckpoint checkpoint) {
+    boolean distrustALateMarker(LeaseGuard lease, PartitionCheckpoint checkpoint, SegmentStore.WriteGate mayWrite) {
         if (trustedMarker == null || !lease.writtenAfter(trustedMarker)) {
             return false;
         }
-        trustedMarker = null;
         resumeInside = false;
-        int skipped = segmentStore.resumeAboveSegments(clock.getAsLong());
+        int skipped = segmentStore.resumeAboveSegments(clock.getAsLong(), mayWrite);
+        if (mayWrite.stopped()) {
+            return true;        // trustedMarker kept: a close (markClosed) distrusts it again and writes the rest, or no marker
+        }
+        trustedMarker = null;
         log.info("sequence partition {}: a state write landed after the clean-close marker of the previous holder, before"
                 + " lease epoch {}: tags resume above their reserved segments ({} recorded as issued up to their segment's end)",
                 partition, checkpoint.epoch(), skipped);
@@ -144,7 +164,7 @@ final class LeaseStartRaises {
      * The previous owner has stopped by now, and numbers it issued inside a segment it had reserved before this task's
      * restore left no changelog write, so the tail is read again and every tag raised above what it shows.
      */
-    private boolean rescanTail(LeaseGuard lease, PartitionCheckpoint checkpoint) {
+    private boolean rescanTail(PartitionCheckpoint checkpoint, SegmentStore.WriteGate mayWrite) {
         if (!tailScanned) {
             return false;     // without the tail guard, counters resume above whole reserved segments
         }
@@ -158,11 +178,10 @@ final class LeaseStartRaises {
         if (scan.endOffset() < 0) {
             return false;
         }
-        // the read can outlast the term: raises sent after a newer lease showed could land after its record as their tags'
-        // newest values (the number waiting for them would be dropped anyway)
-        lease.checkIssued();
+        // the read, and each raise, can outlast the term: raises sent after a newer lease showed could land after its record
+        // as their tags' newest values (the number waiting for them would be dropped anyway): checked before each write
         Map<String, String> raised = new TreeMap<>();
-        int advanced = segmentStore.raiseFromTail(scan, clock.getAsLong(), raised, LOGGED_RAISES);
+        int advanced = segmentStore.raiseFromTail(scan, clock.getAsLong(), raised, LOGGED_RAISES, mayWrite);
         if (advanced > 0) {
             log.info("sequence partition {}: the tail read again at the first number of lease epoch {} advanced {} tags"
                     + " (raised: {})", partition, checkpoint.epoch(), advanced, raised.isEmpty() ? "none" : raised);

@@ -25,6 +25,42 @@ final class SegmentStore {
         this.partition = partition;
     }
 
+    /**
+     * Asked right before each write of a step that writes many keys ({@link #writeIssued}, {@link #raise},
+     * {@link #resumeAboveSegments}, {@link #rewriteAll}): a put hands its record to the producer, whose send can hold the
+     * thread (buffer full, no metadata: up to {@code max.block.ms}), so one check before many writes lets the later ones
+     * go out after the lease was seen lost or its term ran out — lower writes that land after the next owner's lease
+     * record, as their keys' newest values. Once it said no it says no for the rest of the step, even if a confirmation
+     * came meanwhile: the caller learns the step stopped partway ({@link #stopped}) and does not act as if it was whole.
+     */
+    static final class WriteGate implements BooleanSupplier {
+        private final BooleanSupplier mayWrite;
+        private boolean stopped;
+
+        WriteGate(BooleanSupplier mayWrite) {
+            this.mayWrite = mayWrite;
+        }
+
+        /** A gate for the record path, where a step stopped partway must not be followed by a number: it throws instead. */
+        static WriteGate orStop(io.snowstamp.lease.LeaseGuard lease) {
+            return new WriteGate(() -> {
+                lease.checkIssued();
+                return true;
+            });
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            stopped = stopped || !mayWrite.getAsBoolean();
+            return !stopped;
+        }
+
+        /** Whether it said no: the step left writes out. */
+        boolean stopped() {
+            return stopped;
+        }
+    }
+
     /** From now on, every tag write names {@code writer}. */
     void writeUnder(long writer) {
         this.writer = writer;
@@ -40,10 +76,7 @@ final class SegmentStore {
     /**
      * Writes {@code issued} of every tag that advanced since its entry was last written (before a checkpoint: every
      * record below the end offset it covers was forwarded before, so its number is at most its tag's {@code issued}).
-     * Each write only while {@code mayWrite}: a put hands its record to the producer, whose send can hold the thread
-     * (buffer full, no metadata: up to {@code max.block.ms}), so one check before many writes lets the later ones go out
-     * after the lease was seen lost or its term ran out — lower writes that land after the next owner's lease record, as
-     * their keys' newest values.
+     * Each write only while {@code mayWrite} ({@link WriteGate}).
      *
      * @return false when it stopped for {@code mayWrite}: nothing may follow (no checkpoint, no marker)
      */
@@ -125,8 +158,8 @@ final class SegmentStore {
      * @param raised receives, per tag whose maxId was raised, "old -> new", the first {@code logged} only
      * @return how many tags the tail advanced
      */
-    int raiseFromTail(SequenceTail.Scan scan, long now, Map<String, String> raised, int logged) {
-        return raise(scan.highest(), now, raised, logged);
+    int raiseFromTail(SequenceTail.Scan scan, long now, Map<String, String> raised, int logged, BooleanSupplier mayWrite) {
+        return raise(scan.highest(), now, raised, logged, mayWrite);
     }
 
     /**
@@ -136,17 +169,22 @@ final class SegmentStore {
      * restored state does not hold (the lease reader's read, {@link io.snowstamp.lease.LeaseGuard#coveredCounters}): a
      * previous owner may number in those, and their records may still be on their way.
      *
-     * @param highest per tag, the number
+     * @param highest  per tag, the number
+     * @param mayWrite asked before each write; it stops at the first no ({@link WriteGate})
      * @return how many tags advanced
      */
-    int raise(Map<String, Long> highest, long now, Map<String, String> raised, int logged) {
+    int raise(Map<String, Long> highest, long now, Map<String, String> raised, int logged, BooleanSupplier mayWrite) {
         List<String> tags = new ArrayList<>(highest.keySet());
         tags.sort(null);
         int advanced = 0;
         for (String tag : tags) {
             long number = highest.get(tag);
             TagSegment stored = segment(tag);
-            if (stored == null || stored.maxId() < number) {
+            boolean raises = stored == null || stored.maxId() < number;
+            if ((raises || stored.issued() < number) && !mayWrite.getAsBoolean()) {
+                break;
+            }
+            if (raises) {
                 // segmentStart -1, step 0: this maxId was found, not reserved
                 put(tag, new TagSegment(number, number, -1, 0, stored == null ? 0 : stored.revision(), now));
                 if (raised.size() < logged) {
@@ -167,20 +205,11 @@ final class SegmentStore {
      * makes: {@code issued} becomes {@code maxId} for every tag, so that this holder's own marker, trusted by the next
      * one, vouches for no number the unclean predecessor may still send — also for the tags this holder never numbers.
      *
+     * @param mayWrite asked before each write; it stops at the first no ({@link WriteGate})
      * @return how many tags were written
      */
-    int resumeAboveSegments(long now) {
-        List<Map.Entry<String, TagSegment>> below = new ArrayList<>();
-        try (var all = store.all()) {
-            while (all.hasNext()) {
-                var entry = all.next();
-                if (entry.value instanceof TagSegment segment && segment.issued() < segment.maxId()) {
-                    below.add(Map.entry(entry.key, segment));
-                }
-            }
-        }
-        below.forEach(entry -> put(entry.getKey(), entry.getValue().withIssued(entry.getValue().maxId(), now)));
-        return below.size();
+    int resumeAboveSegments(long now, BooleanSupplier mayWrite) {
+        return writeAgain((tag, segment) -> segment.issued() < segment.maxId(), TagSegment::maxId, now, mayWrite);
     }
 
     /**
@@ -189,21 +218,38 @@ final class SegmentStore {
      * otherwise be the tag's newest value in the log, behind the marker, with an {@code issued} below numbers that holder
      * forwarded; the next holder restores the newest value and trusts the marker.
      *
-     * @param written the tags written just now (their {@code issued}): not again
+     * @param written  the tags written just now (their {@code issued}): not again
+     * @param mayWrite asked before each write; it stops at the first no ({@link WriteGate}), and then no marker may follow
      * @return how many tags were written
      */
-    int rewriteAll(long now, java.util.Set<String> written) {
+    int rewriteAll(long now, java.util.Set<String> written, BooleanSupplier mayWrite) {
+        return writeAgain((tag, segment) -> !written.contains(tag), TagSegment::issued, now, mayWrite);
+    }
+
+    /**
+     * Writes each tag segment of the store that {@code which} picks again, with {@code issued} from {@code issued}, each
+     * write only while {@code mayWrite}; how many were written.
+     */
+    private int writeAgain(java.util.function.BiPredicate<String, TagSegment> which,
+                           java.util.function.ToLongFunction<TagSegment> issued, long now, BooleanSupplier mayWrite) {
         List<Map.Entry<String, TagSegment>> tags = new ArrayList<>();
         try (var all = store.all()) {
             while (all.hasNext()) {
                 var entry = all.next();
-                if (entry.value instanceof TagSegment segment && !written.contains(entry.key)) {
+                if (entry.value instanceof TagSegment segment && which.test(entry.key, segment)) {
                     tags.add(Map.entry(entry.key, segment));
                 }
             }
         }
-        tags.forEach(entry -> put(entry.getKey(), entry.getValue().withIssued(entry.getValue().issued(), now)));
-        return tags.size();
+        int rewritten = 0;
+        for (Map.Entry<String, TagSegment> entry : tags) {
+            if (!mayWrite.getAsBoolean()) {
+                break;
+            }
+            put(entry.getKey(), entry.getValue().withIssued(issued.applyAsLong(entry.getValue()), now));
+            rewritten++;
+        }
+        return rewritten;
     }
 
     /** One line: the tags in the store, and what the tail scan read. */

@@ -151,14 +151,14 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 leases.highestEpoch(changelog), afterExactlyOnce);
         segmentStore.writeUnder(new LeaseMark(leased.epoch(), leased.holder()).writer());
         Map<String, String> raised = new TreeMap<>();
-        int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES);
+        int advanced = segmentStore.raiseFromTail(scan, now, raised, LOGGED_RAISES, () -> true);   // before the lease record
         String resume = ResumeRule.whyAboveSegments(tailScanned, exactlyOnce, restored, leased, late, rival, scan);
         boolean resumeInside = resume == null;
         // inside by a clean-close marker (at-least-once, or exactly-once right after one): until a write shows after it
         raises = new LeaseStartRaises(partition, segmentStore, tail, clock, tailScanned, resumeInside,
                 resumeInside && !afterExactlyOnce ? new LeaseMark(restored.epoch(), restored.holder()) : null);
         // the marker this holder may write at its close must not vouch for the numbers inside the segments it skips
-        int skipped = resumeInside ? 0 : segmentStore.resumeAboveSegments(now);
+        int skipped = resumeInside ? 0 : segmentStore.resumeAboveSegments(now, () -> true);
         checkpoint = leased;
         if (tailScanned) {
             checkpoint = checkpoint.withCoveredOffset(scan.endOffset(), now);
@@ -189,6 +189,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
                 counters.clear();
             }
             if (exactlyOnce && !checkpoint.exactlyOnce()) {     // every earlier holder's segment now below: with the raises
+                lease.checkIssued();                            // they may have held the thread past the term
                 checkpoint = checkpoint.coveringEarlierHolders();
                 store.put(SequenceState.CHECKPOINT_KEY, checkpoint);
             }
@@ -245,6 +246,7 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
         TagCounter counter = TagCounter.open(stored, raises.resumeInside());
         if (stored != null && !acks.opened(tag, stored.maxId(), counter.last < counter.end, lease)) {
             // one the changelog may never have taken (SegmentAcks#opened): written again, its numbers wait for that write
+            lease.checkIssued();    // right before it, as in reserve: the writes before it (LateWrites) can outlast the term
             counter.written = segmentStore.put(tag, stored);
             counter.acked = counter.last;
         }
@@ -372,17 +374,18 @@ final class SequenceProcessor implements Processor<byte[], byte[], byte[], Stamp
             }
             java.util.Set<String> written = counters.entrySet().stream().filter(entry -> entry.getValue().advanced())
                     .map(Map.Entry::getKey).collect(java.util.stream.Collectors.toSet());
-            if (!segmentStore.writeIssued(counters, clock.getAsLong(), lease::mayWrite)) {
+            SegmentStore.WriteGate gate = new SegmentStore.WriteGate(lease::mayWrite);     // once it says no: no marker
+            if (!segmentStore.writeIssued(counters, clock.getAsLong(), gate)) {
                 return false;
             }
-            boolean changed = raises.distrustALateMarker(lease, checkpoint);
+            boolean changed = raises.distrustALateMarker(lease, checkpoint, gate);
             // closed before its first number (or before the raises ran): a segment another holder reserved after the
             // restore, before this lease record, is not in the store; the marker must vouch for none of its numbers
-            if (raises.raiseFromLease(lease, checkpoint) || changed) {
+            if (raises.raiseFromLease(lease, checkpoint, gate) || changed) {
                 counters.clear();
             }
-            segmentStore.rewriteAll(clock.getAsLong(), written);
-            if (!lease.mayWrite()) {
+            segmentStore.rewriteAll(clock.getAsLong(), written, gate);
+            if (!gate.getAsBoolean()) {
                 return false;       // the writes above took long: a marker now could land after the next owner's lease
             }
             checkpoint = checkpoint.closedCleanly();
