@@ -1,6 +1,7 @@
 package io.snowstamp.lease;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeTopicsResult;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -24,18 +25,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Takes each task's lease in its changelog and reads the changelog back, so that a task issues IDs
- * only while no newer lease can have been taken (the argument: {@link PartitionLease}, and design.md,
- * "The ownership lease"). One daemon thread per stamper instance, with its own clients ({@link LeaseClients}):
- *
+ * Takes each task's lease in its changelog and reads the changelog back, so that a task issues IDs only while no newer
+ * lease can have been taken (the argument: {@link PartitionLease}, and design.md, "The ownership lease"). One daemon
+ * thread per stamper instance, with its own clients ({@link LeaseClients}):
  * <ul>
- *   <li>a producer that writes a task's lease record at its start, straight to the changelog (acks=all),
- *       not through Kafka Streams' cache, which would hold it until the task's first commit;</li>
- *   <li>every {@link #PERIOD}: an admin request for the committed end of every changelog partition a task
- *       of this instance holds (one request per leader, each partition answered on its own, so a frozen
- *       broker delays only the partitions it leads: {@link CommittedEnds}), then a consumer ({@code read_committed}, no group)
- *       reads each partition up to that end, from the start for a newly taken lease, and confirms or
- *       revokes each lease.</li>
+ *   <li>a producer that writes a task's lease record at its start, straight to the changelog (acks=all), not through
+ *       Kafka Streams' cache, which would hold it until the task's first commit;</li>
+ *   <li>every {@link #PERIOD}: the changelog topics' IDs ({@link ChangelogTopicIds}) and the committed end of every
+ *       changelog partition held here (each partition answered on its own, so a frozen broker delays only the ones it
+ *       leads: {@link CommittedEnds}), then a consumer ({@code read_committed}, no group) reads each partition up to that
+ *       end, from the start for a newly taken lease, and confirms or revokes each lease.</li>
  * </ul>
  *
  * <p>Nothing here depends on the group coordinator: a stamper cut off from it (and so evicted, its
@@ -44,10 +43,7 @@ import java.util.concurrent.locks.LockSupport;
  * a frozen one wakes up with its term run out. Thread-safe.
  */
 public final class LeaseVerifier implements Leases, AutoCloseable {
-    /**
-     * The longest its close waits for its reader thread, and for each of its three clients (producer, admin, consumer): a
-     * clean stop's worst case counts them (the Kubernetes grace period).
-     */
+    /** The longest its close waits for its reader thread, and for each of its three clients: a clean stop's worst case counts them. */
     public static final Duration THREAD_STOP_TIMEOUT = Duration.ofSeconds(5);
     public static final Duration CLIENT_CLOSE_TIMEOUT = Duration.ofSeconds(2);
     private static final Logger log = LoggerFactory.getLogger(LeaseVerifier.class);
@@ -82,7 +78,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     /** A task waits for a write of its own to be read back: the next round starts {@link #HURRIED_GAP} after the last. */
     private final AtomicBoolean hurried = new AtomicBoolean();
 
-    /** The last round: partitions not read up to their committed end in time, and how long it took (send to read). */
+    /** The last round: partitions not read to their committed end in time, how long it took (send to read). */
     private volatile int lastBehind;
     private volatile long lastRoundNanos;
 
@@ -96,18 +92,19 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     }
 
     /** A lease this instance holds, and when its task took it ({@link System#nanoTime()}). */
-    private record Held(PartitionLease lease, long takenAt) {
-    }
+    private record Held(PartitionLease lease, long takenAt) { }
 
     // verifier thread only
     private final Map<TopicPartition, PartitionLease> readFor = new HashMap<>();
+    /** The offset of the last record read in each partition followed: the next is always above it. */
+    private final Map<TopicPartition, Long> lastOffsets = new HashMap<>();
+    private final ChangelogTopicIds topicIds = new ChangelogTopicIds();
     private long lastWarn = System.nanoTime() - WARN_EVERY_NANOS;
 
     /**
-     * @param client   connection settings for the admin client
-     * @param consumer a group-less byte-array consumer's settings; {@code read_committed} is forced
-     * @param producer a byte-array producer's settings (acks=all)
-     * @param codecs   changelog topic -> how its records name their lease
+     * @param client connection settings for the admin client; {@code consumer}: a group-less byte-array consumer's
+     *               ({@code read_committed} forced); {@code producer}: a byte-array producer's (acks=all)
+     * @param codecs changelog topic -> how its records name their lease
      */
     public LeaseVerifier(Properties client, Properties consumer, Properties producer, Map<String, LeaseCodec> codecs, String clientId) {
         this(LeaseClients.open(client, consumer, producer, clientId), codecs);
@@ -251,22 +248,38 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     private void verifyOnce(long send) {
         Map<TopicPartition, PartitionLease> leases = new HashMap<>();
         held.forEach((tp, entry) -> leases.put(tp, entry.lease()));
-        follow(leases);
         if (leases.isEmpty()) {
+            follow(leases);
             lastBehind = 0;
             lastRoundNanos = 0;
             return;
         }
-        Map<TopicPartition, Long> ends = CommittedEnds.read(admin, leases.keySet(), send + READ_DEADLINE_NANOS);
-        long endsAt = System.nanoTime();
-        Set<TopicPartition> behind = new HashSet<>(ends.keySet());
         long deadline = send + READ_DEADLINE_NANOS;
+        DescribeTopicsResult ids = ChangelogTopicIds.ask(admin, leases.keySet());     // asked beside the ends, not before
+        Map<TopicPartition, Long> ends = CommittedEnds.read(admin, leases.keySet(), deadline);
+        long endsAt = System.nanoTime();
+        int holding = leases.size();
+        // another topic of the changelog's name: lost; a new lease not answered: not read yet (read in the topic checked)
+        topicIds.check(ids, leases, deadline).forEach((tp, seen) -> {
+            if (seen == ChangelogTopicIds.Seen.REPLACED) {
+                leases.remove(tp).replaced("whoever holds it in the changelog topic created again (another topic ID)");
+            } else if (seen == ChangelogTopicIds.Seen.UNANSWERED && readFor.get(tp) != leases.get(tp)) {
+                leases.remove(tp);
+            }
+        });
+        ends.keySet().retainAll(leases.keySet());
+        follow(leases);
+        Set<TopicPartition> behind = new HashSet<>(ends.keySet());
         behind.removeIf(tp -> reached(tp, ends.get(tp)));
         while (!behind.isEmpty() && System.nanoTime() - deadline < 0) {
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(20))) {
                 TopicPartition tp = new TopicPartition(record.topic(), record.partition());
                 PartitionLease lease = readFor.get(tp);
-                if (lease != null) {
+                Long last = lastOffsets.put(tp, record.offset());
+                if (lease != null && last != null && record.offset() <= last) {
+                    // the log hands out an offset twice only when it was cut, or deleted and created again
+                    lease.replaced("whoever holds it in a changelog cut or created again (offset " + record.offset() + " read twice)");
+                } else if (lease != null) {
                     LeaseRecord read = LeaseRecord.read(codecs.get(record.topic()), record);
                     if (read.unreadable() != null) {
                         warn("a record of {} at offset {} names no readable lease ({}): counted as another writer's (after"
@@ -284,7 +297,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         }
         long received = System.nanoTime();
         // a leader that did not answer counts as behind too: its partitions were not read this round
-        lastBehind = behind.size() + leases.size() - ends.size();
+        lastBehind = behind.size() + holding - ends.size();
         lastRoundNanos = received - send;
         rounds.incrementAndGet();
         if (log.isDebugEnabled()) {     // where a slow start spends its time: SNOWSTAMP_LOG_LEVEL=DEBUG
@@ -315,8 +328,10 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         readFor.clear();
         readFor.putAll(leases);
         consumer.assign(leases.keySet());
+        lastOffsets.keySet().retainAll(leases.keySet());
         if (!fresh.isEmpty()) {
             consumer.seekToBeginning(fresh);
+            lastOffsets.keySet().removeAll(fresh);
         }
     }
 
@@ -332,22 +347,27 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         return holding == 0 ? ReaderLag.NONE : new ReaderLag(holding, lastBehind, lastRoundNanos, oldest);
     }
 
-    /** Verifications completed so far (tests: the changelog is read back in rounds for all leases, not per lease). */
+    /** Verifications completed so far (tests: rounds read for all leases, not per lease). */
     public long rounds() {
         return rounds.get();
     }
 
-    /**
-     * Times a stream thread waited in a task's first check for the previous owner's term to run out (tests: a task's
-     * input is held back until then, so the thread should not wait).
-     */
+    /** Times a stream thread waited in a task's first check for the previous owner's term (tests: it should not). */
     public long takeoverParks() {
         return takeoverParks.get();
     }
 
+    /**
+     * Whether {@code tp} was read up to its committed {@code end}. A position past it is not: a log's committed end never
+     * moves down, so it was cut, or deleted and created again, and the records below it are not the ones read.
+     */
     private boolean reached(TopicPartition tp, long end) {
         try {
-            return consumer.position(tp, Duration.ofMillis(50)) >= end;
+            long position = consumer.position(tp, Duration.ofMillis(50));
+            if (position > end) {
+                warn("changelog partition {} ends at {}, below the {} read back (cut, or created again): not confirmed", tp, end, position);
+            }
+            return position == end;
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             return false;
         }

@@ -197,6 +197,17 @@ public final class PartitionLease {
     }
 
     /**
+     * Verifier: the log this lease was read in is not the partition's log any more: its topic deleted and created again
+     * under the same name, or the log cut below what was read. This task's own lease record went with it, and a holder in
+     * the new log starts its epochs again at 1, below this one, so no record there would ever count as newer: lost for good.
+     */
+    void replaced(String why) {
+        if (lostTo == null) {
+            lostTo = new LeaseMark(mine.epoch() + 1, why);
+        }
+    }
+
+    /**
      * Whether a record's {@code writer} is another holder whose write this task must supersede: one of an earlier epoch
      * (0: an earlier format's), or another holder of this task's epoch (the loser of the same start). A writer of a later
      * epoch holds a newer lease, whose record this task reads next and stops: never written over.

@@ -12,6 +12,7 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,7 @@ class LeaseReaderLagTest {
     private static final String CHANGELOG = "app-worker-state-changelog";
     private static final TopicPartition READ = new TopicPartition(CHANGELOG, 0);
     private static final TopicPartition UNREAD = new TopicPartition(CHANGELOG, 1);
+    private static final Uuid CHANGELOG_ID = Uuid.randomUuid();
 
     /** An admin client that answers only the committed ends: nothing written in READ, five records in UNREAD. */
     private static Admin committedEnds(Map<TopicPartition, Long> ends) {
@@ -34,6 +36,9 @@ class LeaseReaderLagTest {
                 ends.forEach((tp, end) -> answers.put(tp, KafkaFuture.completedFuture(
                         new ListOffsetsResult.ListOffsetsResultInfo(end, -1, Optional.empty()))));
                 return new ListOffsetsResult(answers);
+            }
+            if (method.getName().equals("describeTopics")) {
+                return ChangelogTopicIdsTest.describing(Map.of(CHANGELOG, CHANGELOG_ID));
             }
             if (method.getName().equals("close")) {
                 return null;
