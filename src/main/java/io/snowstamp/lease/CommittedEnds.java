@@ -26,22 +26,22 @@ final class CommittedEnds {
     }
 
     /**
-     * The committed end (read_committed) of each partition whose leader answered before {@code deadline}
-     * ({@link System#nanoTime()}); a partition missing from the result was not answered in time.
+     * The committed end (read_committed), and its leader epoch, of each partition whose leader answered before
+     * {@code deadline} ({@link System#nanoTime()}); a partition missing from the result was not answered in time.
      *
      * @throws WakeupException when the calling thread is interrupted (its interrupt flag set again)
      */
-    static Map<TopicPartition, Long> read(Admin admin, Set<TopicPartition> partitions, long deadline) {
+    static Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> read(Admin admin, Set<TopicPartition> partitions, long deadline) {
         Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
         partitions.forEach(tp -> specs.put(tp, OffsetSpec.latest()));
         ListOffsetsResult result = admin.listOffsets(specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)
                 .timeoutMs((int) LeaseVerifier.TERM.toMillis()));
-        Map<TopicPartition, Long> ends = new HashMap<>();
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = new HashMap<>();
         for (TopicPartition tp : partitions) {
             KafkaFuture<ListOffsetsResult.ListOffsetsResultInfo> future = result.partitionResult(tp);
             long wait = Math.max(0, deadline - System.nanoTime());
             try {
-                ends.put(tp, future.get(wait, TimeUnit.NANOSECONDS).offset());
+                ends.put(tp, future.get(wait, TimeUnit.NANOSECONDS));
             } catch (TimeoutException | ExecutionException e) {
                 // this partition's leader did not answer in time: not confirmed this round
             } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package io.snowstamp.lease;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeTopicsResult;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -31,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
  * <ul>
  *   <li>a producer that writes a task's lease record at its start, straight to the changelog (acks=all), not through
  *       Kafka Streams' cache, which would hold it until the task's first commit;</li>
- *   <li>every {@link #PERIOD}: the changelog topics' IDs ({@link ChangelogTopicIds}) and the committed end of every
+ *   <li>every {@link RoundPacing#PERIOD}: the changelog topics' IDs ({@link ChangelogIdentity}) and the committed end of every
  *       changelog partition held here (each partition answered on its own, so a frozen broker delays only the ones it
  *       leads: {@link CommittedEnds}), then a consumer ({@code read_committed}, no group) reads each partition up to that
  *       end, from the start for a newly taken lease, and confirms or revokes each lease.</li>
@@ -49,8 +50,6 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaseVerifier.class);
     /** How long a confirmation lets a task issue, from the moment its request was sent. */
     public static final Duration TERM = Duration.ofMillis(1500);
-    /** How often the changelog is read back. */
-    static final Duration PERIOD = Duration.ofMillis(200);
     /** The shortest time between two rounds' sends while a task waits for one ({@link LeaseGuard#hurry}): not back to back. */
     static final Duration HURRIED_GAP = Duration.ofMillis(25);
     /**
@@ -96,9 +95,7 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
 
     // verifier thread only
     private final Map<TopicPartition, PartitionLease> readFor = new HashMap<>();
-    /** The offset of the last record read in each partition followed: the next is always above it. */
-    private final Map<TopicPartition, Long> lastOffsets = new HashMap<>();
-    private final ChangelogTopicIds topicIds = new ChangelogTopicIds();
+    private final ChangelogIdentity identity = new ChangelogIdentity();
     private long lastWarn = System.nanoTime() - WARN_EVERY_NANOS;
 
     /**
@@ -197,14 +194,14 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
     }
 
     /**
-     * Parks until the next round is due ({@link #pause}), or {@link #HURRIED_GAP} after {@code send} once a task waits for
+     * Parks until the next round is due ({@link RoundPacing#pause}), or {@link #HURRIED_GAP} after {@code send} once a task waits for
      * one. An unpark for a lease record just written ends it at once (it is not hurried: the loop would park again).
      */
     private void awaitNextRound(long send) {
         while (running) {
             long now = System.nanoTime();
             boolean hurry = hurried.get();
-            long rest = pause(send, now, earliestTakeoverDue());
+            long rest = RoundPacing.pause(send, now, RoundPacing.earliestTakeoverDue(readFor.values()));
             if (hurry) {
                 rest = Math.min(rest, HURRIED_GAP.toNanos() - (now - send));
             }
@@ -218,32 +215,6 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         }
     }
 
-    /**
-     * How long to wait before the round after the one sent at {@code send}: the rest of {@link #PERIOD}, or less
-     * when a new lease's takeover wait ends sooner ({@code due}), so that the confirmation that ends it is sent
-     * then and not up to a period later. A due time the last round was already sent after (its partition was not
-     * read in time) gets the period: no rounds back to back.
-     */
-    static long pause(long send, long now, long due) {
-        long rest = PERIOD.toNanos() - (now - send);
-        if (due != Long.MAX_VALUE && due - send > 0 && due - now < rest) {
-            rest = due - now;
-        }
-        return rest;
-    }
-
-    /** The soonest {@link PartitionLease#takeoverDue} of the leases held (verifier thread). */
-    private long earliestTakeoverDue() {
-        long earliest = Long.MAX_VALUE;
-        for (PartitionLease lease : readFor.values()) {
-            long due = lease.takeoverDue();
-            if (due != Long.MAX_VALUE && (earliest == Long.MAX_VALUE || due - earliest < 0)) {
-                earliest = due;
-            }
-        }
-        return earliest;
-    }
-
     /** One verification: the committed end of every held partition, asked at {@code send}, then the changelog up to it. */
     private void verifyOnce(long send) {
         Map<TopicPartition, PartitionLease> leases = new HashMap<>();
@@ -255,62 +226,93 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
             return;
         }
         long deadline = send + READ_DEADLINE_NANOS;
-        DescribeTopicsResult ids = ChangelogTopicIds.ask(admin, leases.keySet());     // asked beside the ends, not before
-        Map<TopicPartition, Long> ends = CommittedEnds.read(admin, leases.keySet(), deadline);
+        DescribeTopicsResult ids = ChangelogIdentity.ask(admin, leases.keySet());     // asked beside the ends, not before
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = CommittedEnds.read(admin, leases.keySet(), deadline);
         long endsAt = System.nanoTime();
         int holding = leases.size();
-        // another topic of the changelog's name: lost; a new lease not answered: not read yet (read in the topic checked)
-        topicIds.check(ids, leases, deadline).forEach((tp, seen) -> {
-            if (seen == ChangelogTopicIds.Seen.REPLACED) {
-                leases.remove(tp).replaced("whoever holds it in the changelog topic created again (another topic ID)");
-            } else if (seen == ChangelogTopicIds.Seen.UNANSWERED && readFor.get(tp) != leases.get(tp)) {
-                leases.remove(tp);
-            }
-        });
+        // a new lease is read only once its topic's ID is noted (its reading starts in the topic it is checked against);
+        // the others' IDs are waited for after the reads, so that a slow answer does not eat every partition's read time
+        Map<TopicPartition, ChangelogIdentity.Seen> seen = identity.anyNew(leases) ? settle(ids, leases, deadline) : null;
         ends.keySet().retainAll(leases.keySet());
         follow(leases);
         Set<TopicPartition> behind = new HashSet<>(ends.keySet());
-        behind.removeIf(tp -> reached(tp, ends.get(tp)));
+        behind.removeIf(tp -> reached(tp, ends.get(tp).offset()));
         while (!behind.isEmpty() && System.nanoTime() - deadline < 0) {
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(20))) {
-                TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-                PartitionLease lease = readFor.get(tp);
-                Long last = lastOffsets.put(tp, record.offset());
-                if (lease != null && last != null && record.offset() <= last) {
-                    // the log hands out an offset twice only when it was cut, or deleted and created again
-                    lease.replaced("whoever holds it in a changelog cut or created again (offset " + record.offset() + " read twice)");
-                } else if (lease != null) {
-                    LeaseRecord read = LeaseRecord.read(codecs.get(record.topic()), record);
-                    if (read.unreadable() != null) {
-                        warn("a record of {} at offset {} names no readable lease ({}): counted as another writer's (after"
-                                + " this task's own lease record: a newer build's, which holds the partition now)", tp,
-                                record.offset(), read.unreadable());
-                        lease.unreadable(record.offset());
-                    }
-                    lease.observe(record.offset(), read.mark(), read.covered(), read.counter(), read.writer());
-                    if (read.mark() != null) {
-                        highestEpochs.merge(tp, read.mark().epoch(), Math::max);
-                    }
-                }
+                readBack(record);
             }
-            behind.removeIf(tp -> reached(tp, ends.get(tp)));
+            behind.removeIf(tp -> reached(tp, ends.get(tp).offset()));
         }
+        seen = seen != null ? seen : settle(ids, leases, deadline);
         long received = System.nanoTime();
         // a leader that did not answer counts as behind too: its partitions were not read this round
         lastBehind = behind.size() + holding - ends.size();
         lastRoundNanos = received - send;
         rounds.incrementAndGet();
         if (log.isDebugEnabled()) {     // where a slow start spends its time: SNOWSTAMP_LOG_LEVEL=DEBUG
-            log.debug("lease round: {} held, {} ends in {} ms, read in {} ms, {} behind", leases.size(), ends.size(),
+            log.debug("lease round: {} held, {} ends in {} ms, read in {} ms, {} behind", holding, ends.size(),
                     TimeUnit.NANOSECONDS.toMillis(endsAt - send), TimeUnit.NANOSECONDS.toMillis(received - endsAt), behind.size());
         }
+        int unanswered = 0;
         for (TopicPartition tp : ends.keySet()) {
-            if (!behind.contains(tp) && (hold == null || !hold.holds(tp.partition()))) {
-                readFor.get(tp).confirmed(send, received, ends.get(tp));
+            String other = identity.ended(tp, ends.get(tp));
+            if (other != null) {
+                replaced(tp, other);
+            } else if (seen.get(tp) == ChangelogIdentity.Seen.UNANSWERED) {
+                unanswered++;
+            } else if (!behind.contains(tp) && (hold == null || !hold.holds(tp.partition()))) {
+                readFor.get(tp).confirmed(send, received, ends.get(tp).offset());
             }
         }
-        if (!behind.isEmpty()) {
-            warn("the changelog could not be read up to its end in time for {} partition(s), e.g. {}", behind.size(), behind.iterator().next());
+        if (!behind.isEmpty() || unanswered > 0) {
+            warn("the changelog could not be read up to its end in time for {} partition(s), e.g. {}, and its topic ID was not"
+                    + " answered for {}", behind.size(), behind.isEmpty() ? "none" : behind.iterator().next(), unanswered);
+        }
+    }
+
+    /** The topic IDs asked this round: a lease in another topic is lost, a new one not answered is not read (this round). */
+    private Map<TopicPartition, ChangelogIdentity.Seen> settle(DescribeTopicsResult ids, Map<TopicPartition, PartitionLease> leases,
+                                                               long deadline) {
+        Map<TopicPartition, ChangelogIdentity.Seen> seen = identity.check(ids, leases, deadline);
+        seen.forEach((tp, what) -> {
+            if (what == ChangelogIdentity.Seen.REPLACED) {
+                replaced(tp, "another topic ID");
+            }
+            if (what == ChangelogIdentity.Seen.REPLACED
+                    || what == ChangelogIdentity.Seen.UNANSWERED && readFor.get(tp) != leases.get(tp)) {
+                leases.remove(tp);
+            }
+        });
+        return seen;
+    }
+
+    private void replaced(TopicPartition tp, String why) {
+        held.computeIfPresent(tp, (key, entry) -> {
+            entry.lease().replaced("whoever holds it in a changelog cut or created again (" + why + ")");
+            return entry;
+        });
+    }
+
+    /** One changelog record read back, for the lease held on its partition. */
+    private void readBack(ConsumerRecord<byte[], byte[]> record) {
+        TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+        PartitionLease lease = readFor.get(tp);
+        String other = identity.read(tp, record.offset());
+        if (lease == null || other != null) {
+            if (other != null) {
+                replaced(tp, other);
+            }
+            return;
+        }
+        LeaseRecord read = LeaseRecord.read(codecs.get(record.topic()), record);
+        if (read.unreadable() != null) {
+            warn("a record of {} at offset {} names no readable lease ({}): counted as another writer's (after this task's own"
+                    + " lease record: a newer build's, which holds the partition now)", tp, record.offset(), read.unreadable());
+            lease.unreadable(record.offset());
+        }
+        lease.observe(record.offset(), read.mark(), read.covered(), read.counter(), read.writer());
+        if (read.mark() != null) {
+            highestEpochs.merge(tp, read.mark().epoch(), Math::max);
         }
     }
 
@@ -328,10 +330,9 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         readFor.clear();
         readFor.putAll(leases);
         consumer.assign(leases.keySet());
-        lastOffsets.keySet().retainAll(leases.keySet());
+        identity.follow(leases.keySet(), fresh);
         if (!fresh.isEmpty()) {
             consumer.seekToBeginning(fresh);
-            lastOffsets.keySet().removeAll(fresh);
         }
     }
 
@@ -357,17 +358,15 @@ public final class LeaseVerifier implements Leases, AutoCloseable {
         return takeoverParks.get();
     }
 
-    /**
-     * Whether {@code tp} was read up to its committed {@code end}. A position past it is not: a log's committed end never
-     * moves down, so it was cut, or deleted and created again, and the records below it are not the ones read.
-     */
+    /** Whether {@code tp} was read up to its committed {@code end} (a fetch may have read past it: records came since). */
     private boolean reached(TopicPartition tp, long end) {
         try {
             long position = consumer.position(tp, Duration.ofMillis(50));
-            if (position > end) {
-                warn("changelog partition {} ends at {}, below the {} read back (cut, or created again): not confirmed", tp, end, position);
+            String other = identity.positioned(tp, position);
+            if (other != null) {
+                replaced(tp, other);
             }
-            return position == end;
+            return position >= end;
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             return false;
         }

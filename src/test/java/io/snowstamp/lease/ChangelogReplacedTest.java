@@ -34,18 +34,24 @@ class ChangelogReplacedTest {
         return new LeaseMark(Long.parseLong(parts[0]), parts[1]);
     };
 
-    /** A changelog's state as the admin client answers it: its topic ID and its partition's committed end. */
-    private record Log(Uuid id, long end) {
+    /**
+     * A changelog's state as the admin client answers it: its topic ID (null: no such topic), its partition's committed
+     * end and the leader epoch that end is answered in.
+     */
+    private record Log(Uuid id, long end, int leaderEpoch) {
+        Log(Uuid id, long end) {
+            this(id, end, 3);
+        }
     }
 
     private static Admin answering(AtomicReference<Log> log) {
         return (Admin) Proxy.newProxyInstance(Admin.class.getClassLoader(), new Class<?>[] {Admin.class}, (proxy, method, args) -> {
             Log now = log.get();
             return switch (method.getName()) {
-                case "describeTopics" -> ChangelogTopicIdsTest.describing(Map.of(CHANGELOG, now.id()));
+                case "describeTopics" -> ChangelogIdentityTest.describing(java.util.Collections.singletonMap(CHANGELOG, now.id()));
                 case "listOffsets" -> {
                     Map<TopicPartition, KafkaFuture<ListOffsetsResult.ListOffsetsResultInfo>> answers = new HashMap<>();
-                    answers.put(TP, KafkaFuture.completedFuture(new ListOffsetsResult.ListOffsetsResultInfo(now.end(), -1, Optional.empty())));
+                    answers.put(TP, KafkaFuture.completedFuture(new ListOffsetsResult.ListOffsetsResultInfo(now.end(), -1, Optional.of(now.leaderEpoch()))));
                     yield new ListOffsetsResult(answers);
                 }
                 case "close" -> null;
@@ -116,6 +122,74 @@ class ChangelogReplacedTest {
                 Thread.sleep(10);
             }
             assertThat(guard.lost()).as("offset 0 read twice: not the log the lease was read in").isTrue();
+        }
+    }
+
+    private static boolean awaitLost(LeaseGuard guard) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!guard.lost() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return guard.lost();
+    }
+
+    @Test
+    void shouldNotConfirmALeaseWhoseTopicIdIsNotAnswered() throws Exception {
+        Uuid id = Uuid.randomUuid();
+        AtomicReference<Log> log = new AtomicReference<>(new Log(id, 1));
+        MockConsumer<byte[], byte[]> reader = new MockConsumer<>("earliest");
+        try (LeaseVerifier verifier = verifier(log, reader)) {
+            LeaseGuard guard = confirmedHolder(verifier, reader);
+            log.set(new Log(null, 1));      // deleted, or a broker that does not know the topic (yet, or any more)
+            Thread.sleep(LeaseVerifier.TERM.toMillis() + 500);
+            assertThat(guard.mustWait(-1)).as("no confirmation for a term: its next ID waits").isTrue();
+            assertThat(guard.lost()).isFalse();
+            log.set(new Log(id, 1));
+            Thread.sleep(RoundPacing.PERIOD.toMillis() * 3);
+            assertThat(guard.mustWait(-1)).as("confirmed again once the same topic answers").isFalse();
+        }
+    }
+
+    @Test
+    void shouldConfirmAReadThatWentPastTheCommittedEndAskedBeforeIt() throws Exception {
+        AtomicReference<Log> log = new AtomicReference<>(new Log(Uuid.randomUuid(), 1));
+        MockConsumer<byte[], byte[]> reader = new MockConsumer<>("earliest");
+        try (LeaseVerifier verifier = verifier(log, reader)) {
+            LeaseGuard guard = confirmedHolder(verifier, reader);
+            // a record more (end 2), and two that came after the round asked that end: the fetch reads past it
+            log.set(new Log(log.get().id(), 2));
+            reader.addRecord(lease(1, 5, "old"));
+            reader.addRecord(lease(2, 5, "old"));
+            reader.addRecord(lease(3, 5, "old"));
+            Thread.sleep(LeaseVerifier.TERM.toMillis() + 500);
+            assertThat(guard.mustWait(-1)).as("read to the end it asked, and past it: confirmed").isFalse();
+        }
+    }
+
+    @Test
+    void shouldLoseALeaseWhoseCommittedEndOrLeaderEpochMovesDown() throws Exception {
+        for (Log down : java.util.List.of(new Log(null, 0, 3), new Log(null, 1, 2))) {
+            AtomicReference<Log> log = new AtomicReference<>(new Log(Uuid.randomUuid(), 1, 3));
+            MockConsumer<byte[], byte[]> reader = new MockConsumer<>("earliest");
+            try (LeaseVerifier verifier = verifier(log, reader)) {
+                LeaseGuard guard = confirmedHolder(verifier, reader);
+                log.set(new Log(log.get().id(), down.end(), down.leaderEpoch()));
+                assertThat(awaitLost(guard)).as("end %d in leader epoch %d", down.end(), down.leaderEpoch()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void shouldLoseALeaseWhoseReaderIsResetToAnEmptyLogsStart() throws Exception {
+        Uuid id = Uuid.randomUuid();
+        AtomicReference<Log> log = new AtomicReference<>(new Log(id, 1));
+        MockConsumer<byte[], byte[]> reader = new MockConsumer<>("earliest");
+        try (LeaseVerifier verifier = verifier(log, reader)) {
+            LeaseGuard guard = confirmedHolder(verifier, reader);
+            // out of range, reset to the start of another log with nothing read from it yet: no record read twice, and
+            // (here) the same ID and end answered
+            reader.seek(TP, 0);
+            assertThat(awaitLost(guard)).as("its position moved down without a seek of the reader's own").isTrue();
         }
     }
 }

@@ -38,7 +38,7 @@ class LeaseReaderLagTest {
                 return new ListOffsetsResult(answers);
             }
             if (method.getName().equals("describeTopics")) {
-                return ChangelogTopicIdsTest.describing(Map.of(CHANGELOG, CHANGELOG_ID));
+                return ChangelogIdentityTest.describing(Map.of(CHANGELOG, CHANGELOG_ID));
             }
             if (method.getName().equals("close")) {
                 return null;

@@ -2,7 +2,7 @@ package io.snowstamp.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.snowstamp.lease.ChangelogTopicIds.Seen;
+import io.snowstamp.lease.ChangelogIdentity.Seen;
 import java.lang.reflect.Proxy;
 import java.util.HashMap;
 import java.util.List;
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * (the new log's holder starts its epochs at 1 and would never count as newer); no answer, or no such topic, only
  * withholds the round's confirmation.
  */
-class ChangelogTopicIdsTest {
+class ChangelogIdentityTest {
     private static final String CHANGELOG = "app-worker-state-changelog";
     private static final TopicPartition TP = new TopicPartition(CHANGELOG, 0);
 
@@ -57,8 +57,8 @@ class ChangelogTopicIdsTest {
         return new PartitionLease(0, new LeaseMark(7, "a/t1"), PartitionLease.NO_RESTORE_CHECK, 1_500, 1_575);
     }
 
-    private static Seen round(ChangelogTopicIds ids, Admin admin, PartitionLease lease) {
-        return ids.check(ChangelogTopicIds.ask(admin, Set.of(TP)), Map.of(TP, lease), System.nanoTime() + 20_000_000).get(TP);
+    private static Seen round(ChangelogIdentity ids, Admin admin, PartitionLease lease) {
+        return ids.check(ChangelogIdentity.ask(admin, Set.of(TP)), Map.of(TP, lease), System.nanoTime() + 20_000_000).get(TP);
     }
 
     @Test
@@ -66,7 +66,7 @@ class ChangelogTopicIdsTest {
         Uuid first = Uuid.randomUuid();
         AtomicReference<Map<String, Uuid>> answer = new AtomicReference<>(Map.of(CHANGELOG, first));
         Admin admin = answering(answer);
-        ChangelogTopicIds ids = new ChangelogTopicIds();
+        ChangelogIdentity ids = new ChangelogIdentity();
         PartitionLease lease = lease();
 
         assertThat(round(ids, admin, lease)).isEqualTo(Seen.NOTED);
@@ -86,7 +86,7 @@ class ChangelogTopicIdsTest {
     void shouldNotNoteANewLeasesTopicBeforeItsIdIsAnswered() {
         AtomicReference<Map<String, Uuid>> answer = new AtomicReference<>(null);
         Admin admin = answering(answer);
-        ChangelogTopicIds ids = new ChangelogTopicIds();
+        ChangelogIdentity ids = new ChangelogIdentity();
         PartitionLease lease = lease();
 
         assertThat(round(ids, admin, lease)).isEqualTo(Seen.UNANSWERED);
