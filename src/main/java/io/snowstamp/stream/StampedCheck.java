@@ -21,8 +21,9 @@ import java.util.function.ToLongFunction;
  * stamped from there on are read once, from the output tail the start read (or further back, beside the stream thread);
  * where records were restored set aside, from the oldest of them on, at the task's start. An input is skipped only when
  * the output record naming its offset also carries its timestamp and key ({@link StampedInputs#contains}): a different
- * input at that offset is stamped. If the output cannot be read, every input is stamped (copies, never a loss). One per task incarnation, used on its stream thread; separate from
- * {@link StampProcessor} because it is a job of its own: the record's path only asks it whether to skip.
+ * input at that offset is stamped. If the output cannot be read, every input is stamped (copies, never a loss). One per
+ * task incarnation, used on its stream thread; separate from {@link StampProcessor} because it is a job of its own: the
+ * record's path only asks it whether to skip.
  */
 final class StampedCheck {
     /** The processor's logger: operators follow one logger for a task's story. */
