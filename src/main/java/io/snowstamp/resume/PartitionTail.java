@@ -23,7 +23,9 @@ import java.util.function.Consumer;
 
 /**
  * Reads ranges of output partitions with {@code read_uncommitted} — records of open and aborted
- * transactions count; transaction markers are skipped by the consumer — one partition at a time
+ * transactions count; transaction markers are skipped by the consumer — or, made so, with
+ * {@code read_committed} (its end is then the last stable offset, and the consumer's position moves past
+ * the aborted records and markers it does not hand out, so a read still ends) — one partition at a time
  * ({@link #open}, {@link #read}) or many at once ({@link #openAll}, {@link #readAll}: one
  * end-offsets request and shared fetches for all of them). The part the snowflake {@link TailGuard}
  * and the sequence tail scan share. One consumer, no group; its owner serializes the calls.
@@ -60,14 +62,19 @@ public final class PartitionTail implements AutoCloseable {
 
     /** @param clientProps connection and security settings of the cluster */
     public PartitionTail(Properties clientProps, String topic, String clientId, Duration timeout) {
-        this(new KafkaConsumer<>(consumerProps(clientProps, clientId), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
-                topic, timeout);
+        this(clientProps, topic, clientId, timeout, false);
     }
 
-    private static Properties consumerProps(Properties clientProps, String clientId) {
+    /** @param committed read {@code read_committed}: records of aborted and open transactions are not read */
+    public PartitionTail(Properties clientProps, String topic, String clientId, Duration timeout, boolean committed) {
+        this(new KafkaConsumer<>(consumerProps(clientProps, clientId, committed), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer()), topic, timeout);
+    }
+
+    private static Properties consumerProps(Properties clientProps, String clientId, boolean committed) {
         Properties props = new Properties();
         props.putAll(clientProps);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, committed ? "read_committed" : "read_uncommitted");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         // a seek below the log start (a cached beginning offset, see beginnings) reads from the real start
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -79,10 +86,7 @@ public final class PartitionTail implements AutoCloseable {
         return props;
     }
 
-    /**
-     * On a consumer the caller made (tests: a fake of the output partition); it must read {@code read_uncommitted}, and
-     * this reader closes it.
-     */
+    /** On a consumer the caller made (tests: a fake of the output partition), of either isolation; this reader closes it. */
     public PartitionTail(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer, String topic, Duration timeout) {
         this.consumer = consumer;
         this.topic = topic;
@@ -264,10 +268,20 @@ public final class PartitionTail implements AutoCloseable {
 
     /** The end offset of {@code partition} (assigned while asking, or the consumer warns that it cannot keep the high watermark). */
     public Long endOffset(int partition) {
-        TopicPartition tp = new TopicPartition(topic, partition);
+        return endOffsets(List.of(partition)).get(partition);
+    }
+
+    /**
+     * The end offsets of {@code partitions}, in one request: under {@code read_committed} their last stable offsets. Leaves
+     * nothing assigned.
+     */
+    public Map<Integer, Long> endOffsets(Collection<Integer> partitions) {
+        List<TopicPartition> tps = partitions.stream().map(partition -> new TopicPartition(topic, partition)).toList();
         try {
-            consumer.assign(List.of(tp));
-            return endOffsets(List.of(tp)).get(tp);
+            consumer.assign(tps);
+            Map<Integer, Long> ends = new HashMap<>();
+            endOffsets(tps).forEach((tp, end) -> ends.put(tp.partition(), end));
+            return ends;
         } finally {
             release();
         }

@@ -27,6 +27,7 @@ import java.util.TreeMap;
  * <p>One consumer, no group, shared by the stream threads of an instance (calls are serialized).
  */
 public final class TailGuard implements TailProbe, AutoCloseable {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TailGuard.class);
     private static final int FIRST_WINDOW = 512;
 
     /** The most a start under at-least-once reads back for the inputs already stamped: about a commit interval of a busy partition. */
@@ -38,13 +39,16 @@ public final class TailGuard implements TailProbe, AutoCloseable {
     /** The input topic whose provenance the results collect ({@link Result#sources}); null: none. */
     private final String inputTopic;
     /**
-     * The reader of {@link #stampedInputs}, made at its first use: a consumer of its own, so that a read further back (up
-     * to the timeout, or a million records) never holds the tail reads of other tasks' starts, which share {@link #tail}
-     * (issue 42: no task's wait holds another task). Such reads wait for each other; they run beside the stream threads.
+     * Makes the {@code read_committed} readers, by purpose: {@link #stampedInputs}'s, made at its first use, a consumer of
+     * its own, so that a read further back (up to the timeout, or a million records) never holds the tail reads of other
+     * tasks' starts, which share {@link #tail} (issue 42: no task's wait holds another task; such reads wait for each
+     * other, beside the stream threads); and the one that reads the last stable offsets before a start's tail read, under
+     * this guard's lock, so that its window may stand in for the first ({@link StampedInputs.Window#readRange}).
      */
-    private final java.util.function.Supplier<PartitionTail> stampedReader;
+    private final java.util.function.Function<String, PartitionTail> committedReaders;
     private final Object stampedLock = new Object();
     private volatile PartitionTail stamped;
+    private PartitionTail stableEnds;
 
     /** @param clientProps connection and security settings of the cluster */
     public TailGuard(Properties clientProps, String topic, IdLayout layout, Duration timeout) {
@@ -57,7 +61,8 @@ public final class TailGuard implements TailProbe, AutoCloseable {
      */
     public TailGuard(Properties clientProps, String topic, IdLayout layout, Duration timeout, String inputTopic) {
         this(new PartitionTail(clientProps, topic, "snowstamp-tail-guard-" + topic, timeout),
-                () -> new PartitionTail(clientProps, topic, "snowstamp-stamped-inputs-" + topic, timeout), layout, timeout, inputTopic);
+                purpose -> new PartitionTail(clientProps, topic, "snowstamp-" + purpose + "-" + topic, timeout, true), layout, timeout,
+                inputTopic);
     }
 
     /** On a reader the caller made (tests: a fake consumer of the output partition); this guard closes it. */
@@ -65,10 +70,13 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         this(tail, null, layout, timeout, inputTopic);
     }
 
-    /** As above, with the reader of {@link #stampedInputs} the caller made (null: {@code tail}, under the guard's lock). */
-    TailGuard(PartitionTail tail, java.util.function.Supplier<PartitionTail> stampedReader, IdLayout layout, Duration timeout,
-              String inputTopic) {
-        this.stampedReader = stampedReader;
+    /**
+     * As above, with the {@code read_committed} readers the caller makes (null: {@link #stampedInputs} reads {@code tail}
+     * under the guard's lock, and no window stands in for it).
+     */
+    TailGuard(PartitionTail tail, java.util.function.Function<String, PartitionTail> committedReaders, IdLayout layout,
+              Duration timeout, String inputTopic) {
+        this.committedReaders = committedReaders;
         this.tail = tail;
         this.layout = layout;
         this.timeout = timeout;
@@ -77,14 +85,14 @@ public final class TailGuard implements TailProbe, AutoCloseable {
 
     @Override
     public StampedInputs stampedInputs(int partition, String input, long from) {
-        if (stampedReader == null) {
+        if (committedReaders == null) {
             synchronized (this) {
                 return StampedInputs.read(tail, partition, input, from, MAX_STAMPED_INPUTS_READ, System.nanoTime() + timeout.toNanos());
             }
         }
         synchronized (stampedLock) {
             if (stamped == null) {
-                stamped = stampedReader.get();
+                stamped = committedReaders.apply("stamped-inputs");
             }
             return StampedInputs.read(stamped, partition, input, from, MAX_STAMPED_INPUTS_READ, System.nanoTime() + timeout.toNanos());
         }
@@ -117,6 +125,7 @@ public final class TailGuard implements TailProbe, AutoCloseable {
         long started = System.nanoTime();
         long deadline = started + timeout.toNanos();
         try {
+            Map<Integer, Long> stable = inputTopic == null ? Map.of() : stableEnds(workers.keySet());
             Map<Integer, PartitionTail.Bounds> bounds = tail.openAll(workers.keySet());
             Map<Integer, PartitionTail.Range> newest = new HashMap<>();
             bounds.forEach((partition, b) -> newest.put(partition, new PartitionTail.Range(Math.max(b.begin(), b.end() - FIRST_WINDOW), b.end())));
@@ -149,8 +158,12 @@ public final class TailGuard implements TailProbe, AutoCloseable {
                     to = from;
                 }
                 StampedInputs.Window window = sources.get(partition);
-                if (window != null && newest.get(partition).from() <= entry.getValue().begin()) {
-                    window.reachedBegin();
+                if (window != null) {
+                    PartitionTail.Range range = newest.get(partition);
+                    window.readRange(range.from(), range.to(), stable.getOrDefault(partition, -1L));
+                    if (range.from() <= entry.getValue().begin()) {
+                        window.reachedBegin();
+                    }
                 }
                 results.put(partition, new Result(seen[0], seen[1], from, entry.getValue().end(), (System.nanoTime() - started) / 1_000_000,
                         window));
@@ -158,6 +171,27 @@ public final class TailGuard implements TailProbe, AutoCloseable {
             return results;
         } finally {
             tail.release();
+        }
+    }
+
+    /**
+     * The last stable offsets of {@code partitions}, read before their ends (see {@link StampedInputs.Window#readRange});
+     * none when they cannot be read: the windows then stand in for nothing, and the tail read goes on (what it is for, the
+     * IDs issued, needs none of this).
+     */
+    private Map<Integer, Long> stableEnds(java.util.Collection<Integer> partitions) {
+        if (committedReaders == null) {
+            return Map.of();
+        }
+        try {
+            if (stableEnds == null) {
+                stableEnds = committedReaders.apply("stable-ends");
+            }
+            return stableEnds.endOffsets(partitions);
+        } catch (RuntimeException e) {
+            log.debug("cannot read the last stable offsets of {} output partitions ({}): their starts read what is already"
+                    + " stamped on their own", partitions.size(), e.toString());
+            return Map.of();
         }
     }
 
@@ -197,6 +231,9 @@ public final class TailGuard implements TailProbe, AutoCloseable {
     @Override
     public void close() {
         tail.close();
+        if (stableEnds != null) {
+            stableEnds.close();
+        }
         PartitionTail reader = stamped;      // not under its lock: a read under way would hold the close for its timeout
         if (reader != null) {
             reader.close();

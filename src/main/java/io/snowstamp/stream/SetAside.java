@@ -145,7 +145,7 @@ final class SetAside {
         int drained = 0;
         boolean leadHeld = false;
         while (!paused.isEmpty() && drained < DRAIN_BATCH) {
-            StampedCheck.Head head = stamped.atHead(() -> sources.offsetOf(paused.peek()));
+            StampedCheck.Head head = stamped.atHead(paused::peek, sources::offsetOf);
             if (head == StampedCheck.Head.WAIT) {
                 break;
             }

@@ -241,7 +241,7 @@ final class StampProcessor implements Processor<byte[], byte[], byte[], StampedV
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        if (stamped.active() && stamped.stampedBefore(context.recordMetadata().orElseThrow().offset())) {
+        if (stamped.active() && stamped.stampedBefore(context.recordMetadata().orElseThrow().offset(), record)) {
             return;
         }
         sizeLimit.check(record);

@@ -3,6 +3,7 @@ package io.snowstamp.stream;
 import io.snowstamp.resume.PartitionTail;
 import io.snowstamp.resume.StampedInputs;
 import io.snowstamp.resume.TailProbe;
+import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,16 +11,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * At-least-once: which inputs of a task's partition already have a record in the output, stamped by the previous owner
  * before it died or moved without committing its input offset; those are not stamped again (nothing issued, nothing
  * forwarded: the output holds each input once). The task's first input is its committed offset: the inputs already
  * stamped from there on are read once, from the output tail the start read (or further back, beside the stream thread);
- * where records were restored set aside, from the oldest of them on, at the task's start. If the output cannot be read,
- * every input is stamped (copies, never a loss). One per task incarnation, used on its stream thread; separate from
- * {@link StampProcessor} because it is a job of its own: the record's path only asks it whether to skip.
+ * where records were restored set aside, from the oldest of them on, at the task's start. An input is skipped only when
+ * the output record naming its offset also carries its timestamp and key ({@link StampedInputs#contains}): a different
+ * input at that offset is stamped. If the output cannot be read, every input is stamped (copies, never a loss). One per
+ * task incarnation, used on its stream thread; separate from {@link StampProcessor} because it is a job of its own: the
+ * record's path only asks it whether to skip.
  */
 final class StampedCheck {
     /** The processor's logger: operators follow one logger for a task's story. */
@@ -63,6 +67,8 @@ final class StampedCheck {
     private long uncheckedTo = -1;
     /** The input offset the check starts at (-1: none started). */
     private long stampedFrom = -1;
+    /** Whether this task said that the output's timestamps identify no input: once per task. */
+    private boolean saidUnidentified;
 
     /**
      * @param tailSources the provenance the start's tail read saw (null: none)
@@ -89,8 +95,8 @@ final class StampedCheck {
         return stampedRead != null;
     }
 
-    /** Whether the input at {@code offset}, arriving now, is already in the output (then counted as skipped). */
-    boolean stampedBefore(long offset) {
+    /** Whether {@code record}, the input at {@code offset}, arriving now, is already in the output (then counted as skipped). */
+    boolean stampedBefore(long offset, Record<byte[], byte[]> record) {
         if (firstInput) {
             firstInput = false;
             if (stampedFrom < 0 || offset < stampedFrom) {
@@ -102,14 +108,14 @@ final class StampedCheck {
                 return false;       // set aside, checked on its way out
             }
         }
-        return foundStamped(offset);
+        return foundStamped(offset, record);
     }
 
     /**
-     * What to do with the head of the records set aside, whose input offset {@code headOffset} gives: wait for the read,
-     * skip it (the caller removes it) or stamp it.
+     * What to do with the head of the records set aside ({@code head}; {@code offsetOf} gives its input offset): wait for
+     * the read, skip it (the caller removes it) or stamp it. A record set aside keeps its input's timestamp and key.
      */
-    Head atHead(LongSupplier headOffset) {
+    Head atHead(Supplier<Record<byte[], byte[]>> head, ToLongFunction<Record<byte[], byte[]>> offsetOf) {
         if (stampedRead != null) {
             if (!stampedRead.isDone()) {
                 return Head.WAIT;
@@ -117,18 +123,22 @@ final class StampedCheck {
             alreadyStamped = settleRead();
         }
         if (alreadyStamped != null && paused.headSequence() >= uncheckedFrom && paused.headSequence() < uncheckedTo
-                && foundStamped(headOffset.getAsLong())) {
+                && foundStamped(head.get(), offsetOf)) {
             return Head.SKIP;        // set aside before the read was done: found in the output, not stamped again
         }
         return Head.STAMP;
     }
 
-    /** Whether the check found input {@code offset} in the output (then counted as skipped). */
-    private boolean foundStamped(long offset) {
+    private boolean foundStamped(Record<byte[], byte[]> record, ToLongFunction<Record<byte[], byte[]>> offsetOf) {
+        return foundStamped(offsetOf.applyAsLong(record), record);
+    }
+
+    /** Whether the check found {@code record}, the input at {@code offset}, in the output (then counted as skipped). */
+    private boolean foundStamped(long offset, Record<byte[], byte[]> record) {
         if (alreadyStamped == null) {
             return false;
         }
-        if (alreadyStamped.contains(offset)) {
+        if (alreadyStamped.contains(offset, record.timestamp(), record.key())) {
             taskStats.skippedStamped();
             return true;
         }
@@ -180,6 +190,13 @@ final class StampedCheck {
 
     /** Logs what the start found already stamped; null when nothing. */
     private StampedInputs report(StampedInputs found, long from) {
+        if (found.unidentified() > 0 && !saidUnidentified) {
+            saidUnidentified = true;
+            log.info("partition {}: {} output records of inputs from offset {} on carry the time the broker wrote them, not"
+                    + " their input's (the output topic's message.timestamp.type=LogAppendTime): they cannot be told from"
+                    + " other inputs at the same offsets, so their inputs are stamped again (copies, never a loss)",
+                    partition, found.unidentified(), from);
+        }
         if (found.count() == 0) {
             return null;
         }

@@ -10,6 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -61,6 +64,32 @@ class StampedInputsTest {
         return record(IdHeader.SOURCE, source.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Whether {@code found} holds the input at {@code offset} as the fakes make them: no timestamp, no key. */
+    private static boolean has(StampedInputs found, long offset) {
+        return found.contains(offset, ConsumerRecord.NO_TIMESTAMP, null);
+    }
+
+    /** An output record at output offset {@code offset} naming input {@code source} of events.raw-3, with its identity. */
+    private static ConsumerRecord<byte[], byte[]> output(long offset, long source, long timestamp, TimestampType type, String key) {
+        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(OUTPUT, 3, offset, timestamp, type, 0, 0,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8), null, new RecordHeaders(), Optional.empty());
+        record.headers().add(IdHeader.SOURCE, ("events.raw/3/" + source).getBytes(StandardCharsets.UTF_8));
+        return record;
+    }
+
+    /** The window of output offsets {@code 0..count-1}, holding inputs 95.. (timestamp 1000 + input, key k + input), but {@code missing}. */
+    private static StampedInputs.Window window(int count, long stableEnd, long... missing) {
+        StampedInputs.Window window = new StampedInputs.Window("events.raw", 3);
+        for (int i = 0; i < count; i++) {
+            long offset = i;
+            if (java.util.Arrays.stream(missing).noneMatch(m -> m == offset)) {
+                window.note(output(offset, 95 + offset, 1000 + 95 + offset, TimestampType.CREATE_TIME, "k" + (95 + offset)));
+            }
+        }
+        window.readRange(0, count, stableEnd);
+        return window;
+    }
+
     @Test
     void shouldReadTheInputOffsetFromEitherProvenanceFormatOfThisInputPartitionOnly() {
         assertThat(StampedInputs.sourceOffset(text("events.raw/3/1234"), PREFIX)).isEqualTo(1234);
@@ -74,29 +103,84 @@ class StampedInputsTest {
 
     @Test
     void shouldAnswerFromTheStartsWindowWhenItReachesBelowTheFirstInputAndReadOtherwise() {
-        StampedInputs.Window window = new StampedInputs.Window("events.raw", 3);
-        for (long offset = 95; offset < 103; offset++) {
-            window.note(text("events.raw/3/" + offset));
-        }
         List<Long> reads = new ArrayList<>();
-        StampedInputs known = StampedInputs.of(window, 100, from -> {
+        StampedInputs known = StampedInputs.of(window(8, 8), 100, from -> {
             reads.add(from);
             return StampedInputs.NONE;
         });
         assertThat(reads).as("the window saw input 95, below the committed offset 100: nothing older was missed").isEmpty();
         assertThat(known.complete()).isTrue();
         assertThat(known.count()).isEqualTo(3);
-        assertThat(known.contains(99)).isFalse();
-        assertThat(known.contains(100)).isTrue();
-        assertThat(known.contains(102)).isTrue();
-        assertThat(known.contains(103)).isFalse();
+        assertThat(known.contains(99, 1099, bytes("k99"))).isFalse();
+        assertThat(known.contains(100, 1100, bytes("k100"))).isTrue();
+        assertThat(known.contains(102, 1102, bytes("k102"))).isTrue();
+        assertThat(known.contains(103, 1103, bytes("k103"))).isFalse();
         assertThat(known.highest()).isEqualTo(102);
 
-        StampedInputs.of(window, 90, from -> {
+        StampedInputs.of(window(8, 8), 90, from -> {
             reads.add(from);
             return StampedInputs.NONE;
         });
         assertThat(reads).as("nothing below 90 in the window: inputs 90..94 may be further back").containsExactly(90L);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The offset alone names no input for good: the input topic deleted and created again starts at 0 under the old
+     * incarnation's provenance, and compact provenance names no topic. The input at an offset the output names is found
+     * only with the timestamp and key of the record that got there.
+     */
+    @Test
+    void shouldNotFindAnInputWhoseTimestampOrKeyDiffersFromTheOutputRecordNamingItsOffset() {
+        StampedInputs known = StampedInputs.of(window(8, 8), 100, from -> null);
+
+        assertThat(known.contains(101, 1101, bytes("k101"))).as("the input that got there").isTrue();
+        assertThat(known.contains(101, 5_000, bytes("k101"))).as("another input at offset 101: another time").isFalse();
+        assertThat(known.contains(101, 1101, bytes("other"))).as("another input at offset 101: another key").isFalse();
+        assertThat(known.contains(101, 1101, null)).as("without a key").isFalse();
+    }
+
+    /** The output topic overwrites timestamps (LogAppendTime): no output record identifies its input, none is found. */
+    @Test
+    void shouldFindNothingInOutputRecordsCarryingTheBrokersTime() {
+        OutputPartitions outputs = new OutputPartitions(OUTPUT, 4).partition(3, 0, 20, i -> i == 0 ? text("events.raw/3/0")
+                : output(i, 100 + i, 1000 + i, TimestampType.LOG_APPEND_TIME, "k" + i));
+
+        StampedInputs found = StampedInputs.read(new PartitionTail(outputs, OUTPUT, TIMEOUT), 3, "events.raw", 100,
+                TailGuard.MAX_STAMPED_INPUTS_READ, System.nanoTime() + TIMEOUT.toNanos());
+
+        assertThat(found.count()).isZero();
+        assertThat(found.unidentified()).isEqualTo(19);
+        assertThat(found.contains(105, 1005, bytes("k5"))).as("the broker's time is not the input's").isFalse();
+        assertThat(found.highest()).isEqualTo(-1);
+    }
+
+    /**
+     * The start's window is read read_uncommitted: it stands in for the read_committed read only where it cannot hold a
+     * record of an aborted (or still open) transaction. A marker takes an offset: a gap among or after its records; an
+     * open transaction keeps the last stable offset below the end.
+     */
+    @Test
+    void shouldReadItselfWhenTheWindowMayHoldRecordsOfATransactionNotCommitted() {
+        StampedInputs known = StampedInputs.of(window(8, 8), 100, from -> null);
+        assertThat(known).as("contiguous, nothing open").isNotNull();
+        assertThat(known.contains(100, 1100, bytes("k100"))).isTrue();
+
+        StampedInputs.Window[] unusable = {window(8, 8, 6), window(8, 8, 7), window(8, 7), window(8, -1)};
+        for (StampedInputs.Window window : unusable) {
+            List<Long> reads = new ArrayList<>();
+            StampedInputs read = StampedInputs.of(window, 100, from -> {
+                reads.add(from);
+                return StampedInputs.NONE;
+            });
+            assertThat(reads).as("a marker among or after its records, or the last stable offset below its end").containsExactly(100L);
+            assertThat(read.contains(100, 1100, bytes("k100"))).isFalse();
+        }
+        assertThat(StampedInputs.of(window(8, 8, 0), 100, from -> null)).as("a marker before the first record: of records before it")
+                .isNotNull();
     }
 
     /**
@@ -116,15 +200,15 @@ class StampedInputsTest {
         List<Long> missed = new ArrayList<>();
         List<Long> extra = new ArrayList<>();
         for (long input = committed; input < FIRST_INPUT + 3_000 + 10; input++) {
-            if (stampedCopy(input) && input < FIRST_INPUT + 3_000 && !found.contains(input)) {
+            if (stampedCopy(input) && input < FIRST_INPUT + 3_000 && !has(found, input)) {
                 missed.add(input);
-            } else if (!(stampedCopy(input) && input < FIRST_INPUT + 3_000) && found.contains(input)) {
+            } else if (!(stampedCopy(input) && input < FIRST_INPUT + 3_000) && has(found, input)) {
                 extra.add(input);
             }
         }
         assertThat(missed).as("inputs from the committed offset on that have an output record").isEmpty();
         assertThat(extra).as("inputs without an own output record (foreign provenance names them)").isEmpty();
-        assertThat(found.contains(committed - 1)).as("below the committed offset: never asked about").isFalse();
+        assertThat(has(found, committed - 1)).as("below the committed offset: never asked about").isFalse();
         assertThat(found.count()).isEqualTo(2_500 - 2_500 / FOREIGN_EVERY);
         assertThat(found.highest()).isEqualTo(FIRST_INPUT + 2_999);
         assertThat(found.complete()).as("the read reached an input below the committed offset").isTrue();
@@ -150,9 +234,9 @@ class StampedInputsTest {
         assertThat(found.complete()).as("no input below the committed offset was reached, nor the beginning").isFalse();
         assertThat(found.scanned()).isEqualTo(TailGuard.MAX_STAMPED_INPUTS_READ);
         assertThat(outputs.lowestRead(3)).isEqualTo(records - TailGuard.MAX_STAMPED_INPUTS_READ);
-        assertThat(found.contains(FIRST_INPUT + records - 1)).isTrue();
-        assertThat(found.contains(FIRST_INPUT + records - TailGuard.MAX_STAMPED_INPUTS_READ)).isTrue();
-        assertThat(found.contains(FIRST_INPUT + records - TailGuard.MAX_STAMPED_INPUTS_READ - 1)).as("past the cap").isFalse();
+        assertThat(has(found, FIRST_INPUT + records - 1)).isTrue();
+        assertThat(has(found, FIRST_INPUT + records - TailGuard.MAX_STAMPED_INPUTS_READ)).isTrue();
+        assertThat(has(found, FIRST_INPUT + records - TailGuard.MAX_STAMPED_INPUTS_READ - 1)).as("past the cap").isFalse();
     }
 
     /** A read the deadline cuts short fails: a partial set would let the task stamp again inputs that have a copy. */

@@ -154,7 +154,8 @@ class TailGuardTest {
         Duration timeout = Duration.ofSeconds(8);
         OutputPartitions far = new OutputPartitions(OUTPUT, 2).partition(0, 0, END, i -> record(null, null)).stallAt(0, END - 100);
         OutputPartitions outputs = new OutputPartitions(OUTPUT, 2).partition(1, 0, END, i -> record(IdHeader.ID, IdHeader.ascii(ownId(i))));
-        TailGuard guard = new TailGuard(new PartitionTail(outputs, OUTPUT, timeout), () -> new PartitionTail(far, OUTPUT, timeout),
+        TailGuard guard = new TailGuard(new PartitionTail(outputs, OUTPUT, timeout),
+                purpose -> new PartitionTail(purpose.equals("stamped-inputs") ? far : outputs, OUTPUT, timeout),
                 LAYOUT, timeout, "events.raw");
         java.util.concurrent.CompletableFuture<StampedInputs> waiting = java.util.concurrent.CompletableFuture.supplyAsync(
                 () -> guard.stampedInputs(0, "events.raw", 10));

@@ -100,7 +100,9 @@ class StampTopologyTest {
                         org.apache.kafka.streams.state.Stores.persistentKeyValueStore(Names.STORE),
                         values != null ? values : StampTopology.valueField(config, clock::get, stats)),
                 withStats(KafkaSettings.streams(config.connection(), config.topics())));
-        input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer());
+        // every input at one known time: the output records of the at-least-once tests carry it, as Kafka Streams forwards it
+        input = driver.createInputTopic(config.topics().input(), new ByteArraySerializer(), new ByteArraySerializer(),
+                Instant.ofEpochMilli(INPUT_TIME), Duration.ZERO);
         output = driver.createOutputTopic(config.topics().output(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         dlq = driver.createOutputTopic(config.topics().dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         return driver;
@@ -217,19 +219,52 @@ class StampTopologyTest {
 
     // ---- at-least-once: inputs the previous owner stamped are not stamped again
 
-    /** An output record as the tail guard reads it, with the provenance {@code source}. */
-    private static org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> stamped(String source) {
-        var record = new org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>("events.stamped", 0, 0, bytes("k"), bytes("v"));
+    /** A tail probe whose start read answers {@code newest}, its read further back {@code further}. */
+    private static TailProbe probe(TailProbe.Result newest, java.util.function.LongFunction<io.snowstamp.resume.StampedInputs> further) {
+        return new TailProbe() {
+            @Override
+            public Result highestIssued(int partition, long datacenter, long worker) {
+                return newest;
+            }
+
+            @Override
+            public io.snowstamp.resume.StampedInputs stampedInputs(int partition, String inputTopic, long from) {
+                return further.apply(from);
+            }
+        };
+    }
+
+    /** The time of every input the tests pipe (see {@link #startKeepingStats}). */
+    private static final long INPUT_TIME = 1_700_000_000_000L;
+
+    /**
+     * An output record as the tail guard reads it at output offset {@code offset}, with the provenance {@code source} and
+     * its input's identity: the time every input has here, and the key {@code k<n>} the tests give input n.
+     */
+    private static org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> stamped(long offset, String source, long time,
+                                                                                       org.apache.kafka.common.record.TimestampType type) {
+        var record = new org.apache.kafka.clients.consumer.ConsumerRecord<>("events.stamped", 0, offset, time, type, 0, 0, bytes("k" + source.substring(source.lastIndexOf('/') + 1)),
+                bytes("v"), new org.apache.kafka.common.header.internals.RecordHeaders(), java.util.Optional.empty());
         record.headers().add(IdHeader.SOURCE, bytes(source));
         return record;
     }
 
-    /** The tail the start reads: output records of inputs {@code sources}; {@code fromBeginning}: the whole partition. */
+    /**
+     * The tail the start reads: output records of inputs {@code sources}, at contiguous offsets with nothing open;
+     * {@code fromBeginning}: the whole partition.
+     */
     private static io.snowstamp.resume.StampedInputs.Window tail(boolean fromBeginning, String... sources) {
+        return tail(INPUT_TIME, org.apache.kafka.common.record.TimestampType.CREATE_TIME, fromBeginning, sources);
+    }
+
+    /** The same, the output records carrying {@code time} of {@code type}. */
+    private static io.snowstamp.resume.StampedInputs.Window tail(long time, org.apache.kafka.common.record.TimestampType type,
+                                                                 boolean fromBeginning, String... sources) {
         var window = new io.snowstamp.resume.StampedInputs.Window("events.raw", 0);
-        for (String source : sources) {
-            window.note(stamped(source));
+        for (int i = 0; i < sources.length; i++) {
+            window.note(stamped(i, sources[i], time, type));
         }
+        window.readRange(0, sources.length, sources.length);
         if (fromBeginning) {
             window.reachedBegin();
         }
@@ -256,6 +291,60 @@ class StampTopologyTest {
         assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(5);
         assertThat(io.snowstamp.testing.Logback.events(lines, "inputs-already-stamped")).as("one line for the task's start")
                 .containsExactly(java.util.Map.of("event", "inputs-already-stamped", "partition", 0, "skipped", 5, "level", "INFO"));
+    }
+
+    /**
+     * The input topic deleted and created again: its offsets start at 0 again under the old incarnation's provenance in
+     * the output. The new inputs at those offsets are other inputs (another time): every one is stamped, none lost.
+     */
+    @Test
+    void shouldStampTheInputsAtOffsetsTheOutputNamesWhenTheyAreOtherInputs() {
+        var window = tail(INPUT_TIME - 86_400_000, org.apache.kafka.common.record.TimestampType.CREATE_TIME, true,
+                "events.raw/0/0", "events.raw/0/1", "events.raw/0/2", "events.raw/0/3", "events.raw/0/4");
+        tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 5, 0, 5, 0, window);
+        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
+
+        assertThat(pipe(5)).as("inputs 0..4 of the new topic, none in the output").hasSize(5);
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isZero();
+    }
+
+    /** An output topic with message.timestamp.type=LogAppendTime: no output record identifies its input, none is skipped. */
+    @Test
+    void shouldSkipNothingWhereTheOutputCarriesTheBrokersTimeAndSaySoOnce() throws Exception {
+        var window = tail(INPUT_TIME, org.apache.kafka.common.record.TimestampType.LOG_APPEND_TIME, true,
+                "events.raw/0/0", "events.raw/0/1", "events.raw/0/2");
+        tailProbe = (partition, datacenter, worker) -> new TailProbe.Result(-1, 3, 0, 3, 0, window);
+        var lines = io.snowstamp.testing.Logback.capture(StampProcessor.class, () -> {
+            start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
+            assertThat(pipe(4)).as("every input stamped: copies, never a loss").hasSize(4);
+        });
+
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isZero();
+        assertThat(lines).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                .filteredOn(line -> line.contains("LogAppendTime")).as("one line for the task").singleElement().asString()
+                .contains("partition 0: 3 output records of inputs from offset 0 on carry the time the broker wrote them");
+    }
+
+    /**
+     * Records set aside while the read further back runs are checked on their way out with their own timestamp: of two
+     * inputs the output names, only the one whose output record carries its time is skipped.
+     */
+    @Test
+    void shouldSkipOnTheWayOutOnlyTheSetAsideInputsWhoseOutputRecordCarriesTheirTime() {
+        var further = new io.snowstamp.resume.StampedInputs.Window("events.raw", 0);
+        further.note(stamped(0, "events.raw/0/0", INPUT_TIME - 1, org.apache.kafka.common.record.TimestampType.CREATE_TIME));
+        further.note(stamped(1, "events.raw/0/1", INPUT_TIME, org.apache.kafka.common.record.TimestampType.CREATE_TIME));
+        further.readRange(0, 2, 2);
+        further.reachedBegin();
+        tailProbe = probe(new TailProbe.Result(-1, 1, 5, 6, 0, tail(false, "events.raw/0/5")),
+                from -> io.snowstamp.resume.StampedInputs.of(further, from, start -> null));
+        start(config(Keys.PROCESSING_GUARANTEE, "at_least_once", Keys.RECOVERY_TAIL_GUARD, "true"));
+        pipe(3);
+        drainUntil(() -> stats.tasks().get(0).skippedStampedInputs() > 0 && output.getQueueSize() >= 2);
+
+        assertThat(output.readRecordsToList()).as("input 0's output record is another input's: stamped")
+                .extracting(r -> header(r, IdHeader.SOURCE)).containsExactly("events.raw/0/0", "events.raw/0/2");
+        assertThat(stats.tasks().get(0).skippedStampedInputs()).isEqualTo(1);
     }
 
     @Test
@@ -368,17 +457,8 @@ class StampTopologyTest {
     @Test
     void shouldNotStampAgainAnInputFoundInTheOutputThatStillWaitsSetAsideWhenLaterInputsArrive() {
         // the start's tail reaches no input below the first (0): the read further back finds input 1 in the output
-        tailProbe = new TailProbe() {
-            @Override
-            public Result highestIssued(int partition, long datacenter, long worker) {
-                return new Result(-1, 1, 1, 2, 0, tail(false, "events.raw/0/1"));
-            }
-
-            @Override
-            public io.snowstamp.resume.StampedInputs stampedInputs(int partition, String inputTopic, long from) {
-                return io.snowstamp.resume.StampedInputs.of(tail(true, "events.raw/0/1"), from, start -> null);
-            }
-        };
+        tailProbe = probe(new TailProbe.Result(-1, 1, 1, 2, 0, tail(false, "events.raw/0/1")),
+                from -> io.snowstamp.resume.StampedInputs.of(tail(true, "events.raw/0/1"), from, start -> null));
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(StampProcessor.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines = new ch.qos.logback.core.read.ListAppender<>();
         lines.start();

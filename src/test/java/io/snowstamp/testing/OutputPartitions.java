@@ -108,7 +108,10 @@ public final class OutputPartitions extends MockConsumer<byte[], byte[]> {
             List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
             for (long offset = from; offset < to; offset++) {
                 ConsumerRecord<byte[], byte[]> made = log.records.apply(offset);
-                ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(topic, tp.partition(), offset, made.key(), made.value());
+                // at its offset, with the made record's timestamp (and its type) and a copy of its headers
+                ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(topic, tp.partition(), offset, made.timestamp(),
+                        made.timestampType(), 0, 0, made.key(), made.value(),
+                        new org.apache.kafka.common.header.internals.RecordHeaders(), java.util.Optional.empty());
                 made.headers().forEach(header -> record.headers().add(header));
                 records.add(record);
             }
