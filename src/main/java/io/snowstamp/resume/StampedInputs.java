@@ -42,14 +42,14 @@ public final class StampedInputs {
     /** Input offsets found, ascending (an offset twice where two different inputs claim it), and what identifies each. */
     private final long[] offsets;
     private final long[] timestamps;
-    private final int[] keys;
+    private final long[] keys;
     private final int distinct;
     private final int unidentified;
     private final boolean complete;
     private final long scanned;
     private final long millis;
 
-    private StampedInputs(long from, long[] offsets, long[] timestamps, int[] keys, int distinct, int unidentified,
+    private StampedInputs(long from, long[] offsets, long[] timestamps, long[] keys, int distinct, int unidentified,
                           boolean complete, long scanned, long millis) {
         this.from = from;
         this.offsets = offsets;
@@ -119,9 +119,20 @@ public final class StampedInputs {
         }
     }
 
-    /** What identifies an input besides its offset: a hash of its key, which the stamper forwards unchanged. */
-    public static int keyHash(byte[] key) {
-        return Arrays.hashCode(key);
+    /**
+     * What identifies an input besides its offset and timestamp: a hash of its key, which the stamper forwards unchanged.
+     * 64 bits (FNV-1a), not {@code Arrays.hashCode}'s 32, whose collisions are easy to meet ({@code "Aa"}, {@code "BB"}): a
+     * collision would skip another input met at the same offset and millisecond. A null key is apart from every byte key.
+     */
+    public static long keyHash(byte[] key) {
+        if (key == null) {
+            return 0x9E3779B97F4A7C15L;
+        }
+        long hash = 0xcbf29ce484222325L;
+        for (byte b : key) {
+            hash = (hash ^ (b & 0xff)) * 0x100000001b3L;
+        }
+        return hash;
     }
 
     /** The inputs from an offset on found in output records, as a read notes them. Not thread-safe. */
@@ -131,7 +142,7 @@ public final class StampedInputs {
 
         private long[] offsets = new long[64];
         private long[] timestamps = new long[64];
-        private int[] keys = new int[64];
+        private long[] keys = new long[64];
         private int size;
         /** A record of an input below the start offset was seen: nothing older can be missing. */
         private boolean below;
@@ -175,7 +186,7 @@ public final class StampedInputs {
             Arrays.sort(order, 0, kept);
             long[] sortedOffsets = new long[kept];
             long[] sortedTimestamps = new long[kept];
-            int[] sortedKeys = new int[kept];
+            long[] sortedKeys = new long[kept];
             int distinct = 0;
             for (int j = 0; j < kept; j++) {
                 int i = (int) order[j];
@@ -278,7 +289,7 @@ public final class StampedInputs {
         while (i > 0 && offsets[i - 1] == offset) {
             i--;
         }
-        int hash = keyHash(key);
+        long hash = keyHash(key);
         for (; i < offsets.length && offsets[i] == offset; i++) {
             if (timestamps[i] == timestamp && keys[i] == hash) {
                 return true;

@@ -143,6 +143,21 @@ class StampedInputsTest {
         assertThat(known.contains(101, 1101, null)).as("without a key").isFalse();
     }
 
+    /** Keys whose 32-bit {@code Arrays.hashCode} is the same ("Aa", "BB"; 31 and 256 as four-byte ints) are other inputs. */
+    @Test
+    void shouldNotTakeAnotherKeyOfTheSame32BitHashForTheInput() {
+        StampedInputs.Window window = new StampedInputs.Window("events.raw", 3);
+        window.note(output(0, 100, 1100, TimestampType.CREATE_TIME, "k99"));
+        window.note(output(1, 101, 1101, TimestampType.CREATE_TIME, "Aa"));
+        window.readRange(0, 2, 2);
+        StampedInputs known = StampedInputs.of(window, 101, from -> null);
+
+        assertThat(known.contains(101, 1101, bytes("Aa"))).isTrue();
+        assertThat(known.contains(101, 1101, bytes("BB"))).as("same Arrays.hashCode, another key").isFalse();
+        assertThat(StampedInputs.keyHash(new byte[] {0, 0, 0, 31})).isNotEqualTo(StampedInputs.keyHash(new byte[] {0, 0, 1, 0}));
+        assertThat(StampedInputs.keyHash(null)).isNotEqualTo(StampedInputs.keyHash(new byte[0]));
+    }
+
     /** The output topic overwrites timestamps (LogAppendTime): no output record identifies its input, none is found. */
     @Test
     void shouldFindNothingInOutputRecordsCarryingTheBrokersTime() {
