@@ -88,32 +88,43 @@ public final class SchemaStamper {
     public Stamping inspect(byte[] value) {
         int schemaId = WireFormat.schemaId(value);
         int[] indexes = format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null;
-        // the common cases (every Avro value, the first message of a Protobuf file) need no key object
-        Object key = indexes == null || (indexes.length == 1 && indexes[0] == 0) ? Integer.valueOf(schemaId) : new MessageKey(schemaId, indexes);
+        Object key = key(schemaId, indexes);
         Entry entry = cache.get(key);
-        Object known = entry == null || (entry.due() != NEVER && clock.getAsLong() >= entry.due())
-                ? resolved(key, entry, schemaId, indexes) : entry.verdict();
-        if (known instanceof BadRecordException refused) {
-            throw refused;
-        }
-        Stamping stamping = (Stamping) known;
-        stamping.check(value);
-        return stamping;
+        return checked(due(entry) ? resolved(key, entry, schemaId, indexes) : entry.verdict(), value);
     }
 
     /**
-     * Whether the value's schema is remembered (known, or refused and not yet due to be asked again): {@link #inspect}
-     * then sends no request.
+     * {@link #inspect} without a request: null when it would send one (the schema not seen yet, or refused and due to be
+     * asked again). One lookup for the stream thread's every value: asking whether the schema is remembered, then
+     * inspecting, cost two.
      *
-     * @throws BadRecordException the value is not framed for a schema registry
+     * @throws BadRecordException as {@link #inspect}
      */
-    public boolean known(byte[] value) {
+    public Stamping remembered(byte[] value) {
         int schemaId = WireFormat.schemaId(value);
-        int[] indexes = format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null;
-        Object key = indexes == null || (indexes.length == 1 && indexes[0] == 0) ? Integer.valueOf(schemaId) : new MessageKey(schemaId, indexes);
-        Entry entry = cache.get(key);
+        Entry entry = cache.get(key(schemaId, format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null));
         // a refusal due to be asked again needs a request: looked up beside the stream thread like a new schema
-        return entry != null && (entry.due() == NEVER || clock.getAsLong() < entry.due());
+        return due(entry) ? null : checked(entry.verdict(), value);
+    }
+
+    /** The common cases (every Avro value, the first message of a Protobuf file) need no key object of their own. */
+    private static Object key(int schemaId, int[] indexes) {
+        return indexes == null || (indexes.length == 1 && indexes[0] == 0) ? Integer.valueOf(schemaId) : new MessageKey(schemaId, indexes);
+    }
+
+    /** Whether the registry is asked for this entry's schema now: never asked, or refused and due. */
+    private boolean due(Entry entry) {
+        return entry == null || (entry.due() != NEVER && clock.getAsLong() >= entry.due());
+    }
+
+    /** The verdict's stamping, once the value is checked against it; a refusal thrown. */
+    private static Stamping checked(Object verdict, byte[] value) {
+        if (verdict instanceof BadRecordException refused) {
+            throw refused;
+        }
+        Stamping stamping = (Stamping) verdict;
+        stamping.check(value);
+        return stamping;
     }
 
     /** The field's name ({@code stamp.schema-field}). */

@@ -122,17 +122,7 @@ final class SchemaValueField implements ValueField {
                     throw new BadRecordException(Code.UNKNOWN_SCHEMA, "schema ID " + WireFormat.schemaId(value)
                             + " is not in the schema registry (asked again after a pause)");
                 }
-                Stamping stamping = stamper.inspect(value);
-                if (unknownIds.any()) {
-                    unknownIds.found(WireFormat.schemaId(value));
-                }
-                if (wait.waitingSince() >= 0) {
-                    long began = wait.answered();
-                    if (began >= 0) {
-                        log.info("the schema registry answers again after {} s; stamping resumed", (clock.getAsLong() - began) / 1000);
-                    }
-                }
-                return stamping.json() ? new JsonPlan(stamping, json.inspect(value, WireFormat.HEADER_BYTES)) : stamping;
+                return plan(value, stamper.inspect(value));
             } catch (BadRecordException refused) {
                 if (refused.code() != Code.UNKNOWN_SCHEMA || unknownIds.stillUnknown(WireFormat.schemaId(value), clock.getAsLong())) {
                     throw refused;
@@ -175,7 +165,23 @@ final class SchemaValueField implements ValueField {
             throw new BadRecordException(Code.UNKNOWN_SCHEMA, "schema ID " + WireFormat.schemaId(value)
                     + " is not in the schema registry (asked again after a pause)");
         }
-        return stamper.known(value) ? inspect(value) : LOOKUP;
+        // a remembered refusal or a value its schema refuses is thrown as inspect throws it
+        Stamping stamping = stamper.remembered(value);
+        return stamping == null ? LOOKUP : plan(value, stamping);
+    }
+
+    /** The plan of a value {@code stamping} has checked; the registry answers (again). */
+    private Object plan(byte[] value, Stamping stamping) {
+        if (unknownIds.any()) {
+            unknownIds.found(WireFormat.schemaId(value));
+        }
+        if (wait.waitingSince() >= 0) {
+            long began = wait.answered();
+            if (began >= 0) {
+                log.info("the schema registry answers again after {} s; stamping resumed", (clock.getAsLong() - began) / 1000);
+            }
+        }
+        return stamping.json() ? new JsonPlan(stamping, json.inspect(value, WireFormat.HEADER_BYTES)) : stamping;
     }
 
     @Override

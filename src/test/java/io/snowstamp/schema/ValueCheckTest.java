@@ -59,6 +59,29 @@ class ValueCheckTest {
     }
 
     @Test
+    void shouldWalkTextFieldsInARowAsOneAtATime() throws IOException {
+        String schema = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":\"string\"},{\"name\":\"b\",\"type\":\"string\"},"
+                + "{\"name\":\"c\",\"type\":\"bytes\"},{\"name\":\"d\",\"type\":\"string\"}]}";
+        Stamping stamping = avro(schema);
+        GenericRecord record = new GenericData.Record(new Schema.Parser().parse(schema));
+        record.put("a", "x");
+        record.put("b", "y".repeat(100));       // a length of two bytes amid one-byte ones
+        record.put("c", java.nio.ByteBuffer.wrap(new byte[0]));
+        record.put("d", "z".repeat(63));        // the longest length of one byte
+        byte[] valid = AvroStampingTest.framed(7, AvroStampingTest.encode(record.getSchema(), record));
+
+        stamping.check(valid);
+
+        assertInvalid(stamping, Arrays.copyOf(valid, valid.length + 1), "bytes are left over");
+        for (int cut = 5; cut < valid.length; cut++) {
+            assertInvalid(stamping, Arrays.copyOf(valid, cut), "cut off");
+        }
+        assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {2, 'x', 3, 0, 0}), "negative length -2");
+        assertInvalid(stamping, AvroStampingTest.framed(7, new byte[] {0, 0, 0, 4, 'z'}), "cut off");
+        stamping.check(AvroStampingTest.framed(7, new byte[] {0, 0, 0, 2, 'z'}));
+    }
+
+    @Test
     void shouldPassEveryMessageProtobufWritesAndRefuseACutOrBrokenOne() throws IOException {
         Stamping stamping = protobuf(OnExistingField.REJECT);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
