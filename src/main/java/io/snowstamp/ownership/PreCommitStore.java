@@ -1,5 +1,6 @@
 package io.snowstamp.ownership;
 
+import io.snowstamp.state.StoreLayer;
 import io.snowstamp.state.WorkerState;
 import io.snowstamp.state.WorkerStateSerde;
 import org.apache.kafka.common.serialization.IntegerDeserializer;
@@ -16,7 +17,6 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntConsumer;
 
 /**
@@ -77,51 +77,7 @@ public final class PreCommitStore extends WrappedStateStore<KeyValueStore<Bytes,
      */
     public static StoreBuilder<KeyValueStore<Integer, WorkerState>> builder(StoreBuilder<KeyValueStore<Integer, WorkerState>> builder,
                                                                     PreCommitHooks hooks, IntConsumer released, EarlyLeases early) {
-        return new StoreBuilder<>() {
-            @Override
-            public StoreBuilder<KeyValueStore<Integer, WorkerState>> withCachingEnabled() {
-                builder.withCachingEnabled();
-                return this;
-            }
-
-            @Override
-            public StoreBuilder<KeyValueStore<Integer, WorkerState>> withCachingDisabled() {
-                builder.withCachingDisabled();
-                return this;
-            }
-
-            @Override
-            public StoreBuilder<KeyValueStore<Integer, WorkerState>> withLoggingEnabled(Map<String, String> config) {
-                builder.withLoggingEnabled(config);
-                return this;
-            }
-
-            @Override
-            public StoreBuilder<KeyValueStore<Integer, WorkerState>> withLoggingDisabled() {
-                builder.withLoggingDisabled();
-                return this;
-            }
-
-            @Override
-            public KeyValueStore<Integer, WorkerState> build() {
-                return new PreCommitStore(bytesStore(builder.build()), hooks, released, early);
-            }
-
-            @Override
-            public Map<String, String> logConfig() {
-                return builder.logConfig();
-            }
-
-            @Override
-            public boolean loggingEnabled() {
-                return builder.loggingEnabled();
-            }
-
-            @Override
-            public String name() {
-                return builder.name();
-            }
-        };
+        return StoreLayer.over(builder, built -> new PreCommitStore(bytesStore(built), hooks, released, early));
     }
 
     @Override

@@ -5,10 +5,16 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
+import java.util.ArrayDeque;
+import java.util.function.LongSupplier;
+
 /**
  * The records a paused task holds back, in arrival order, in the logged {@code pending-records}
  * store (key: a sequence number, big-endian, so the store's order is arrival order). Held-back
- * records commit with the input offsets, so a crash loses none of them.
+ * records commit with the input offsets, so a crash loses none of them: a record taken out (stamped, found in the output,
+ * or sent to the dead-letter topic) leaves the store under exactly-once with its output, in one transaction; under
+ * at-least-once only once a commit after it flushed the producer ({@link PendingStore} says why and how that is seen),
+ * so a restart may find it set aside again, to be found in the output by the at-least-once skip or stamped again (a copy).
  *
  * <p>The numbers held need not be contiguous: under at-least-once a changelog write may expire while later ones land
  * (the producer goes on after a batch timed out), and a task closed dirty and started here again may find the changelog
@@ -18,13 +24,21 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class PauseBuffer {
     private final KeyValueStore<Long, Record<byte[], byte[]>> store;
+    /** The task's commits so far (null: exactly-once, a record taken out is deleted at once). */
+    private final LongSupplier commits;
+    /** Taken out, not yet deleted, oldest first: {the number after the last taken out, the commits when taken out}. */
+    private final ArrayDeque<long[]> taken = new ArrayDeque<>();
+    private long deleted;   // the records taken out below this number are deleted: the store holds [deleted, head) until then
+    private final long holesBelow;  // a number below this may be missing from the store (restored with gaps)
     private long head;      // next sequence to stamp
     private long tail;      // next sequence to append
     private long count;     // records held: tail - head less the numbers missing inside the range
     private boolean gaps;   // numbers are missing inside the range (only ever from the store restored at the start)
 
+    /** Every record in the store waits: those of a previous incarnation taken out and not yet deleted wait again. */
     PauseBuffer(KeyValueStore<Long, Record<byte[], byte[]>> store) {
         this.store = store;
+        this.commits = PendingStore.commitsOf(store);
         try (KeyValueIterator<Long, Record<byte[], byte[]>> all = store.all()) {
             boolean first = true;
             while (all.hasNext()) {
@@ -42,12 +56,16 @@ final class PauseBuffer {
             }
         }
         gaps = count < tail - head;
+        deleted = head;
+        holesBelow = gaps ? tail : head;
     }
 
+    /** No record waits (records taken out may still be in the store, see {@link #awaitsCommit}). */
     boolean isEmpty() {
         return count == 0;
     }
 
+    /** The records that wait. */
     long size() {
         return count;
     }
@@ -63,6 +81,7 @@ final class PauseBuffer {
     }
 
     void append(Record<byte[], byte[]> record) {
+        release();
         store.put(tail++, record);
         count++;
     }
@@ -72,11 +91,16 @@ final class PauseBuffer {
         return isEmpty() ? null : store.get(head);
     }
 
+    /** Takes the oldest record out: deleted from the store now (exactly-once) or once a commit passed (at-least-once). */
     void removeHead() {
         if (isEmpty()) {
             return;
         }
-        store.delete(head++);
+        if (commits == null) {
+            store.delete(head);
+            deleted = head + 1;
+        }
+        head++;
         count--;
         if (count == 0) {
             head = tail;
@@ -84,6 +108,36 @@ final class PauseBuffer {
         } else if (gaps) {
             while (store.get(head) == null) {
                 head++;         // a number missing inside the range: the next one held is below tail
+            }
+        }
+        if (commits != null) {
+            long now = commits.getAsLong();
+            long[] last = taken.peekLast();
+            if (last != null && last[1] == now) {
+                last[0] = head;
+            } else {
+                taken.addLast(new long[] {head, now});
+            }
+        }
+    }
+
+    /** Records taken out are still in the store, to be deleted once a commit passed. */
+    boolean awaitsCommit() {
+        return !taken.isEmpty();
+    }
+
+    /**
+     * Deletes the records taken out before the last commit (their output is durable). Called on the task's stream thread
+     * in its processing or a punctuation, never within a commit: a count above the one at a record's taking out means a
+     * commit's producer flush since then returned ({@link PendingStore}).
+     */
+    void release() {
+        while (!taken.isEmpty() && taken.peekFirst()[1] < commits.getAsLong()) {
+            long below = taken.pollFirst()[0];
+            for (; deleted < below; deleted++) {
+                if (deleted >= holesBelow || store.get(deleted) != null) {      // no tombstone for a number never held
+                    store.delete(deleted);
+                }
             }
         }
     }

@@ -142,6 +142,7 @@ final class SetAside {
             close();
             return;
         }
+        paused.release();       // between commits: those taken out before the last one are durable in the output
         int drained = 0;
         boolean leadHeld = false;
         while (!paused.isEmpty() && drained < DRAIN_BATCH) {
@@ -195,10 +196,13 @@ final class SetAside {
         }
         taskStats.heldBack(paused.size());
         if (paused.isEmpty()) {
-            drain.cancel();
-            drain = null;
             if (drained > 0 && pausesOnLead) {
                 log.info("partition {}: the clock caught up; stamping resumed", partition);
+            }
+            // runs on while records taken out wait for a commit to delete them: a punctuation also makes a commit due
+            if (!paused.awaitsCommit()) {
+                drain.cancel();
+                drain = null;
             }
         }
     }

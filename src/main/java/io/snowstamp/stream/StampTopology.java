@@ -25,6 +25,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
@@ -191,11 +194,13 @@ public final class StampTopology {
         // acknowledgement wait (AckWait) and in memory costs nothing to open: 1,024 RocksDB stores doubled a start at
         // 1,024 busy partitions (benchmarks.md).
         boolean unbounded = config.ids().onExcessLead() == IdSettings.OnExcessLead.PAUSE || config.stamp().schemaRegistryValues();
-        topology.addStateStore(
+        StoreBuilder<KeyValueStore<Long, Record<byte[], byte[]>>> pending =
                 Stores.keyValueStoreBuilder(unbounded ? Stores.persistentKeyValueStore(Names.PENDING_STORE)
                                 : Stores.inMemoryKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
-                        .withLoggingEnabled(Map.of()),
-                Names.PROCESSOR);
+                        .withLoggingEnabled(Map.of());
+        // at-least-once counts commits: a record taken out is deleted once its output is durable (PendingStore)
+        boolean exactlyOnce = config.connection().processingGuarantee() == ConnectionSettings.Guarantee.EXACTLY_ONCE_V2;
+        topology.addStateStore(exactlyOnce ? pending : PendingStore.builder(pending), Names.PROCESSOR);
         topology.addSink(Names.SINK, config.topics().output(), new ByteArraySerializer(), new StampedValueSerializer(),
                 new AlignedPartitioner(), Names.PROCESSOR);
         return topology;

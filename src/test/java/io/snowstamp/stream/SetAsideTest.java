@@ -4,6 +4,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +21,24 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SetAsideTest {
     private static final int PARTITION = 0;
+
+    /** Refuses every value: the record goes to the dead-letter topic. */
+    private static final ValueField REFUSING = new ValueField() {
+        @Override
+        public Object inspect(byte[] value) {
+            throw new io.snowstamp.BadRecordException(io.snowstamp.BadRecordException.Code.FIELD_EXISTS, "refused");
+        }
+
+        @Override
+        public byte[] write(byte[] value, Object plan, long id, byte[] digits) {
+            return value;
+        }
+
+        @Override
+        public int maxGrowth() {
+            return 0;
+        }
+    };
 
     private final MockProcessorContext<Object, Object> context = new MockProcessorContext<>();
     private final List<Long> stamped = new ArrayList<>();
@@ -78,6 +97,54 @@ class SetAsideTest {
     }
 
     /**
+     * At-least-once: the records taken out (stamped, or refused to the dead-letter topic) stay in the store until a commit
+     * passed after it, so that a crash before their output is durable finds them set aside again; the numbers missing
+     * from a restored store stay skipped, and only the records still waiting count.
+     */
+    @Test
+    void shouldKeepTheRecordsTakenOutInTheStoreUntilACommitPassedUnderAtLeastOnce() {
+        KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
+        store.put(5L, record(105));
+        store.put(7L, record(107));
+        PauseBuffer paused = new PauseBuffer(store);
+        SetAside aside = setAside(paused);
+        aside.restored(false);
+        hold(aside, 110);
+
+        punctuate();
+
+        assertThat(stamped).containsExactly(105L, 107L, 110L);
+        assertThat(paused.size()).as("none waits").isZero();
+        assertThat(keys(store)).as("no commit yet").containsExactly(5L, 7L, 8L);
+        punctuate();
+        assertThat(keys(store)).as("still no commit").containsExactly(5L, 7L, 8L);
+        assertThat(new PauseBuffer(store).size()).as("a restart now sets them aside again").isEqualTo(3);
+
+        ((PendingStore) store).flushCache();        // a commit: its producer flush made their output durable
+        punctuate();
+
+        assertThat(keys(store)).isEmpty();
+        assertThat(stamped).as("none stamped again").hasSize(3);
+    }
+
+    @Test
+    void shouldKeepARecordRefusedOnItsWayOutInTheStoreUntilACommitPassedUnderAtLeastOnce() {
+        KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
+        store.put(5L, record(105));
+        SetAside aside = setAside(new PauseBuffer(store), REFUSING);
+        aside.restored(false);
+
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(this::punctuate)).isInstanceOf(SetAsideRefused.class);
+        assertThat(aside.isEmpty()).isTrue();
+        assertThat(keys(store)).as("its dead letter not yet durable").containsExactly(5L);
+
+        ((PendingStore) store).flushCache();
+        punctuate();
+
+        assertThat(keys(store)).isEmpty();
+    }
+
+    /**
      * A record restored set aside (the task's previous incarnation held it) and refused on its way out goes to the
      * dead-letter topic naming the configured input topic, though this incarnation set nothing aside itself (it once named
      * none: the topic came from the first record set aside).
@@ -86,23 +153,7 @@ class SetAsideTest {
     void shouldNameTheInputTopicInTheDeadLetterOfARestoredRecordRefusedOnItsWayOut() {
         KeyValueStore<Long, Record<byte[], byte[]>> store = store();
         store.put(5L, record(105));
-        ValueField refusing = new ValueField() {
-            @Override
-            public Object inspect(byte[] value) {
-                throw new io.snowstamp.BadRecordException(io.snowstamp.BadRecordException.Code.FIELD_EXISTS, "refused");
-            }
-
-            @Override
-            public byte[] write(byte[] value, Object plan, long id, byte[] digits) {
-                return value;
-            }
-
-            @Override
-            public int maxGrowth() {
-                return 0;
-            }
-        };
-        SetAside aside = setAside(new PauseBuffer(store), refusing);
+        SetAside aside = setAside(new PauseBuffer(store), REFUSING);
         aside.restored(false);
 
         Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(this::punctuate);
@@ -167,9 +218,30 @@ class SetAsideTest {
     }
 
     private KeyValueStore<Long, Record<byte[], byte[]>> store() {
-        KeyValueStore<Long, Record<byte[], byte[]>> store = Stores.keyValueStoreBuilder(
-                Stores.inMemoryKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde()).withLoggingDisabled().build();
+        return opened(pendingStore().build());
+    }
+
+    /** The store as at-least-once builds it: counting its task's commits. */
+    private KeyValueStore<Long, Record<byte[], byte[]>> countingStore() {
+        return opened(PendingStore.builder(pendingStore()).build());
+    }
+
+    private static StoreBuilder<KeyValueStore<Long, Record<byte[], byte[]>>> pendingStore() {
+        return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(Names.PENDING_STORE), Serdes.Long(), new PendingRecordSerde())
+                .withLoggingDisabled();
+    }
+
+    private KeyValueStore<Long, Record<byte[], byte[]>> opened(KeyValueStore<Long, Record<byte[], byte[]>> store) {
         store.init(context.getStateStoreContext(), store);
         return store;
+    }
+
+    /** The keys in {@code store}, in its order. */
+    static <K> List<K> keys(KeyValueStore<K, ?> store) {
+        List<K> keys = new ArrayList<>();
+        try (var all = store.all()) {
+            all.forEachRemaining(entry -> keys.add(entry.key));
+        }
+        return keys;
     }
 }

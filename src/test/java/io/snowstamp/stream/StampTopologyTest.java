@@ -49,6 +49,7 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The stamper through {@link TopologyTestDriver}. The driver runs a single task, {@code 0_0}: every
@@ -1201,6 +1202,39 @@ class StampTopologyTest {
         assertThat(released).extracting(StampTopologyTest::id).isSorted().allSatisfy(id -> assertThat(id).isGreaterThan(before));
         assertThat(pending.approximateNumEntries()).isZero();
         assertThat(pipe(1)).as("stamping continues directly once the clock caught up").hasSize(1);
+    }
+
+    /**
+     * Under at-least-once the store entry of a record set aside and stamped goes only once a commit after its stamping
+     * flushed the producer (the driver commits after every punctuation): a delete acknowledged before the output record
+     * would lose the record at a crash. Under exactly-once the delete joins the output's transaction: at once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"at_least_once", "exactly_once_v2"})
+    void shouldDeleteARecordSetAsideOnlyOnceACommitPassedAfterItsStampingUnderAtLeastOnce(String guarantee) {
+        start(config(Keys.PROCESSING_GUARANTEE, guarantee, Keys.ID_ON_EXCESS_LEAD, "pause", Keys.ID_MAX_LEAD, "10s"));
+        pipe(2);
+        clock.addAndGet(-HOUR);
+        assertThat(pipe(3)).isEmpty();
+        assertThat(pendingKeys()).as("set aside").containsExactly(0L, 1L, 2L);
+
+        clock.addAndGet(HOUR - 5_000);
+        driver.advanceWallClockTime(Duration.ofMillis(100));          // the drain stamps all three, then the driver commits
+
+        assertThat(output.readRecordsToList()).hasSize(3);
+        assertThat(stats.tasks().get(0).heldBack()).as("none waits").isZero();
+        boolean atLeastOnce = guarantee.equals("at_least_once");
+        assertThat(pendingKeys()).as("stamped; deleted only after a commit that followed the stamping")
+                .isEqualTo(atLeastOnce ? List.of(0L, 1L, 2L) : List.of());
+
+        driver.advanceWallClockTime(Duration.ofMillis(10));           // the drain after that commit
+        assertThat(pendingKeys()).as("deleted after the commit").isEmpty();
+        assertThat(output.readRecordsToList()).as("none stamped again").isEmpty();
+        assertThat(pipe(1)).as("stamping goes on directly").hasSize(1);
+    }
+
+    private List<Long> pendingKeys() {
+        return SetAsideTest.keys(driver.<Long, Object>getKeyValueStore(Names.PENDING_STORE));
     }
 
     @Test
