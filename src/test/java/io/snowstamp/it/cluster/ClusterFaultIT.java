@@ -466,6 +466,9 @@ class ClusterFaultIT {
         }
         assertThat(stallFailures).as("stalls of %d s or more", STALL_BOUND.toSeconds()).isEmpty();
         Verification atLeastOnce = verified.get(alos);
+        // issue 43: what at-least-once stamped twice (copies, each with its own ID) over the faults so far
+        timeline.mark("at-least-once: %d records, %d inputs stamped twice (extra), %d missing", atLeastOnce.records(),
+                atLeastOnce.extra(), atLeastOnce.missing());
         long newDuplicates = atLeastOnce.duplicates() - alos.duplicatesBefore;
         alos.duplicatesBefore = atLeastOnce.duplicates();
         assertThat(newDuplicates).as("at-least-once: IDs on two different source records, by fault: %s%s\n%s", twice.get(alos).twoSources(),
