@@ -3,6 +3,7 @@ package io.snowstamp.it;
 import io.snowstamp.config.ConfigLoader;
 import io.snowstamp.id.IdLayout;
 import io.snowstamp.registry.Claim;
+import io.snowstamp.registry.ClaimCodec;
 import io.snowstamp.registry.ClaimRefusedException;
 import io.snowstamp.registry.RegistryLog;
 import io.snowstamp.registry.RegistryView;
@@ -21,7 +22,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -696,11 +700,15 @@ class WorkerRegistryIT extends OnSharedBroker {
                 RegistryView.Verdict held = view.verdicts().stream().filter(v -> v.claim().application().equals(app))
                         .findFirst().orElseThrow();
                 Claim claim = held.claim();
-                log.append(claim.withState(Claim.State.RELEASED, System.currentTimeMillis(), view.order(held.entry()),
-                        snapshot.registryId(), claim.marks(), "released by the test while the stamper runs"));
-                // the stamper's heartbeat read before the release and written after it (the schedule that once
-                // revived the claim under CI load: the stamper never stopped), forced here
-                log.append(claim.withHeartbeat(System.currentTimeMillis(), view.order(held.entry()), snapshot.registryId()));
+                // the release, then the stamper's heartbeat read before the release and written after it (the schedule
+                // that once revived the claim under CI load: the stamper never stopped), forced here. One batch: a
+                // heartbeat of the stamper reading between two separate writes would see the release alone and stop
+                // without rewriting it, and the test's stand-in heartbeat (which the stamper's own thread could never
+                // write after that) would stay newest.
+                appendInOneBatch(registry,
+                        claim.withState(Claim.State.RELEASED, System.currentTimeMillis(), view.order(held.entry()),
+                                snapshot.registryId(), claim.marks(), "released by the test while the stamper runs"),
+                        claim.withHeartbeat(System.currentTimeMillis(), view.order(held.entry()), snapshot.registryId()));
             }
             Throwable failure = catchThrowable(() -> assertThat(runner.awaitTermination(Duration.ofSeconds(60)))
                     .as("the stamper stops within a few heartbeats").isTrue());
@@ -785,6 +793,27 @@ class WorkerRegistryIT extends OnSharedBroker {
         try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
             return producer.send(new ProducerRecord<>(registry, 0, "junk".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                     "not a claim".getBytes(java.nio.charset.StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS).offset();
+        }
+    }
+
+    /** Appends claims as one batch (the log appends a batch whole: a reader sees all of them or none). */
+    private static void appendInOneBatch(String registry, Claim... claims) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "60000");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (Claim claim : claims) {
+                sent.add(producer.send(new ProducerRecord<>(registry, 0, claim.key().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        ClaimCodec.encode(claim))));
+            }
+            producer.flush();       // the linger holds every record in the one batch until here
+            long first = sent.get(0).get(30, TimeUnit.SECONDS).offset();
+            for (int i = 1; i < sent.size(); i++) {
+                assertThat(sent.get(i).get(30, TimeUnit.SECONDS).offset()).as("consecutive offsets of one batch").isEqualTo(first + i);
+            }
         }
     }
 
