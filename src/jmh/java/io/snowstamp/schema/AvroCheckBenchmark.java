@@ -3,6 +3,12 @@ package io.snowstamp.schema;
 import io.snowstamp.bench.AvroSampleValues;
 import io.snowstamp.config.StampSettings.OnExistingField;
 import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -15,6 +21,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,6 +46,14 @@ public class AvroCheckBenchmark {
     @Param({"64", "16384"})
     public int values;
 
+    /**
+     * {@code repeated}: {@code bench}'s values, whose text fields keep their lengths from value to value (the layout
+     * {@link TextRunLayout} checks in one pass); {@code varied}: the same with every text field cut to a length of its
+     * own in each value (the walk, and the layout tried and dropped now and then).
+     */
+    @Param({"repeated", "varied"})
+    public String layout;
+
     private byte[][] frames;
     private Stamping stamping;
     private int next;
@@ -48,7 +65,29 @@ public class AvroCheckBenchmark {
         stamping = Stamping.avro(schema.toString(), 1, AvroEvolution.evolve(schema.toString(), "id", OnExistingField.REJECT), "id", 2);
         frames = new byte[values][];
         for (int i = 0; i < values; i++) {
-            frames[i] = AvroSampleValues.value(i, schema, 1);
+            frames[i] = layout.equals("varied") ? varied(i, schema) : AvroSampleValues.value(i, schema, 1);
+        }
+    }
+
+    /** Value {@code n} with each text field shortened by 0 to 9 bytes, differently in every value. */
+    private static byte[] varied(int n, Schema schema) {
+        try {
+            byte[] framed = AvroSampleValues.value(n, schema, 1);
+            GenericRecord record = new GenericDatumReader<GenericRecord>(schema).read(null,
+                    DecoderFactory.get().binaryDecoder(framed, 5, framed.length - 5, null));
+            for (int f = 0; f < schema.getFields().size(); f++) {
+                if (record.get(f) instanceof CharSequence text) {
+                    record.put(f, text.toString().substring(0, Math.max(1, text.length() - (int) ((n * 31L + f * 17L) % 10))));
+                }
+            }
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            out.write(framed, 0, 5);
+            BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+            new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
+            encoder.flush();
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

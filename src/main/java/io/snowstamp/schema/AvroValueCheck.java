@@ -20,7 +20,8 @@ import java.util.Map;
  * than {@code BinaryDecoder}'s skips, which cost about as much as copying the value). It checks what an
  * Avro reader would refuse: a value cut off, bytes left over, a union branch or enum symbol out of
  * range, a negative length, a varint too long, and Avro's own limits on collection sizes. Nothing is
- * decoded: strings are skipped, not read.
+ * decoded: strings are skipped, not read. A long run of text fields laid out as in an earlier value is checked in one
+ * pass ({@link TextRunLayout}).
  */
 final class AvroValueCheck implements ValueCheck {
     private static final int NOTHING = 0;
@@ -43,7 +44,10 @@ final class AvroValueCheck implements ValueCheck {
     /** followed by the index of the record's program */
     private static final int RECORD = 12;
     private static final String CUT_OFF = "the value ends before its Avro schema does (cut off)";
-    /** followed by a count: that many {@link #LENGTH}s in a row, walked in a loop of their own (records are mostly text) */
+    /**
+     * followed by a count and the index of its {@link TextRunLayout} in {@link Program#runs} (null for a short run): that
+     * many {@link #LENGTH}s in a row, walked in a loop of their own (records are mostly text)
+     */
     private static final int LENGTHS = 13;
 
     private final Program writer;
@@ -148,10 +152,13 @@ final class AvroValueCheck implements ValueCheck {
     private static final class Program {
         private final List<Integer> building = new ArrayList<>();
         private final List<Program[]> nestedBuilding = new ArrayList<>();
+        /** where each {@link #LENGTHS} operation starts in {@link #building} */
+        private final List<Integer> runsBuilding = new ArrayList<>();
         /** where the last operation starts in {@link #building} (an operand may equal an operation's code) */
         private int lastOp = -1;
         private int[] code;
         private Program[][] nested;
+        private TextRunLayout[] runs;
         /** an element type whose values may take no byte (null): its count is bounded as Avro's reader bounds it */
         private boolean zeroBytes;
 
@@ -160,6 +167,8 @@ final class AvroValueCheck implements ValueCheck {
             if (length && lastOp >= 0 && building.get(lastOp) == LENGTH) {
                 building.set(lastOp, LENGTHS);      // a second in a row: the run's own operation, with its count
                 building.add(2);
+                building.add(runsBuilding.size());
+                runsBuilding.add(lastOp);
                 return;
             }
             if (length && lastOp >= 0 && building.get(lastOp) == LENGTHS) {
@@ -180,6 +189,11 @@ final class AvroValueCheck implements ValueCheck {
         void seal() {
             code = building.stream().mapToInt(Integer::intValue).toArray();
             nested = nestedBuilding.toArray(new Program[0][]);
+            runs = new TextRunLayout[runsBuilding.size()];
+            for (int r = 0; r < runs.length; r++) {
+                int count = code[runsBuilding.get(r) + 1];
+                runs[r] = count >= TextRunLayout.FROM_FIELDS ? new TextRunLayout(count) : null;
+            }
         }
 
         /** Walks one value from {@code pos}; the position after it. */
@@ -194,7 +208,21 @@ final class AvroValueCheck implements ValueCheck {
                     case FOUR_BYTES -> pos = take(b, pos, 4);
                     case EIGHT_BYTES -> pos = take(b, pos, 8);
                     case LENGTH -> pos = lengths(b, pos, 1);
-                    case LENGTHS -> pos = lengths(b, pos, ops[++i]);
+                    case LENGTHS -> {
+                        // as the layout of an earlier value where it holds, else walked
+                        int count = ops[++i];
+                        TextRunLayout layout = runs[ops[++i]];
+                        int after = layout == null ? -1 : layout.matched(b, pos);
+                        if (after >= 0) {
+                            pos = after;
+                        } else {
+                            int start = pos;
+                            pos = lengths(b, pos, count);
+                            if (layout != null) {
+                                layout.walked(b, start);
+                            }
+                        }
+                    }
                     case FIXED -> pos = take(b, pos, ops[++i]);
                     case ENUM -> {
                         int start = pos;
