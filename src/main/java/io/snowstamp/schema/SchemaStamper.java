@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,6 +54,14 @@ public final class SchemaStamper {
      * the producer registers them again, so the output schema is registered again before their next value comes.
      */
     private final java.util.Set<Object> lost = ConcurrentHashMap.newKeySet();
+    /** Counts the changes to {@link #cache}, each counted after it is made: a front entry taken before one is not used after. */
+    private final AtomicInteger changes = new AtomicInteger();
+    /**
+     * The last entry taken per slot of schema IDs (Avro, JSON Schema; Protobuf keeps its message key): the stream threads'
+     * every value without a key object and a map lookup (profiled: the lookup was the Avro path's largest cost after the
+     * walk at 80 bytes). Written only when a slot changes; racing writes publish whole entries (a record's final fields).
+     */
+    private final Front[] front = new Front[16];
 
     /** A stamper on the system clock. */
     public SchemaStamper(StampSettings stamp, SubjectStrategy subjects, String outputTopic, SchemaRegistryClient registry, int capacity) {
@@ -88,9 +97,8 @@ public final class SchemaStamper {
     public Stamping inspect(byte[] value) {
         int schemaId = WireFormat.schemaId(value);
         int[] indexes = format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null;
-        Object key = key(schemaId, indexes);
-        Entry entry = cache.get(key);
-        return checked(due(entry) ? resolved(key, entry, schemaId, indexes) : entry.verdict(), value);
+        Entry entry = entry(schemaId, indexes);
+        return checked(due(entry) ? resolved(key(schemaId, indexes), entry, schemaId, indexes) : entry.verdict(), value);
     }
 
     /**
@@ -101,10 +109,26 @@ public final class SchemaStamper {
      * @throws BadRecordException as {@link #inspect}
      */
     public Stamping remembered(byte[] value) {
-        int schemaId = WireFormat.schemaId(value);
-        Entry entry = cache.get(key(schemaId, format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null));
+        Entry entry = entry(WireFormat.schemaId(value), format == ValueFormat.PROTOBUF ? WireFormat.messageIndexes(value) : null);
         // a refusal due to be asked again needs a request: looked up beside the stream thread like a new schema
         return due(entry) ? null : checked(entry.verdict(), value);
+    }
+
+    /** The cache's entry for a value's schema (null: none), from {@link #front} where it holds the current one. */
+    private Entry entry(int schemaId, int[] indexes) {
+        if (indexes != null) {
+            return cache.get(key(schemaId, indexes));
+        }
+        int change = changes.get();     // before the map: a change made after this read invalidates what is taken now
+        Front taken = front[schemaId & (front.length - 1)];
+        if (taken != null && taken.schemaId == schemaId && taken.change == change) {
+            return taken.entry;
+        }
+        Entry entry = cache.get(schemaId);
+        if (entry != null) {
+            front[schemaId & (front.length - 1)] = new Front(schemaId, change, entry);
+        }
+        return entry;
     }
 
     /** The common cases (every Avro value, the first message of a Protobuf file) need no key object of their own. */
@@ -142,7 +166,7 @@ public final class SchemaStamper {
         Resolved answer = resolve(schemaId, indexes);
         Object verdict = answer.verdict();
         if (verdict instanceof BadRecordException refused && refused.code() == Code.UNKNOWN_SCHEMA) {
-            cache.remove(key);      // not remembered: the registry may learn the ID any moment
+            forget(key);      // not remembered: the registry may learn the ID any moment
             return verdict;
         }
         if (verdict instanceof BadRecordException refused && refused.code() == Code.OUTPUT_SCHEMA_REFUSED) {
@@ -171,7 +195,7 @@ public final class SchemaStamper {
             Entry entry = other.getValue();
             if (!other.getKey().equals(key) && entry.verdict() instanceof Stamping held && held.outputId() == outputId
                     && entry.output() != null && !entry.output().equals(output)) {
-                cache.replace(other.getKey(), entry, new Entry(entry.verdict(), 0, 0, entry.output()));
+                replace(other.getKey(), entry, new Entry(entry.verdict(), 0, 0, entry.output()));
             }
         }
     }
@@ -220,14 +244,14 @@ public final class SchemaStamper {
                 verdict = resolved(key, entry, schemaIdOf(key), indexesOf(key));
             } catch (RegistryUnavailableException outage) {
                 // its values wait set aside and are looked up like a new schema's, through the outage
-                cache.replace(key, entry, new Entry(entry.verdict(), 0, 0, entry.output()));
+                replace(key, entry, new Entry(entry.verdict(), 0, 0, entry.output()));
                 throw outage;
             }
             if (verdict instanceof Stamping again && again.outputId() == stamping.outputId() && served != null) {
                 // the same ID for the same schema: the registry only prints it otherwise; compared with its print from now on
                 Entry now = cache.get(key);
                 if (now != null && now.verdict() == again) {
-                    cache.replace(key, now, new Entry(again, NEVER, 0, served));
+                    replace(key, now, new Entry(again, NEVER, 0, served));
                 }
                 continue;
             }
@@ -307,6 +331,17 @@ public final class SchemaStamper {
         }
     }
 
+    /** Every change to {@link #cache} goes through these three, which count it. */
+    private void replace(Object key, Entry previous, Entry entry) {
+        cache.replace(key, previous, entry);
+        changes.incrementAndGet();
+    }
+
+    private void forget(Object key) {
+        cache.remove(key);
+        changes.incrementAndGet();
+    }
+
     private void remember(Object key, Entry resolved) {
         if (cache.size() >= capacity && !cache.containsKey(key)) {
             Iterator<Object> keys = cache.keySet().iterator();
@@ -316,6 +351,7 @@ public final class SchemaStamper {
             }
         }
         cache.put(key, resolved);
+        changes.incrementAndGet();
     }
 
     /**
@@ -325,6 +361,10 @@ public final class SchemaStamper {
      * @param output a {@link Stamping}'s output schema as the registry serves it under its output ID ({@link #recheck}), else null
      */
     private record Entry(Object verdict, long due, long pause, RegisteredSchema output) {
+    }
+
+    /** A cache entry as {@link #entry} took it, with the count of changes then. */
+    private record Front(int schemaId, int change, Entry entry) {
     }
 
     /** A verdict and, for a {@link Stamping}, the output schema registered for its output ID. */

@@ -2,6 +2,7 @@ package io.snowstamp.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.snowstamp.config.SchemaRegistrySettings.SubjectStrategy;
@@ -264,12 +265,48 @@ class SchemaStamperTest {
         assertThat(AvroStampingTest.decodeWhole(schema, after.stamp(value, 7L)).get("id")).isEqualTo(7L);
     }
 
+    /**
+     * The stream threads take a kept schema without a map lookup: a schema the recheck found lost (the registry restarted
+     * empty, the producer has not registered it again) is not served from there; its values are looked up again (set aside), not stamped with an output ID the registry no longer has.
+     */
+    @Test
+    void shouldNotServeAKeptSchemaTheRecheckChanged() throws Exception {
+        int input = registry.add(RegisteredSchema.AVRO, ORDER);
+        SchemaStamper stamper = stamper(ValueFormat.AVRO, SubjectStrategy.TOPIC, 10);
+        byte[] value = AvroStampingTest.framed(input, new byte[] {6, 'A', 'n', 'n'});
+        assertThat(stamper.remembered(value)).as("not seen yet").isNull();
+        int kept = stamper.inspect(value).outputId();
+        assertThat(stamper.remembered(value).outputId()).isEqualTo(kept);
+        assertThat(stamper.remembered(value).outputId()).as("taken again").isEqualTo(kept);
+
+        // restarted empty, the producer's schema registered again and another one under the kept output ID; the registry
+        // goes down after answering the recheck's first request: the schema is to be asked again, its values set aside
+        registry.schemas.clear();
+        registry.subjects.clear();
+        registry.add(RegisteredSchema.AVRO, ORDER);
+        registry.add(RegisteredSchema.AVRO, "\"string\"");
+        registry.answersBeforeDown = 1;
+        assertThat(catchThrowable(stamper::recheck)).isInstanceOf(RegistryUnavailableException.class);
+        registry.down = false;
+        assertThat(stamper.remembered(value)).as("to be asked again after the outage").isNull();
+        int registeredAgain = stamper.inspect(value).outputId();
+        assertThat(registeredAgain).isNotEqualTo(kept);
+        assertThat(stamper.remembered(value).outputId()).isEqualTo(registeredAgain);
+
+        registry.schemas.clear();       // restarted empty; the producer has not registered its schema again
+        registry.subjects.clear();
+        stamper.recheck();
+        assertThat(stamper.remembered(value)).as("lost: looked up again").isNull();
+    }
+
     private static final class MemoryRegistry implements SchemaRegistryClient {
         final Map<Integer, RegisteredSchema> schemas = new HashMap<>();
         final List<String> calls = new ArrayList<>();
         /** subject -> its schemas' IDs, oldest first */
         final Map<String, List<Integer>> subjects = new HashMap<>();
         boolean down;
+        /** When not negative: requests answered before the registry goes down. */
+        int answersBeforeDown = -1;
         /** The output subject's compatibility refuses every new version (HTTP 409/422). */
         boolean refusing;
 
@@ -321,6 +358,12 @@ class SchemaStamperTest {
         }
 
         private void check() {
+            if (answersBeforeDown == 0) {
+                down = true;
+                answersBeforeDown = -1;
+            } else if (answersBeforeDown > 0) {
+                answersBeforeDown--;
+            }
             if (down) {
                 throw new RegistryUnavailableException("the schema registry did not answer: down");
             }
