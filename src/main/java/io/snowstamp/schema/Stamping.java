@@ -143,6 +143,9 @@ public final class Stamping {
             return bytes;
         } catch (IOException | RuntimeException e) {
             throw new BadRecordException(Code.INVALID_VALUE, "the value does not decode with its Avro schema: " + e.getMessage());
+        } catch (StackOverflowError e) {
+            // a recursive value the walk could follow, nested too deep for Avro's reader on this thread's stack
+            throw new BadRecordException(Code.INVALID_VALUE, "the value is nested too deep to decode with its Avro schema");
         }
     }
 }

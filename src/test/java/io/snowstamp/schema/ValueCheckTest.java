@@ -1,6 +1,7 @@
 package io.snowstamp.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.google.protobuf.ByteString;
@@ -122,6 +123,117 @@ class ValueCheckTest {
         order.put("digest", new GenericData.Fixed(schema.getField("digest").schema(), new byte[] {1, 2}));
         order.put("price", 9.5);
         return order;
+    }
+
+    /**
+     * What Apache Avro's reader (1.12) refuses or reads, found by a review: counts past its collection limit and a
+     * negative block byte-size refused with {@code invalid-value} (the first escaped as a crash), enum symbols and union
+     * branches read as Avro reads an int (its bits past 32 dropped), each as Avro's own reader answers.
+     */
+    @Test
+    void shouldAnswerCollectionLimitsBlockSizesAndIndexesAsAvrosReaderDoes() {
+        String ints = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":{\"type\":\"array\",\"items\":\"int\"}}]}";
+        String map = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"int\"}}]}";
+        byte[] huge = new byte[11];
+        int end = Varints.write(Varints.zigZag(2_147_483_640L), huge, 0);
+        for (byte[] payload : new byte[][] {Arrays.copyOf(huge, end + 1), {1, 1, 2, 0}}) {
+            assertBothRefuse(ints, payload);
+        }
+        assertBothRefuse(map, new byte[] {1, 1, 2, 'k', 2, 0});
+
+        String enumSchema = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"B\"]}}]}";
+        String union = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"u\",\"type\":[\"null\",\"long\"]}]}";
+        byte[] b = {(byte) 0x82, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10};
+        assertBothRead(enumSchema, b, "B");
+        assertBothRead(union, new byte[] {(byte) 0x82, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10, 2}, 1L);
+        assertBothRead(union, new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10}, null);
+    }
+
+    /** Items that take no byte (null) count across the whole value, as Avro's reader counts them; none is walked one by one. */
+    @Test
+    void shouldBoundItemsOfNoByteAcrossTheValueAsAvrosReaderDoes() {
+        long limit = collectionAllocationLimit();
+        String nulls = "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":{\"type\":\"array\",\"items\":\"null\"}},"
+                + "{\"name\":\"b\",\"type\":{\"type\":\"array\",\"items\":\"null\"}}]}";
+        byte[] half = new byte[10];
+        int size = Varints.write(Varints.zigZag(limit / 2 + 1), half, 0);
+        java.io.ByteArrayOutputStream one = new java.io.ByteArrayOutputStream();
+        one.write(half, 0, size);
+        one.write(0);
+        one.write(0);       // the second array empty
+        avro(nulls).check(AvroStampingTest.framed(7, one.toByteArray()));      // (Avro's reader would allocate them all)
+        java.io.ByteArrayOutputStream two = new java.io.ByteArrayOutputStream();
+        two.write(half, 0, size);
+        two.write(0);
+        two.write(half, 0, size);
+        two.write(0);
+        assertBothRefuse(nulls, two.toByteArray());
+    }
+
+    /** Overwrite mode decodes: a recursive value nested past what Avro's reader can follow on the thread's stack is refused. */
+    @Test
+    void shouldRefuseAValueNestedTooDeepToDecodeWhenOverwriting() throws Exception {
+        String node = "{\"type\":\"record\",\"name\":\"Node\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"},"
+                + "{\"name\":\"next\",\"type\":[\"null\",\"Node\"]}]}";
+        Stamping stamping = Stamping.avro(node, 7, AvroEvolution.evolve(node, "id", OnExistingField.OVERWRITE), "id", 8);
+        java.io.ByteArrayOutputStream deep = new java.io.ByteArrayOutputStream();
+        for (int n = 0; n < 3_000; n++) {      // within the walk's reach on this stack (a frame a level), past the reader's
+            deep.write(0);      // id 0
+            deep.write(2);      // the next Node
+        }
+        deep.write(0);
+        deep.write(0);
+        byte[] value = AvroStampingTest.framed(7, deep.toByteArray());
+        Object[] outcome = new Object[1];
+        Thread small = new Thread(null, () -> {
+            stamping.check(value);
+            outcome[0] = catchThrowable(() -> stamping.stamp(value, 5L));
+        }, "one-megabyte-stack", 1024 * 1024);
+        small.start();
+        small.join();
+        assertThat(outcome[0]).isInstanceOf(BadRecordException.class);
+        assertThat(((BadRecordException) outcome[0]).code()).isEqualTo(Code.INVALID_VALUE);
+        assertThat(((BadRecordException) outcome[0]).getMessage()).contains("nested too deep to decode");
+    }
+
+    private static void assertBothRefuse(String schema, byte[] payload) {
+        assertInvalid(avro(schema), AvroStampingTest.framed(7, payload), "");
+        assertThat(catchThrowable(() -> avroRead(schema, payload))).as("Avro's reader refuses it too").isNotNull();
+    }
+
+    private static void assertBothRead(String schema, byte[] payload, Object first) {
+        avro(schema).check(AvroStampingTest.framed(7, payload));
+        try {
+            Object read = avroRead(schema, payload).get(0);
+            assertThat(read == null ? null : read instanceof Long ? read : read.toString()).isEqualTo(first);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The payload read whole by Apache Avro's own reader (nothing left over). */
+    private static GenericRecord avroRead(String schema, byte[] payload) throws java.io.IOException {
+        org.apache.avro.io.BinaryDecoder decoder = org.apache.avro.io.DecoderFactory.get().binaryDecoder(payload, null);
+        GenericRecord record = new org.apache.avro.generic.GenericDatumReader<GenericRecord>(new Schema.Parser().parse(schema)).read(null, decoder);
+        if (!decoder.isEnd()) {
+            throw new java.io.IOException("bytes left over");
+        }
+        return record;
+    }
+
+    /** Avro's limit on items of no byte in one value, as this JVM's heap sets it (found by asking it). */
+    private static long collectionAllocationLimit() {
+        long low = 0;
+        long high = Integer.MAX_VALUE;
+        while (low < high) {
+            long mid = (low + high + 1) / 2;
+            if (catchThrowable(() -> org.apache.avro.SystemLimitException.checkMaxCollectionAllocation(mid)) == null) {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return low;
     }
 
     private static Stamping avro() {
