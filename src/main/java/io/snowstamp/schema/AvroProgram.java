@@ -195,8 +195,10 @@ final class AvroProgram {
             SystemLimitException.checkMaxCollectionLength(total, count);
             total += count;
             if (item.zeroBytes && !keyed) {
-                // items of no byte: nothing to walk (a loop over them would be a CPU sink a few bytes can ask for)
+                // items of no byte: one walked answers for all (a loop over them would be a CPU sink a few bytes can ask
+                // for); one is walked, as a record that holds itself with no way out has no value (Avro's reader overflows)
                 SystemLimitException.checkMaxCollectionAllocation(count);
+                pos = item.walk(b, pos);
                 continue;
             }
             for (long n = 0; n < count; n++) {

@@ -168,6 +168,12 @@ class ValueCheckTest {
         two.write(half, 0, size);
         two.write(0);
         assertBothRefuse(nulls, two.toByteArray());
+
+        // an item of no byte that can have no value: a record that holds itself with no way out
+        String loop = "{\"type\":\"record\",\"name\":\"Top\",\"fields\":[{\"name\":\"a\",\"type\":{\"type\":\"array\",\"items\":"
+                + "{\"type\":\"record\",\"name\":\"Loop\",\"fields\":[{\"name\":\"n\",\"type\":\"null\"},{\"name\":\"again\",\"type\":\"Loop\"}]}}}]}";
+        assertBothRefuse(loop, new byte[] {2, 0});
+        avro(loop).check(AvroStampingTest.framed(7, new byte[] {0}));       // no item: a value
     }
 
     /** Overwrite mode decodes: a recursive value nested past what Avro's reader can follow on the thread's stack is refused. */
