@@ -20,6 +20,21 @@ import java.io.IOException;
  * varint). Immutable and thread-safe; the stream threads share one per input schema.
  */
 public final class Stamping {
+    static {
+        // the Avro classes an overwrite's decode may first use deep in a recursive value, initialised here on a shallow
+        // stack: a stack overflow inside a class's initialiser leaves the class unusable for every later value
+        for (String avroClass : new String[] {"org.apache.avro.generic.GenericData$Array", "org.apache.avro.util.Utf8",
+            "org.apache.avro.generic.PrimitivesArrays$IntArray", "org.apache.avro.generic.PrimitivesArrays$LongArray",
+            "org.apache.avro.generic.PrimitivesArrays$BooleanArray", "org.apache.avro.generic.PrimitivesArrays$FloatArray",
+            "org.apache.avro.generic.PrimitivesArrays$DoubleArray"}) {
+            try {
+                Class.forName(avroClass, true, Stamping.class.getClassLoader());
+            } catch (ClassNotFoundException another) {
+                // another Avro version: its classes load as they are used
+            }
+        }
+    }
+
     private final Evolution.Kind kind;
     private final int outputId;
     /** Protobuf: the field's tag; empty for Avro. */
