@@ -4,11 +4,8 @@ import io.snowstamp.bench.AvroSampleValues;
 import io.snowstamp.config.StampSettings.OnExistingField;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.io.EncoderFactory;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -21,7 +18,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
@@ -80,12 +76,7 @@ public class AvroCheckBenchmark {
                     record.put(f, text.toString().substring(0, Math.max(1, text.length() - (int) ((n * 31L + f * 17L) % 10))));
                 }
             }
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            out.write(framed, 0, 5);
-            BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-            new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
-            encoder.flush();
-            return out.toByteArray();
+            return AvroSampleValues.framed(record, 1);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

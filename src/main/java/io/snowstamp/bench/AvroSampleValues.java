@@ -52,11 +52,16 @@ public final class AvroSampleValues {
             String text = WORDS[(int) ((n + f) % WORDS.length)] + " " + WORDS[(int) ((n * 31 + f * 7) % WORDS.length)];
             record.put(f, (text + " ".repeat(18)).substring(0, FIELD_BYTES - 1));
         }
+        return framed(record, schemaId);
+    }
+
+    /** {@code record} encoded by Apache Avro and framed for a schema registry with {@code schemaId}. */
+    public static byte[] framed(GenericRecord record, int schemaId) {
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             out.write(ByteBuffer.allocate(5).put((byte) 0).putInt(schemaId).array());
             BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-            new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
+            new GenericDatumWriter<GenericRecord>(record.getSchema()).write(record, encoder);
             encoder.flush();
             return out.toByteArray();
         } catch (IOException e) {
