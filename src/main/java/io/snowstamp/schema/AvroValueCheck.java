@@ -39,20 +39,50 @@ final class AvroValueCheck implements ValueCheck {
      */
     private final boolean allocationScope;
 
+    /** The top-level fields before the one an overwrite replaces (null: none is). */
+    private final AvroProgram before;
+
     AvroValueCheck(Schema writer, int schemaId) {
-        this.writer = compile(writer, new HashMap<>());
+        this(writer, schemaId, -1);
+    }
+
+    /** {@code overwritten}: the position of the top-level field whose start {@link #fieldStart} finds (-1: none). */
+    AvroValueCheck(Schema writer, int schemaId, int overwritten) {
+        Map<String, AvroProgram> records = new HashMap<>();
+        this.writer = compile(writer, records);
         this.schemaId = schemaId;
         this.allocationScope = zeroByteItems(this.writer, new java.util.HashSet<>());
+        if (overwritten < 0) {
+            before = null;
+        } else {
+            before = new AvroProgram();
+            for (Schema.Field field : writer.getFields().subList(0, overwritten)) {
+                emit(field.schema(), before, records);
+            }
+            before.seal();
+        }
     }
 
     @Override
     public void check(byte[] value) {
-        int end;
+        int end = walk(writer, value);
+        if (end != value.length) {
+            throw invalid((value.length - end) + " bytes are left over after one value of its Avro schema");
+        }
+    }
+
+    /** Where the top-level field an overwrite replaces starts in {@code value}, a value {@link #check} accepted. */
+    int fieldStart(byte[] value) {
+        return walk(before, value);
+    }
+
+    /** The position after {@code program} walked over {@code value} from its first byte after the frame. */
+    private int walk(AvroProgram program, byte[] value) {
         if (allocationScope) {
             SystemLimitException.beginCollectionAllocationScope();
         }
         try {
-            end = writer.walk(value, WireFormat.HEADER_BYTES + touch(value));
+            return program.walk(value, WireFormat.HEADER_BYTES + touch(value));
         } catch (AvroProgram.Invalid e) {
             throw invalid(e.getMessage());
         } catch (AvroRuntimeException | UnsupportedOperationException e) {      // Avro's limits on collections (both kinds)
@@ -63,9 +93,6 @@ final class AvroValueCheck implements ValueCheck {
             if (allocationScope) {
                 SystemLimitException.endCollectionAllocationScope();
             }
-        }
-        if (end != value.length) {
-            throw invalid((value.length - end) + " bytes are left over after one value of its Avro schema");
         }
     }
 

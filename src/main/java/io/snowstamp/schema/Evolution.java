@@ -15,7 +15,7 @@ public record Evolution(Kind kind, String schema, int fieldNumber, String fullNa
         APPEND,
         /** the value as it is: the input schema has the field already ({@code stamp.on-existing-field=keep}) */
         KEEP,
-        /** Avro, the field there already ({@code overwrite}): the value decoded, the field set, encoded again */
+        /** Avro, the field there already ({@code overwrite}): the field's varint replaced by the ID's, in place */
         OVERWRITE
     }
 }

@@ -3,16 +3,7 @@ package io.snowstamp.schema;
 import io.snowstamp.BadRecordException;
 import io.snowstamp.BadRecordException.Code;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.io.EncoderFactory;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 
 /**
  * What one input schema's values get, per value: the frame's schema ID replaced by the output schema's,
@@ -20,40 +11,19 @@ import java.io.IOException;
  * varint). Immutable and thread-safe; the stream threads share one per input schema.
  */
 public final class Stamping {
-    static {
-        // the Avro classes an overwrite's decode may first use deep in a recursive value, initialised here on a shallow
-        // stack: a stack overflow inside a class's initialiser leaves the class unusable for every later value
-        for (String avroClass : new String[] {"org.apache.avro.generic.GenericData$Array", "org.apache.avro.util.Utf8",
-            "org.apache.avro.generic.PrimitivesArrays$IntArray", "org.apache.avro.generic.PrimitivesArrays$LongArray",
-            "org.apache.avro.generic.PrimitivesArrays$BooleanArray", "org.apache.avro.generic.PrimitivesArrays$FloatArray",
-            "org.apache.avro.generic.PrimitivesArrays$DoubleArray"}) {
-            try {
-                Class.forName(avroClass, true, Stamping.class.getClassLoader());
-            } catch (ClassNotFoundException another) {
-                // another Avro version: its classes load as they are used
-            }
-        }
-    }
-
     private final Evolution.Kind kind;
     private final int outputId;
     /** Protobuf: the field's tag; empty for Avro. */
     private final byte[] tag;
     private final boolean zigZag;
-    /** Avro, {@code overwrite}: the schema the value is decoded and written with; the field's position. */
-    private final Schema overwriteSchema;
-    private final int overwritePosition;
     private final ValueCheck check;
 
-    private Stamping(Evolution.Kind kind, int outputId, byte[] tag, boolean zigZag, Schema overwriteSchema, int overwritePosition,
-                     ValueCheck check) {
+    private Stamping(Evolution.Kind kind, int outputId, byte[] tag, boolean zigZag, ValueCheck check) {
         this.kind = kind;
         this.check = check;
         this.outputId = outputId;
         this.tag = tag;
         this.zigZag = zigZag;
-        this.overwriteSchema = overwriteSchema;
-        this.overwritePosition = overwritePosition;
     }
 
     /**
@@ -61,14 +31,14 @@ public final class Stamping {
      * output schema {@code outputId}.
      */
     public static Stamping avro(String input, int inputId, Evolution evolution, String field, int outputId) {
-        Schema overwrite = evolution.kind() == Evolution.Kind.OVERWRITE ? AvroEvolution.parse(evolution.schema()) : null;
-        return new Stamping(evolution.kind(), outputId, new byte[0], true, overwrite,
-                overwrite == null ? -1 : overwrite.getField(field).pos(), new AvroValueCheck(AvroEvolution.parse(input), inputId));
+        Schema writer = AvroEvolution.parse(input);
+        int overwritten = evolution.kind() == Evolution.Kind.OVERWRITE ? writer.getField(field).pos() : -1;
+        return new Stamping(evolution.kind(), outputId, new byte[0], true, new AvroValueCheck(writer, inputId, overwritten));
     }
 
     /** Protobuf values of input schema {@code inputId} evolved as {@code evolution}, written with output schema {@code outputId}. */
     public static Stamping protobuf(int inputId, Evolution evolution, int outputId) {
-        return new Stamping(evolution.kind(), outputId, Varints.bytes((long) evolution.fieldNumber() << 3), false, null, -1,
+        return new Stamping(evolution.kind(), outputId, Varints.bytes((long) evolution.fieldNumber() << 3), false,
                 // under keep the field is the input's own, of any type: nothing appended, no wire type to insist on
                 new ProtobufValueCheck(evolution.kind() == Evolution.Kind.APPEND ? evolution.fieldNumber() : 0, inputId));
     }
@@ -78,7 +48,7 @@ public final class Stamping {
      * text checked, by the JSON mode's code ({@link #json()}); here only the frame's schema ID is replaced ({@link #reframe}).
      */
     public static Stamping json(int outputId) {
-        return new Stamping(Evolution.Kind.APPEND, outputId, new byte[0], false, null, -1, JSON_TEXT);
+        return new Stamping(Evolution.Kind.APPEND, outputId, new byte[0], false, JSON_TEXT);
     }
 
     /** JSON Schema values: their text is checked where the ID is spliced in, by the JSON mode's code. */
@@ -139,28 +109,25 @@ public final class Stamping {
         return out;
     }
 
+    /**
+     * Avro, {@code overwrite}: the long field's varint replaced by the ID's, in place: every other byte is the producer's
+     * own, and nothing is decoded (a decode cost as much as the value asks: Avro's cap of null items in an 11-byte value
+     * was a second and a half). The value passed the check, so the field is whole where the walk finds it.
+     */
     private byte[] overwrite(byte[] value, long id) {
-        try {
-            BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(value, WireFormat.HEADER_BYTES,
-                    value.length - WireFormat.HEADER_BYTES, null);
-            GenericData.Record record = new GenericDatumReader<GenericData.Record>(overwriteSchema).read(null, decoder);
-            if (!decoder.isEnd()) {
-                throw new IOException("bytes left after the record");
-            }
-            record.put(overwritePosition, id);
-            ByteArrayOutputStream out = new ByteArrayOutputStream(value.length + 10);
-            out.write(new byte[WireFormat.HEADER_BYTES]);
-            BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
-            new GenericDatumWriter<GenericData.Record>(overwriteSchema).write(record, encoder);
-            encoder.flush();
-            byte[] bytes = out.toByteArray();
-            WireFormat.putSchemaId(bytes, outputId);
-            return bytes;
-        } catch (IOException | RuntimeException e) {
-            throw new BadRecordException(Code.INVALID_VALUE, "the value does not decode with its Avro schema: " + e.getMessage());
-        } catch (StackOverflowError e) {
-            // a recursive value the walk could follow, nested too deep for Avro's reader on this thread's stack
-            throw new BadRecordException(Code.INVALID_VALUE, "the value is nested too deep to decode with its Avro schema");
+        int start = ((AvroValueCheck) check).fieldStart(value);
+        int end = start;
+        while (value[end] < 0) {
+            end++;
         }
+        end++;
+        long encoded = Varints.zigZag(id);
+        int size = Varints.size(encoded);
+        byte[] out = new byte[value.length - (end - start) + size];
+        System.arraycopy(value, 0, out, 0, start);
+        Varints.write(encoded, out, start);
+        System.arraycopy(value, end, out, start + size, value.length - end);
+        WireFormat.putSchemaId(out, outputId);
+        return out;
     }
 }

@@ -154,8 +154,45 @@ class AvroStampingTest {
         assertThat(Stamping.avro(schema, INPUT_ID, evolution, "id", INPUT_ID).stamp(value, 99L)).isSameAs(value);
     }
 
+    /**
+     * {@code overwrite} replaces the field's varint in place: the fields around it keep the producer's bytes (a block with
+     * its byte size, which a decode and encode again would write as a plain count), and a million null items cost no
+     * decode (Avro's cap of them in a few bytes was a second and a half a value).
+     */
     @Test
-    void shouldOverwriteALongFieldByDecodingTheValue() throws IOException {
+    void shouldOverwriteALongFieldInPlaceKeepingEveryOtherByte() throws IOException {
+        String schema = "{\"type\":\"record\",\"name\":\"Top\",\"fields\":[{\"name\":\"a\",\"type\":{\"type\":\"array\",\"items\":\"long\"}},"
+                + "{\"name\":\"b\",\"type\":{\"type\":\"array\",\"items\":\"null\"}},{\"name\":\"id\",\"type\":\"long\"},"
+                + "{\"name\":\"tail\",\"type\":\"string\"}]}";
+        byte[] before = {3, 4, 2, 4, 0,             // a: a block of -2 items in 2 bytes (1, 2), then the end
+            (byte) 0x80, (byte) 0x89, 0x7A, 0};     // b: 1,000,000 nulls, then the end
+        byte[] after = {2, 'x'};                    // tail: "x"
+        byte[] payload = new byte[before.length + 1 + after.length];
+        System.arraycopy(before, 0, payload, 0, before.length);
+        payload[before.length] = 10;                // id: 5
+        System.arraycopy(after, 0, payload, before.length + 1, after.length);
+        byte[] value = framed(INPUT_ID, payload);
+        Evolution evolution = AvroEvolution.evolve(schema, "id", OnExistingField.OVERWRITE);
+        Stamping stamping = Stamping.avro(schema, INPUT_ID, evolution, "id", OUTPUT_ID);
+        stamping.check(value);
+
+        byte[] stamped = stamping.stamp(value, 912_099_150_311_464_960L);
+
+        long id = 912_099_150_311_464_960L;
+        byte[] varint = new byte[10];
+        int size = Varints.write(Varints.zigZag(id), varint, 0);
+        assertThat(java.util.Arrays.copyOfRange(stamped, 5, 5 + before.length)).isEqualTo(before);
+        assertThat(java.util.Arrays.copyOfRange(stamped, 5 + before.length, 5 + before.length + size))
+                .isEqualTo(java.util.Arrays.copyOf(varint, size));
+        assertThat(java.util.Arrays.copyOfRange(stamped, 5 + before.length + size, stamped.length)).isEqualTo(after);
+        GenericRecord read = decodeWhole(new Schema.Parser().parse(evolution.schema()), stamped);
+        assertThat(read.get("id")).isEqualTo(id);
+        assertThat(read.get("tail").toString()).isEqualTo("x");
+        assertThat(ByteBuffer.wrap(stamped, 1, 4).getInt()).isEqualTo(OUTPUT_ID);
+    }
+
+    @Test
+    void shouldOverwriteALongField() throws IOException {
         String schema = withIdField("long");
         Evolution evolution = AvroEvolution.evolve(schema, "id", OnExistingField.OVERWRITE);
 
