@@ -35,6 +35,8 @@ final class AvroProgram {
      * many {@link #LENGTH}s in a row, walked in a loop of their own (records are mostly text)
      */
     static final int LENGTHS = 13;
+    /** a record of no byte that holds itself with no way out: it has no value (Avro's reader recurses until it overflows) */
+    static final int NO_VALUE = 14;
 
     private final List<Integer> building = new ArrayList<>();
     private final List<AvroProgram[]> nestedBuilding = new ArrayList<>();
@@ -136,6 +138,7 @@ final class AvroProgram {
                 case ARRAY -> pos = blocks(b, pos, nested[ops[++i]][0], false);
                 case MAP -> pos = blocks(b, pos, nested[ops[++i]][0], true);
                 case RECORD -> pos = nested[ops[++i]][0].walk(b, pos);
+                case NO_VALUE -> throw new Invalid("a record that holds itself with no way out (and takes no byte) has no value");
                 default -> throw new IllegalStateException("operation " + ops[i]);
             }
         }

@@ -5,7 +5,6 @@ import io.snowstamp.BadRecordException.Code;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.SystemLimitException;
-import org.apache.avro.generic.GenericDatumReader;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -122,6 +121,13 @@ final class AvroValueCheck implements ValueCheck {
             return known;
         }
         AvroProgram program = new AvroProgram();
+        if (schema.getType() == Schema.Type.RECORD && zeroBytes(schema, identitySet())) {
+            // nothing to read: not walked field by field (a record sharing the next along many paths is exponential)
+            program.op(finite(schema, new java.util.IdentityHashMap<>()) ? AvroProgram.NOTHING : AvroProgram.NO_VALUE);
+            program.seal();
+            records.put(schema.getFullName(), program);
+            return program;
+        }
         if (schema.getType() == Schema.Type.RECORD) {
             records.put(schema.getFullName(), program);     // before its fields: a field of its own type refers to it
             for (Schema.Field field : schema.getFields()) {
@@ -180,8 +186,45 @@ final class AvroValueCheck implements ValueCheck {
 
     private static AvroProgram element(Schema schema, Map<String, AvroProgram> records) {
         AvroProgram element = compile(schema, records);
-        element.zeroBytes = GenericDatumReader.isZeroByteSchema(schema);
+        element.zeroBytes = zeroBytes(schema, identitySet());
         return element;
+    }
+
+    /**
+     * Whether values of {@code schema} take no byte, as Avro's {@code GenericDatumReader.isZeroByteSchema} says, each record
+     * looked at once: Avro's own walk looks at a record again along every path to it (a record whose two fields share the
+     * next one, forty deep, would take 2^40 steps at the schema's first value). Every step is an "and", so a record seen
+     * before is either still being looked at (a record that holds itself adds no byte, as Avro counts it) or took none.
+     */
+    static boolean zeroBytes(Schema schema, java.util.Set<Schema> seen) {
+        return switch (schema.getType()) {
+            case NULL -> true;
+            case FIXED -> schema.getFixedSize() == 0;
+            case RECORD -> !seen.add(schema) || schema.getFields().stream().allMatch(field -> zeroBytes(field.schema(), seen));
+            default -> false;
+        };
+    }
+
+    /**
+     * Whether a record of no byte has a value: none holds itself through its records' fields (each field is a value every
+     * value must have, and a record of no byte has no union to end it).
+     */
+    private static boolean finite(Schema record, Map<Schema, Boolean> done) {
+        Boolean known = done.putIfAbsent(record, false);       // false while under way: met again, a loop
+        if (known != null) {
+            return known;
+        }
+        for (Schema.Field field : record.getFields()) {
+            if (field.schema().getType() == Schema.Type.RECORD && !finite(field.schema(), done)) {
+                return false;
+            }
+        }
+        done.put(record, true);
+        return true;
+    }
+
+    private static java.util.Set<Schema> identitySet() {
+        return java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     }
 
 

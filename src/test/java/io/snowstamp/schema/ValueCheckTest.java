@@ -206,6 +206,50 @@ class ValueCheckTest {
         assertThat(java.util.Arrays.copyOfRange(stamped, 6, stamped.length)).isEqualTo(java.util.Arrays.copyOfRange(value, 6, value.length));
     }
 
+    /** Which element types take no byte, as Avro's reader tells them (its allocation bound counts their items). */
+    @Test
+    void shouldTellTheTypesOfNoByteAsAvroDoes() {
+        for (String schema : new String[] {"\"null\"", "\"int\"", "{\"type\":\"fixed\",\"name\":\"F0\",\"size\":0}",
+            "{\"type\":\"fixed\",\"name\":\"F1\",\"size\":1}", "[\"null\"]",
+            "{\"type\":\"record\",\"name\":\"N\",\"fields\":[{\"name\":\"a\",\"type\":\"null\"}]}",
+            "{\"type\":\"record\",\"name\":\"E\",\"fields\":[]}",
+            "{\"type\":\"record\",\"name\":\"L\",\"fields\":[{\"name\":\"n\",\"type\":\"null\"},{\"name\":\"again\",\"type\":\"L\"}]}",
+            "{\"type\":\"record\",\"name\":\"A\",\"fields\":[{\"name\":\"b\",\"type\":{\"type\":\"record\",\"name\":\"B\","
+                    + "\"fields\":[{\"name\":\"a\",\"type\":\"A\"}]}}]}",
+            "{\"type\":\"record\",\"name\":\"A\",\"fields\":[{\"name\":\"b\",\"type\":{\"type\":\"record\",\"name\":\"B\","
+                    + "\"fields\":[{\"name\":\"a\",\"type\":\"A\"},{\"name\":\"x\",\"type\":\"int\"}]}}]}",
+            "{\"type\":\"record\",\"name\":\"S\",\"fields\":[{\"name\":\"one\",\"type\":{\"type\":\"record\",\"name\":\"T\","
+                    + "\"fields\":[{\"name\":\"n\",\"type\":\"null\"}]}},{\"name\":\"two\",\"type\":\"T\"},{\"name\":\"s\",\"type\":\"string\"}]}"}) {
+            Schema parsed = new Schema.Parser().parse(schema);
+            assertThat(AvroValueCheck.zeroBytes(parsed, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>())))
+                    .as(schema).isEqualTo(org.apache.avro.generic.GenericDatumReader.isZeroByteSchema(parsed));
+        }
+    }
+
+    /**
+     * A record whose two fields share the next record, forty deep, ending in a null: Avro's own test of no byte looks at
+     * the last one along each of 2^40 paths; the check looks at each record once (the second review's schema).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 30, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldCompileARecordSharedAlongManyPathsOnce() {
+        StringBuilder schema = new StringBuilder();
+        int depth = 40;
+        for (int n = 0; n < depth; n++) {
+            schema.append("{\"type\":\"record\",\"name\":\"R").append(n).append("\",\"fields\":[{\"name\":\"a\",\"type\":");
+        }
+        schema.append("\"null\"");
+        for (int n = depth - 1; n >= 0; n--) {
+            schema.append("},{\"name\":\"b\",\"type\":").append(n == depth - 1 ? "\"null\"" : "\"R" + (n + 1) + "\"").append("}]}");
+        }
+        String top = "{\"type\":\"record\",\"name\":\"Top\",\"fields\":[{\"name\":\"items\",\"type\":{\"type\":\"array\",\"items\":"
+                + schema + "}}]}";
+
+        Stamping stamping = avro(top);
+
+        stamping.check(AvroStampingTest.framed(7, new byte[] {2, 0}));      // one item of no byte, then the end
+    }
+
     private static void assertBothRefuse(String schema, byte[] payload) {
         assertInvalid(avro(schema), AvroStampingTest.framed(7, payload), "");
         assertThat(catchThrowable(() -> avroRead(schema, payload))).as("Avro's reader refuses it too").isNotNull();
