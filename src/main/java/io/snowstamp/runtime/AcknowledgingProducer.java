@@ -1,6 +1,7 @@
 package io.snowstamp.runtime;
 
 import io.snowstamp.ownership.WriteAcks;
+import io.snowstamp.stream.ProducerFlushes;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;
@@ -27,7 +28,8 @@ import java.util.function.LongConsumer;
  * wait for. The same producer keeps the changelog's order: a task's writes are never split over two producers, so the
  * newest record of a partition is always its newest state. Under exactly-once, a commit whose offsets Kafka Streams left
  * empty carries the committed offsets of the input partitions it wrote for, so that the group coordinator checks the
- * thread's generation ({@link GenerationCheck}).
+ * thread's generation ({@link GenerationCheck}). Under at-least-once, its flushes and failed sends are told to the tasks of
+ * its stream thread ({@link ProducerFlushes}): the proof that records set aside and stamped are durable.
  */
 final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     private final Producer<byte[], byte[]> producer;
@@ -35,6 +37,8 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     private final WriteAcks acks;
     /** Null: not transactional. */
     private final GenerationCheck generation;
+    /** At-least-once: what the tasks' records set aside learn of this producer's flushes; null when transactional. */
+    private final ProducerFlushes flushes;
     /** The partition numbers the open transaction wrote to; on the stream thread, the producer's only caller. */
     private final BitSet written = new BitSet();
     /** Records sent in the open transaction (the fault tests' freeze before a flush). */
@@ -47,6 +51,7 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
         this.producer = producer;
         this.acks = acks;
         this.generation = generation;
+        this.flushes = generation == null ? new ProducerFlushes() : null;
         this.fetchTimeout = transactionTimeout.dividedBy(2);
     }
 
@@ -57,17 +62,31 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
         }
         sends++;
         LongConsumer acknowledged = acks == null ? null : acks.onSend(record.topic(), record.partition(), record.key(), record.value());
-        if (acknowledged == null) {
+        if (acknowledged == null && flushes == null) {
             return producer.send(record, callback);
         }
-        return producer.send(record, (metadata, error) -> {
-            if (error == null) {
-                acknowledged.accept(metadata.offset());
+        if (flushes != null) {
+            flushes.sending();
+        }
+        try {
+            return producer.send(record, (metadata, error) -> {
+                if (error == null) {
+                    if (acknowledged != null) {
+                        acknowledged.accept(metadata.offset());
+                    }
+                } else if (flushes != null) {
+                    flushes.failed();
+                }
+                if (callback != null) {
+                    callback.onCompletion(metadata, error);
+                }
+            });
+        } catch (RuntimeException e) {
+            if (flushes != null) {
+                flushes.failed();
             }
-            if (callback != null) {
-                callback.onCompletion(metadata, error);
-            }
-        });
+            throw e;
+        }
     }
 
     @Override
@@ -122,6 +141,9 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
     public void flush() {
         freeze.beforeFlush(sends);
         producer.flush();
+        if (flushes != null) {
+            flushes.flushed();
+        }
     }
 
     @Override

@@ -26,8 +26,14 @@ final class PauseBuffer {
     private final KeyValueStore<Long, Record<byte[], byte[]>> store;
     /** The task's commits so far (null: exactly-once, a record taken out is deleted at once). */
     private final LongSupplier commits;
-    /** Taken out, not yet deleted, oldest first: {the number after the last taken out, the commits when taken out}. */
+    /**
+     * Taken out, not yet deleted, oldest first: {the number after the last taken out, the commits when taken out, the
+     * producer's flushes then ({@link #UNKNOWN}: not known)}.
+     */
     private final ArrayDeque<long[]> taken = new ArrayDeque<>();
+    private static final long UNKNOWN = Long.MAX_VALUE;
+    /** The flushes of the producer the records taken out were sent with (null: none known). */
+    private ProducerFlushes flushes;
     private long deleted;   // the records taken out below this number are deleted: the store holds [deleted, head) until then
     private final long holesBelow;  // a number below this may be missing from the store (restored with gaps)
     private long head;      // next sequence to stamp
@@ -58,6 +64,9 @@ final class PauseBuffer {
         gaps = count < tail - head;
         deleted = head;
         holesBelow = gaps ? tail : head;
+        if (commits != null) {
+            PendingStore.onCommit(store, this::releaseFlushed);
+        }
     }
 
     /** No record waits (records taken out may still be in the store, see {@link #awaitsCommit}). */
@@ -112,13 +121,25 @@ final class PauseBuffer {
         }
         if (commits != null) {
             long now = commits.getAsLong();
+            long flushed = flushedNow();
             long[] last = taken.peekLast();
-            if (last != null && last[1] == now) {
+            if (last != null && last[1] == now && last[2] == flushed) {
                 last[0] = head;
             } else {
-                taken.addLast(new long[] {head, now});
+                taken.addLast(new long[] {head, now, flushed});
             }
         }
+    }
+
+    /** The flushes of the producer this thread sends with (its output of the record taken out went there); UNKNOWN: none. */
+    private long flushedNow() {
+        ProducerFlushes now = ProducerFlushes.ofThisThread();
+        if (now != flushes) {
+            // another producer (or none): what the records taken out so far were sent with no longer answers for them
+            taken.forEach(entry -> entry[2] = UNKNOWN);
+            flushes = now;
+        }
+        return now == null ? UNKNOWN : now.flushes();
     }
 
     /** Records taken out are still in the store, to be deleted once a commit passed. */
@@ -132,7 +153,25 @@ final class PauseBuffer {
      * commit's producer flush since then returned ({@link PendingStore}).
      */
     void release() {
-        while (!taken.isEmpty() && taken.peekFirst()[1] < commits.getAsLong()) {
+        release(true);
+    }
+
+    /**
+     * At the end of a commit (the last one before the task closes, too): deletes the records taken out whose output the
+     * producer's flushes prove durable ({@link ProducerFlushes}); the commit count proves nothing here.
+     */
+    void releaseFlushed() {
+        release(false);
+    }
+
+    private void release(boolean processing) {
+        while (!taken.isEmpty()) {
+            long[] oldest = taken.peekFirst();
+            boolean durable = processing && oldest[1] < commits.getAsLong()
+                    || oldest[2] != UNKNOWN && flushes.durableAfter(oldest[2]);
+            if (!durable) {
+                return;
+            }
             long below = taken.pollFirst()[0];
             for (; deleted < below; deleted++) {
                 if (deleted >= holesBelow || store.get(deleted) != null) {      // no tombstone for a number never held

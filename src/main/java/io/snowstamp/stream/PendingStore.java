@@ -2,15 +2,21 @@ package io.snowstamp.stream;
 
 import io.snowstamp.state.StoreLayer;
 import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.internals.WrappedStateStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -35,11 +41,24 @@ import java.util.function.LongSupplier;
  * flush: the other failures close the task dirty (or stop the thread), and a task started again builds a new
  * {@link PauseBuffer} from the store. Kafka Streams' internal processing threads would break the argument: snowstamp never
  * enables them.
+ *
+ * <p>That proof needs the task's processing after the commit, which the last commit before a task closes (a clean stop, a
+ * rebalance) never has: the records stamped since the commit before it stayed in the store, and a task started again
+ * without the output read (the tail guard off) stamped them again. So at the end of every commit ({@code
+ * StateStore.commit}, from {@code StreamTask.postCommit}, after the producer flush of a commit that flushed) the store
+ * runs its {@link #onCommit} hook: the buffer deletes what the producer's own flushes prove durable ({@link
+ * ProducerFlushes}), a proof that holds there, where the commit count's does not (Kafka Streams' shutdown post-commits a
+ * task whose flush failed as well).
  */
 final class PendingStore extends WrappedStateStore<KeyValueStore<Long, Record<byte[], byte[]>>, Long, Record<byte[], byte[]>>
         implements KeyValueStore<Long, Record<byte[], byte[]>> {
+    private static final Logger log = LoggerFactory.getLogger(PendingStore.class);
     /** Cache flushes of the task's commits; read and written on its stream thread only. */
     private long commits;
+    /** Run at the end of each commit (null: none); the stream thread's. */
+    private Runnable committed;
+    /** The task's context (its record context tells whether a write can be logged now). */
+    private StateStoreContext context;
 
     private PendingStore(KeyValueStore<Long, Record<byte[], byte[]>> wrapped) {
         super(wrapped);
@@ -55,6 +74,35 @@ final class PendingStore extends WrappedStateStore<KeyValueStore<Long, Record<by
     /** {@code builder}'s store, counting commits. */
     static StoreBuilder<KeyValueStore<Long, Record<byte[], byte[]>>> builder(StoreBuilder<KeyValueStore<Long, Record<byte[], byte[]>>> builder) {
         return StoreLayer.over(builder, PendingStore::new);
+    }
+
+    /** Runs {@code hook} at the end of each commit of {@code store}'s task (replacing an earlier incarnation's); no-op unless counted. */
+    static void onCommit(StateStore store, Runnable hook) {
+        PendingStore pending = store instanceof PendingStore own ? own
+                : store instanceof WrappedStateStore<?, ?, ?> wrapper ? wrapper.findInner(PendingStore.class) : null;
+        if (pending != null) {
+            pending.committed = hook;
+        }
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        this.context = context;
+        super.init(context, root);
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        super.commit(changelogOffsets);
+        // a delete is logged with the task's record context: none before the task processed anything (nothing to delete)
+        if (committed != null && (!(context instanceof ProcessorContext<?, ?> processing) || processing.recordMetadata().isPresent())) {
+            try {
+                committed.run();
+            } catch (RuntimeException e) {
+                // the entries stay for the proof by commit counts, or the next owner (a copy at worst): the commit stands
+                log.info("{}: the records stamped from this store stay in it until a later commit: {}", name(), e.getMessage());
+            }
+        }
     }
 
     @Override

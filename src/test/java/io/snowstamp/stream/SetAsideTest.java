@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -142,6 +143,71 @@ class SetAsideTest {
         punctuate();
 
         assertThat(keys(store)).isEmpty();
+    }
+
+    /**
+     * At-least-once, the end of a commit (the last before a task closes has no processing after it): the records taken out
+     * go when the producer's flushes prove their output durable — a flush after their sends and no send failed since —
+     * and stay otherwise, for the proof by commit counts in the task's processing.
+     */
+    @Test
+    void shouldDeleteTheRecordsTakenOutAtTheEndOfACommitWhoseFlushMadeTheirOutputDurable() {
+        ProducerFlushes producer = new ProducerFlushes();
+        producer.sending();         // this thread sends with it, as a stream thread with its producer
+        KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
+        SetAside aside = setAside(new PauseBuffer(store));
+        hold(aside, 7);
+        hold(aside, 8);
+        punctuate();
+        assertThat(stamped).containsExactly(7L, 8L);
+
+        ((PendingStore) store).commit(Map.of());
+        assertThat(keys(store)).as("a commit with no flush since their sends").containsExactly(0L, 1L);
+
+        producer.flushed();
+        ((PendingStore) store).commit(Map.of());
+        assertThat(keys(store)).as("flushed, no send failed").isEmpty();
+    }
+
+    @Test
+    void shouldKeepTheRecordsTakenOutAtTheEndOfACommitWhenASendFailedBeforeItsFlush() {
+        ProducerFlushes producer = new ProducerFlushes();
+        producer.sending();
+        KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
+        SetAside aside = setAside(new PauseBuffer(store));
+        hold(aside, 7);
+        punctuate();
+
+        producer.failed();          // a send of the thread failed: its flush proves nothing
+        producer.flushed();
+        ((PendingStore) store).commit(Map.of());
+        assertThat(keys(store)).containsExactly(0L);
+
+        producer.flushed();         // a later clean flush does not answer for a send made before the failure
+        ((PendingStore) store).commit(Map.of());
+        assertThat(keys(store)).containsExactly(0L);
+
+        ((PendingStore) store).flushCache();    // the commit's flush returned: the task processes again
+        punctuate();
+        assertThat(keys(store)).isEmpty();
+    }
+
+    @Test
+    void shouldKeepTheRecordsTakenOutAtTheEndOfACommitWhenTheirProducerIsNotTheOneThatFlushed() {
+        new ProducerFlushes().sending();
+        KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
+        SetAside aside = setAside(new PauseBuffer(store));
+        hold(aside, 7);
+        punctuate();
+        hold(aside, 8);
+
+        ProducerFlushes replaced = new ProducerFlushes();   // the thread's producer made again
+        replaced.sending();
+        punctuate();
+        replaced.flushed();
+        ((PendingStore) store).commit(Map.of());
+
+        assertThat(keys(store)).as("7 went out on the earlier producer").containsExactly(0L, 1L);
     }
 
     /**

@@ -9,8 +9,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,6 +43,14 @@ public final class StampedRecords {
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return p;
+    }
+
+    /** The keys of {@code changelog} whose newest record is not a tombstone: the store entries not deleted. */
+    public static List<String> undeleted(String bootstrapServers, String changelog) {
+        Map<String, Boolean> held = new TreeMap<>();
+        TopicReader.readToEnd(committedReader(bootstrapServers), changelog, Duration.ofSeconds(30),
+                record -> held.put(Arrays.toString(record.key()), record.value() != null));
+        return held.entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey).toList();
     }
 
     /** Reads {@code topic} read_committed up to its current end, in offset order per partition. */

@@ -139,8 +139,8 @@ class PostgresConsumerIT extends OnSharedBroker {
             try (ChildJvm second = stamper.restartAfterCrash(refusal -> timeline.mark("restart refused: %s", refusal))) {
                 Verification verify = Verification.awaitStamped(broker.bootstrapServers(), topics, 3 * BATCH);
                 // the uncommitted batch again, and records set aside at the first start that were stamped within the commit
-                // before the kill (they leave the store only after a later commit; without the output read they go
-                // again: consuming.md): at least the batch, never a duplicate ID, nothing missing
+                // before the kill (they leave the store at the end of a commit after their stamping, and the
+                // kill may come before that; without the output read they go again: consuming.md): at least the batch, never a duplicate ID, nothing missing
                 assertThat(verify.summaryLine()).as(verify.toString())
                         .startsWith("records=").contains(" duplicates=0 missing=0 extra=");
                 assertThat(verify.extra()).as(verify.toString()).isGreaterThanOrEqualTo(BATCH);

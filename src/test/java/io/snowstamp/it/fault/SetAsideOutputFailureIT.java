@@ -1,6 +1,5 @@
 package io.snowstamp.it.fault;
 
-import io.snowstamp.recovery.TopicReader;
 import io.snowstamp.testing.ChildJvm;
 import io.snowstamp.testing.NumberedProducer;
 import io.snowstamp.testing.OnSharedBroker;
@@ -48,10 +47,7 @@ class SetAsideOutputFailureIT extends OnSharedBroker {
         NumberedProducer.send(broker.bootstrapServers(), topics.in(), 0, RECORDS);
         Stamper spec = Stamper.of(work, broker.bootstrapServers(), TestBroker.unique("app"), topics, "aside-1")
                 .with("processing.guarantee", "at_least_once")
-                // the resume point 6 s ahead, at most 1 s of lead, pause: every record waits set aside for ~5 s
-                .with("recovery.takeover-gap", "6s")
-                .with("id.max-lead", "1s")
-                .with("id.on-excess-lead", "pause")
+                .settingRecordsAsideAtStart()
                 // the input offsets of the records set aside commit while they wait
                 .with("kafka.commit.interval.ms", "100");
 
@@ -72,21 +68,13 @@ class SetAsideOutputFailureIT extends OnSharedBroker {
             assertThat(stamper.isAlive()).as(stamper.logs()).isTrue();
             // and the entries go once a commit passed: Kafka Streams' commits reach the store's count outside the driver too
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            List<String> held = undeleted(spec.applicationId() + "-pending-records-changelog");
+            List<String> held = StampedRecords.undeleted(broker.bootstrapServers(), spec.applicationId() + "-pending-records-changelog");
             while (!held.isEmpty() && System.nanoTime() < deadline) {
                 TimeUnit.SECONDS.sleep(1);
-                held = undeleted(spec.applicationId() + "-pending-records-changelog");
+                held = StampedRecords.undeleted(broker.bootstrapServers(), spec.applicationId() + "-pending-records-changelog");
             }
             assertThat(held).as("store entries never deleted\n%s", stamper.logs()).isEmpty();
         }
-    }
-
-    /** The keys whose last record in {@code changelog} is not a tombstone: the store entries not deleted. */
-    private List<String> undeleted(String changelog) {
-        Map<String, Boolean> held = new java.util.TreeMap<>();
-        TopicReader.readToEnd(StampedRecords.committedReader(broker.bootstrapServers()), changelog, Duration.ofSeconds(30),
-                record -> held.put(java.util.Arrays.toString(record.key()), record.value() != null));
-        return held.entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey).toList();
     }
 
     private void maxMessageBytes(String topic, String bytes) throws Exception {
