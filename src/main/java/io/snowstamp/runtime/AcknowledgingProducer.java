@@ -51,7 +51,7 @@ final class AcknowledgingProducer implements Producer<byte[], byte[]> {
         this.producer = producer;
         this.acks = acks;
         this.generation = generation;
-        this.flushes = generation == null ? new ProducerFlushes() : null;
+        this.flushes = generation == null ? new ProducerFlushes(this::flush) : null;
         this.fetchTimeout = transactionTimeout.dividedBy(2);
     }
 

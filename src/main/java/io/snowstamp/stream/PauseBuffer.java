@@ -34,6 +34,12 @@ final class PauseBuffer {
     private static final long UNKNOWN = Long.MAX_VALUE;
     /** The flushes of the producer the records taken out were sent with (null: none known). */
     private ProducerFlushes flushes;
+    /** The stream thread of the task (the state updater's thread also commits stores: of tasks restoring, of standbys). */
+    private final Thread owner = Thread.currentThread();
+    /** Run at the end of each commit of the task, until the one after this incarnation closed. */
+    private final Runnable committed = this::releaseFlushed;
+    /** This incarnation's processor closed: the next commit is its last (a rebalance's, before the task moves). */
+    private boolean closing;
     private long deleted;   // the records taken out below this number are deleted: the store holds [deleted, head) until then
     private final long holesBelow;  // a number below this may be missing from the store (restored with gaps)
     private long head;      // next sequence to stamp
@@ -65,7 +71,7 @@ final class PauseBuffer {
         deleted = head;
         holesBelow = gaps ? tail : head;
         if (commits != null) {
-            PendingStore.onCommit(store, this::releaseFlushed);
+            PendingStore.onCommit(store, null, committed);
         }
     }
 
@@ -156,12 +162,30 @@ final class PauseBuffer {
         release(true);
     }
 
+    /** The task's processor closed: the commit that follows (a rebalance's) is this incarnation's last. */
+    void closing() {
+        closing = true;
+    }
+
     /**
      * At the end of a commit (the last one before the task closes, too): deletes the records taken out whose output the
-     * producer's flushes prove durable ({@link ProducerFlushes}); the commit count proves nothing here.
+     * producer's flushes prove durable ({@link ProducerFlushes}); the commit count proves nothing here. The commit after
+     * the processor closed (a task moving in a rebalance) is the last: its deletes are flushed before the task is handed
+     * over, so that its next owner restores none of them, and the hook is gone before the store serves anything else
+     * (a standby made of it, a restore).
      */
     void releaseFlushed() {
+        if (Thread.currentThread() != owner) {
+            return;
+        }
+        long before = deleted;
         release(false);
+        if (closing) {
+            PendingStore.onCommit(store, committed, null);
+            if (deleted > before && flushes != null) {
+                flushes.flushNow();
+            }
+        }
     }
 
     private void release(boolean processing) {

@@ -76,11 +76,15 @@ final class PendingStore extends WrappedStateStore<KeyValueStore<Long, Record<by
         return StoreLayer.over(builder, PendingStore::new);
     }
 
-    /** Runs {@code hook} at the end of each commit of {@code store}'s task (replacing an earlier incarnation's); no-op unless counted. */
-    static void onCommit(StateStore store, Runnable hook) {
+    /**
+     * Runs {@code hook} at the end of each commit of {@code store}'s task in place of {@code replaced} (null: whatever ran
+     * before, an earlier incarnation's); a null hook runs nothing. Nothing is replaced but {@code replaced}, so that a
+     * closed incarnation's last call cannot remove the next one's. A no-op unless the store counts commits.
+     */
+    static void onCommit(StateStore store, Runnable replaced, Runnable hook) {
         PendingStore pending = store instanceof PendingStore own ? own
                 : store instanceof WrappedStateStore<?, ?, ?> wrapper ? wrapper.findInner(PendingStore.class) : null;
-        if (pending != null) {
+        if (pending != null && (replaced == null || pending.committed == replaced)) {
             pending.committed = hook;
         }
     }
@@ -99,8 +103,10 @@ final class PendingStore extends WrappedStateStore<KeyValueStore<Long, Record<by
             try {
                 committed.run();
             } catch (RuntimeException e) {
-                // the entries stay for the proof by commit counts, or the next owner (a copy at worst): the commit stands
-                log.info("{}: the records stamped from this store stay in it until a later commit: {}", name(), e.getMessage());
+                // a delete's send refused (or an earlier delete's failure, which the send reports and clears: only deletes
+                // are sent after the commit's flush). The entries stay for the proof by commit counts, or the next owner:
+                // a copy at worst; the commit stands
+                log.warn("{}: the records stamped from this store stay in it until a later commit: {}", name(), e.getMessage());
             }
         }
     }

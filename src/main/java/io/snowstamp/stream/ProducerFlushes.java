@@ -28,6 +28,13 @@ public final class ProducerFlushes {
     private long failuresAtFlush;
     /** The newest flush before whose return, and after the one before it, a send failed (0: none). */
     private long lastFailed;
+    /** The producer's flush (which tells {@link #flushed}). */
+    private final Runnable flush;
+
+    /** @param flush the producer's flush, which then tells {@link #flushed} */
+    public ProducerFlushes(Runnable flush) {
+        this.flush = flush;
+    }
 
     /** A send on the calling thread: its tasks find this producer's flushes from now on. */
     public void sending() {
@@ -49,6 +56,11 @@ public final class ProducerFlushes {
             failuresAtFlush = now;
             lastFailed = flushes;
         }
+    }
+
+    /** Flushes the producer now, on its stream thread (the deletes of a task about to move, before it moves). */
+    void flushNow() {
+        flush.run();
     }
 
     /** The flushes of the producer the calling thread sent with last; null when none told it of a send. */

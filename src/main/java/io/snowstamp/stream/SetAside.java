@@ -219,9 +219,10 @@ final class SetAside {
         }
     }
 
-    /** The task closes: the records stay in the store for the next owner. */
+    /** The task closes: the records stay in the store for the next owner (those stamped leave at the closing commit's end). */
     void close() {
         closed = true;
+        paused.closing();
         if (drain != null) {
             drain.cancel();
             drain = null;

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ProducerFlushesTest {
     @Test
     void shouldProveASendDurableOnlyOnceALaterFlushReturnedWithNoFailureSinceTheFlushBeforeIt() {
-        ProducerFlushes flushes = new ProducerFlushes();
+        ProducerFlushes flushes = new ProducerFlushes(() -> { });
 
         assertThat(flushes.durableAfter(0)).as("no flush yet").isFalse();
         flushes.flushed();
@@ -26,7 +26,7 @@ class ProducerFlushesTest {
 
     @Test
     void shouldBeFoundByTheThreadThatSentWithIt() throws InterruptedException {
-        ProducerFlushes flushes = new ProducerFlushes();
+        ProducerFlushes flushes = new ProducerFlushes(() -> { });
         flushes.sending();
         ProducerFlushes[] seen = new ProducerFlushes[1];
         Thread other = new Thread(() -> seen[0] = ProducerFlushes.ofThisThread());

@@ -152,7 +152,7 @@ class SetAsideTest {
      */
     @Test
     void shouldDeleteTheRecordsTakenOutAtTheEndOfACommitWhoseFlushMadeTheirOutputDurable() {
-        ProducerFlushes producer = new ProducerFlushes();
+        ProducerFlushes producer = producer();
         producer.sending();         // this thread sends with it, as a stream thread with its producer
         KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
         SetAside aside = setAside(new PauseBuffer(store));
@@ -171,7 +171,7 @@ class SetAsideTest {
 
     @Test
     void shouldKeepTheRecordsTakenOutAtTheEndOfACommitWhenASendFailedBeforeItsFlush() {
-        ProducerFlushes producer = new ProducerFlushes();
+        ProducerFlushes producer = producer();
         producer.sending();
         KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
         SetAside aside = setAside(new PauseBuffer(store));
@@ -194,20 +194,74 @@ class SetAsideTest {
 
     @Test
     void shouldKeepTheRecordsTakenOutAtTheEndOfACommitWhenTheirProducerIsNotTheOneThatFlushed() {
-        new ProducerFlushes().sending();
+        producer().sending();
         KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
         SetAside aside = setAside(new PauseBuffer(store));
         hold(aside, 7);
         punctuate();
         hold(aside, 8);
 
-        ProducerFlushes replaced = new ProducerFlushes();   // the thread's producer made again
+        ProducerFlushes replaced = producer();   // the thread's producer made again
         replaced.sending();
         punctuate();
         replaced.flushed();
         ((PendingStore) store).commit(Map.of());
 
         assertThat(keys(store)).as("7 went out on the earlier producer").containsExactly(0L, 1L);
+    }
+
+    /**
+     * A task moving in a rebalance: its processor closes, then its last commit; the deletes of that commit's end are
+     * flushed before the task is handed over, so that its next owner restores none of them.
+     */
+    @Test
+    void shouldFlushTheDeletesOfTheLastCommitOfATaskThatClosed() {
+        int[] flushed = {0};
+        ProducerFlushes[] producer = new ProducerFlushes[1];
+        producer[0] = new ProducerFlushes(() -> {
+            flushed[0]++;
+            producer[0].flushed();
+        });
+        producer[0].sending();
+        KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
+        SetAside aside = setAside(new PauseBuffer(store));
+        hold(aside, 7);
+        hold(aside, 8);
+        punctuate();
+
+        aside.close();
+        producer[0].flushed();                      // the commit's own flush
+        ((PendingStore) store).commit(Map.of());
+
+        assertThat(keys(store)).isEmpty();
+        assertThat(flushed[0]).as("the deletes flushed at once").isEqualTo(1);
+    }
+
+    /** The state updater's thread commits the stores of tasks restoring and of standbys: the hook does nothing there. */
+    @Test
+    void shouldDeleteNothingAtTheEndOfACommitOnAnotherThreadThanTheTasks() throws InterruptedException {
+        ProducerFlushes producer = producer();
+        producer.sending();
+        KeyValueStore<Long, Record<byte[], byte[]>> store = countingStore();
+        SetAside aside = setAside(new PauseBuffer(store));
+        hold(aside, 7);
+        punctuate();
+        producer.flushed();
+
+        Thread updater = new Thread(() -> ((PendingStore) store).commit(Map.of()));
+        updater.start();
+        updater.join();
+        assertThat(keys(store)).containsExactly(0L);
+
+        ((PendingStore) store).commit(Map.of());
+        assertThat(keys(store)).isEmpty();
+    }
+
+    /** A producer's flushes whose flush counts itself. */
+    private static ProducerFlushes producer() {
+        ProducerFlushes[] producer = new ProducerFlushes[1];
+        producer[0] = new ProducerFlushes(() -> producer[0].flushed());
+        return producer[0];
     }
 
     /**
