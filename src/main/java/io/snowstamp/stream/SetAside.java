@@ -173,21 +173,23 @@ final class SetAside {
             long offset = sources.offsetOf(record);
             SourceHeaders.leavingStore(record.headers());
             Object plan = null;
-            if (values != null) {
-                try {
+            try {
+                if (values != null) {
                     plan = values.inspectNow(record.value());
-                } catch (BadRecordException refused) {
-                    paused.removeHead();
-                    taskStats.heldBack(paused.size());
-                    stamping.waitEnded();        // its ID no longer waited
-                    throw new SetAsideRefused(refused, record, asideTopic, partition, offset);
+                    if (plan == ValueField.LOOKUP) {
+                        lookup = values.lookup(record.value());
+                        break;
+                    }
                 }
-                if (plan == ValueField.LOOKUP) {
-                    lookup = values.lookup(record.value());
-                    break;
-                }
+                // the value's write may refuse it too (an Avro overwrite's walk to the field, on a deeper stack than the
+                // check's): its ID is then issued and unused, the record a dead letter like one the check refused
+                stamping.stamp(record, plan);
+            } catch (BadRecordException refused) {
+                paused.removeHead();
+                taskStats.heldBack(paused.size());
+                stamping.waitEnded();        // its ID no longer waited
+                throw new SetAsideRefused(refused, record, asideTopic, partition, offset);
             }
-            stamping.stamp(record, plan);
             paused.removeHead();
             drained++;
         }

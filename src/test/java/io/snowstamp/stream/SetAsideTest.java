@@ -43,6 +43,8 @@ class SetAsideTest {
 
     private final MockProcessorContext<Object, Object> context = new MockProcessorContext<>();
     private final List<Long> stamped = new ArrayList<>();
+    /** The value's write refuses it, after the check let it through. */
+    private boolean refuseOnWrite;
 
     @Test
     void shouldStampTheRecordsSetAsideWhenTheirDrainRuns() {
@@ -264,6 +266,23 @@ class SetAsideTest {
         return producer[0];
     }
 
+    /** A value refused by its write (after its check) is a dead letter like one the check refused, not stamped again and again. */
+    @Test
+    void shouldTakeOutARecordWhoseWriteRefusesItAsADeadLetter() {
+        KeyValueStore<Long, Record<byte[], byte[]>> store = store();
+        SetAside aside = setAside(new PauseBuffer(store));
+        hold(aside, 7);
+        hold(aside, 8);
+        refuseOnWrite = true;
+
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(this::punctuate)).isInstanceOf(SetAsideRefused.class);
+        refuseOnWrite = false;
+        punctuate();
+
+        assertThat(stamped).containsExactly(8L);
+        assertThat(aside.isEmpty()).isTrue();
+    }
+
     /**
      * A record restored set aside (the task's previous incarnation held it) and refused on its way out goes to the
      * dead-letter topic naming the configured input topic, though this incarnation set nothing aside itself (it once named
@@ -332,6 +351,9 @@ class SetAsideTest {
 
             @Override
             public void stamp(Record<byte[], byte[]> record, Object plan) {
+                if (refuseOnWrite) {
+                    throw new io.snowstamp.BadRecordException(io.snowstamp.BadRecordException.Code.INVALID_VALUE, "refused on write");
+                }
                 stamped.add(Long.parseLong(new String(record.value()).substring(1)));
             }
         });
