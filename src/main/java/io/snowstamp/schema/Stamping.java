@@ -4,11 +4,10 @@ import io.snowstamp.BadRecordException;
 import io.snowstamp.BadRecordException.Code;
 import org.apache.avro.Schema;
 
-
 /**
  * What one input schema's values get, per value: the frame's schema ID replaced by the output schema's,
  * and the ID's bytes appended (Avro: its zig-zag varint; Protobuf: the field's tag and the ID as a
- * varint). Immutable and thread-safe; the stream threads share one per input schema.
+ * varint), or under Avro {@code overwrite} put in place of the field's. Immutable and thread-safe; the stream threads share one per input schema.
  */
 public final class Stamping {
     private final Evolution.Kind kind;

@@ -36,7 +36,10 @@ public final class ProducerFlushes {
         this.flush = flush;
     }
 
-    /** A send on the calling thread: its tasks find this producer's flushes from now on. */
+    /**
+     * A send on the calling thread: its tasks find this producer's flushes from now on. A thread-local read per send, not a
+     * field remembering the thread: were two producers to alternate on one thread, the one that sent last must answer.
+     */
     public void sending() {
         if (SENDING.get() != this) {
             SENDING.set(this);
